@@ -1,0 +1,215 @@
+"""TinyMemory: memory for AI agents — recall, fetch and store, on any engine.
+
+Everything public is importable from here::
+
+    import tinymemory
+    engine = tinymemory.build_engine("reference")
+    engine.store(tinymemory.Learning(text="prefers tabs", kind="preference"))
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from tinymemory.engine import (
+    EngineDescriptor,
+    EngineHealth,
+    HealthState,
+    MemoryEngine,
+    explore_by_listing,
+    get_by_listing,
+)
+from tinymemory.errors import (
+    ConfigError,
+    Conflict,
+    EngineError,
+    InvalidRequest,
+    NotFound,
+    TinyMemoryError,
+    Unauthorized,
+    Unavailable,
+    Unsupported,
+)
+from tinymemory.items import (
+    MAX_STORE_MANY,
+    Conversation,
+    Document,
+    DocumentBody,
+    Learning,
+    LearningKind,
+    Role,
+    StoreItem,
+    StoreReceipt,
+    Turn,
+)
+from tinymemory.meta import (
+    ItemKind,
+    MemoryMeta,
+    MetaFilter,
+    SourceKind,
+    SourceRef,
+    ToolCallRef,
+    TurnRange,
+)
+from tinymemory.namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
+from tinymemory.operations import (
+    MAX_BUCKETS,
+    MAX_GET_IDS,
+    MAX_SCAN_LIMIT,
+    Citation,
+    EraseReport,
+    EraseRequest,
+    ExplorePage,
+    ExploreRequest,
+    Exported,
+    ExportPage,
+    Facet,
+    FacetBucket,
+    FetchMode,
+    FetchPage,
+    FetchRequest,
+    ForgetReport,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    ListPage,
+    ListRequest,
+    RecallAnswer,
+    RecallRequest,
+)
+
+if TYPE_CHECKING:
+    from tinymemory.hookspecs import (
+        DocumentConverter,
+        Embedder,
+        EngineFactory,
+        Scrubber,
+        SourceReader,
+        hookimpl,
+    )
+    from tinymemory.plugins import PluginInfo, list_plugins
+    from tinymemory.reference import ReferenceEngine
+    from tinymemory.registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
+    from tinymemory.scrubbing import ScrubbingEngine
+    from tinymemory.settings import BearerSource, CredentialKind, EngineCredential, EngineSettings
+
+    __version__: str
+
+# The plugin system (pluggy, entry points, TOML) loads on first use of these
+# names, so `import tinymemory` stays fast and imports no plugin.
+_LAZY = {
+    "tinymemory.hookspecs": (
+        "DocumentConverter",
+        "Embedder",
+        "EngineFactory",
+        "Scrubber",
+        "SourceReader",
+        "hookimpl",
+    ),
+    "tinymemory.plugins": ("PluginInfo", "list_plugins"),
+    "tinymemory.reference": ("ReferenceEngine",),
+    "tinymemory.registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
+    "tinymemory.scrubbing": ("ScrubbingEngine",),
+    "tinymemory.settings": ("BearerSource", "CredentialKind", "EngineCredential", "EngineSettings"),
+}
+_LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            value: Any = version("tinymemory")
+        except PackageNotFoundError:  # pragma: no cover - a bare source tree
+            value = "0+unknown"
+    elif name in _LAZY_NAMES:
+        value = getattr(importlib.import_module(_LAZY_NAMES[name]), name)
+    else:
+        raise AttributeError(f"module 'tinymemory' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "DEFAULT_ENGINE",
+    "MAX_BUCKETS",
+    "MAX_DEPTH",
+    "MAX_GET_IDS",
+    "MAX_SCAN_LIMIT",
+    "MAX_STORE_MANY",
+    "BearerSource",
+    "Citation",
+    "ConfigError",
+    "Conflict",
+    "Conversation",
+    "CredentialKind",
+    "Document",
+    "DocumentBody",
+    "DocumentConverter",
+    "Embedder",
+    "EngineCredential",
+    "EngineDescriptor",
+    "EngineError",
+    "EngineFactory",
+    "EngineHealth",
+    "EngineSettings",
+    "EraseReport",
+    "EraseRequest",
+    "ExplorePage",
+    "ExploreRequest",
+    "ExportPage",
+    "Exported",
+    "Facet",
+    "FacetBucket",
+    "FetchMode",
+    "FetchPage",
+    "FetchRequest",
+    "ForgetReport",
+    "ForgetTarget",
+    "GetRequest",
+    "HealthState",
+    "Hit",
+    "InvalidRequest",
+    "ItemKind",
+    "Learning",
+    "LearningKind",
+    "ListPage",
+    "ListRequest",
+    "MemoryConfig",
+    "MemoryEngine",
+    "MemoryMeta",
+    "MetaFilter",
+    "Namespace",
+    "NotFound",
+    "PluginInfo",
+    "Reach",
+    "RecallAnswer",
+    "RecallRequest",
+    "ReferenceEngine",
+    "Role",
+    "Scrubber",
+    "ScrubbingEngine",
+    "Segment",
+    "SegmentKind",
+    "SourceKind",
+    "SourceReader",
+    "SourceRef",
+    "StoreItem",
+    "StoreReceipt",
+    "TinyMemoryError",
+    "ToolCallRef",
+    "Turn",
+    "TurnRange",
+    "Unauthorized",
+    "Unavailable",
+    "Unsupported",
+    "__version__",
+    "build_engine",
+    "explore_by_listing",
+    "get_by_listing",
+    "hookimpl",
+    "list_engines",
+    "list_plugins",
+]

@@ -1,0 +1,103 @@
+"""The ``tinymemory`` command line.
+
+Core commands list what is installed; plugins add their own commands through
+the ``tinymemory_register_commands`` hook.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+
+import click
+
+from tinymemory.errors import TinyMemoryError
+from tinymemory.plugins import list_plugins, plugin_manager
+from tinymemory.registry import list_engines
+from tinymemory.wire import to_data
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
+    lines = [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in [headers, *rows]
+    ]
+    return "\n".join(lines)
+
+
+@click.group()
+@click.version_option(package_name="tinymemory")
+def cli() -> None:
+    """TinyMemory: memory for AI agents."""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def engines(as_json: bool) -> None:
+    """List the installed engines."""
+    descriptors = list_engines()
+    if as_json:
+        click.echo(json.dumps([to_data(descriptor) for descriptor in descriptors], indent=2))
+        return
+    rows = [
+        (
+            d.id,
+            d.label,
+            ", ".join(mode.value for mode in d.fetch_modes) or "-",
+            "hosted" if d.hosted else "local",
+            ", ".join(
+                need for need, on in (("endpoint", d.needs_endpoint), ("key", d.needs_key)) if on
+            )
+            or "-",
+        )
+        for d in descriptors
+    ]
+    click.echo(_table(("ID", "LABEL", "FETCH MODES", "WHERE", "NEEDS"), rows))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def plugins(as_json: bool) -> None:
+    """List the installed plugins, their versions and the hooks they implement."""
+    infos = list_plugins()
+    if as_json:
+        click.echo(json.dumps([to_data(info) for info in infos], indent=2))
+        return
+    rows = [
+        (
+            info.name,
+            info.distribution or "-",
+            info.version or "-",
+            f"failed to load: {info.error}" if info.error else ", ".join(info.hooks) or "-",
+        )
+        for info in infos
+    ]
+    click.echo(_table(("NAME", "DISTRIBUTION", "VERSION", "HOOKS"), rows))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line (with plugin commands added); returns the exit status."""
+    plugin_manager().hook.tinymemory_register_commands(cli=cli)
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="tinymemory",
+            standalone_mode=False,
+        )
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        return 1
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
+    except TinyMemoryError as error:
+        click.echo(f"tinymemory: {error}", err=True)
+        return 1
+    return 0
+
+
+def run() -> None:
+    """Entry point of the ``tinymemory`` console script."""
+    sys.exit(main())

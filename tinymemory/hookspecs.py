@@ -1,0 +1,123 @@
+"""The plugin hooks (pluggy project ``tinymemory``) and what plugins hand back.
+
+A plugin is a module or object with functions marked ``@hookimpl``, found
+through the entry-point group ``tinymemory``::
+
+    [options.entry_points]
+    tinymemory =
+        myengine = myengine.plugin
+
+Each collection hook returns a list, so one plugin can add several things.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import attrs
+import pluggy
+
+from tinymemory.engine import EngineDescriptor, MemoryEngine
+from tinymemory.items import Document, StoreItem
+from tinymemory.meta import SourceKind
+from tinymemory.settings import EngineCredential, EngineSettings
+
+if TYPE_CHECKING:
+    import click
+
+#: The pluggy project name and entry-point group.
+PROJECT = "tinymemory"
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+#: Mark a plugin's hook functions with this.
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@attrs.frozen(kw_only=True)
+class EngineFactory:
+    """An engine a plugin offers: its descriptor and how to build it.
+
+    ``build(settings, credential)`` is called by the registry after it has
+    checked the endpoint and credential the descriptor asks for.
+    """
+
+    descriptor: EngineDescriptor
+    build: Callable[[EngineSettings, EngineCredential], MemoryEngine]
+
+
+@runtime_checkable
+class DocumentConverter(Protocol):
+    """Turns raw bytes of some format into a Document (markdown text)."""
+
+    name: str
+
+    def sniff(self, data: bytes, name: str | None, mime: str | None) -> bool:
+        """Whether this converter claims the data."""
+        ...
+
+    def convert(self, data: bytes, name: str | None, mime: str | None) -> Document:
+        """The document; ``InvalidRequest`` for data it cannot read."""
+        ...
+
+
+@runtime_checkable
+class SourceReader(Protocol):
+    """Reads items from one kind of source (a folder, a feed, ...)."""
+
+    kind: SourceKind
+
+    def read(self, location: str, options: Mapping[str, Any]) -> Iterator[StoreItem]:
+        """Yield the source's items, ready to store."""
+        ...
+
+
+@runtime_checkable
+class Scrubber(Protocol):
+    """Removes secrets or personal data from an item before it is stored."""
+
+    name: str
+
+    def scrub(self, item: StoreItem) -> StoreItem:
+        """The item with what must not be stored removed; never fails."""
+        ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors of a fixed size, for engines with vector search."""
+
+    name: str
+    dimensions: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector of ``dimensions`` floats per text, in order."""
+        ...
+
+
+class HookSpecs:
+    """The hooks a plugin may implement."""
+
+    @hookspec
+    def tinymemory_engines(self) -> list[EngineFactory]:  # type: ignore[empty-body]
+        """Engines this plugin offers; ``list_engines``/``build_engine`` see them."""
+
+    @hookspec
+    def tinymemory_document_converters(self) -> list[DocumentConverter]:  # type: ignore[empty-body]
+        """Converters from raw files to documents."""
+
+    @hookspec
+    def tinymemory_source_readers(self) -> list[SourceReader]:  # type: ignore[empty-body]
+        """Readers that turn a source into items."""
+
+    @hookspec
+    def tinymemory_scrubbers(self) -> list[Scrubber]:  # type: ignore[empty-body]
+        """Scrubbers applied, in order, to every item the configured engine stores."""
+
+    @hookspec
+    def tinymemory_embedders(self) -> list[Embedder]:  # type: ignore[empty-body]
+        """Named text embedders engines with vector search may choose by name."""
+
+    @hookspec
+    def tinymemory_register_commands(self, cli: click.Group) -> None:
+        """Add commands to the ``tinymemory`` command line (``cli.add_command``)."""

@@ -1,0 +1,248 @@
+"""The three kinds of stored item, their text form and their identity.
+
+``StoreItem`` is the union :class:`Document` | :class:`Conversation` |
+:class:`Learning`. Every item has ``item_kind``, ``meta``,
+:meth:`render_text` (what a hit's ``text`` carries) and :meth:`fingerprint`
+(its id, the same one the Rust SDK computes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import ClassVar, TypeAlias, cast
+
+import attrs
+
+from tinymemory.errors import InvalidRequest
+from tinymemory.f32 import to_f32
+from tinymemory.fields import WireEnum, optional_str, required_str
+from tinymemory.meta import ItemKind, MemoryMeta, ToolCallRef
+from tinymemory.timestamps import optional_utc
+
+#: The most items one ``store_many`` call takes.
+MAX_STORE_MANY = 100
+
+
+class Role(WireEnum):
+    """Who spoke a conversation turn."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+
+
+class LearningKind(WireEnum):
+    """What a learning records."""
+
+    PREFERENCE = "preference"
+    FACT = "fact"
+    PROCEDURE = "procedure"
+    CORRECTION = "correction"
+    OTHER = "other"
+
+
+@attrs.frozen
+class DocumentBody:
+    """A document's content: its ``text``, or a ``uri`` a source must resolve first.
+
+    Exactly one is set. Wherever a body is expected a plain string is taken as
+    the text.
+    """
+
+    text: str | None = attrs.field(default=None, validator=optional_str)
+    uri: str | None = attrs.field(default=None, validator=optional_str)
+
+    def __attrs_post_init__(self) -> None:
+        if (self.text is None) == (self.uri is None):
+            raise InvalidRequest("a document body holds exactly one of text or uri")
+
+    @property
+    def content(self) -> str:
+        """The text, or the uri of an unresolved body."""
+        return self.text if self.text is not None else str(self.uri)
+
+
+def _as_body(value: DocumentBody | str) -> DocumentBody:
+    return value if isinstance(value, DocumentBody) else DocumentBody(text=value)
+
+
+def _meta(value: MemoryMeta | None) -> MemoryMeta:
+    if value is None:
+        return MemoryMeta()
+    if not isinstance(value, MemoryMeta):
+        raise InvalidRequest("`meta` must be a MemoryMeta")
+    return value
+
+
+def _tool_calls(value: Iterable[ToolCallRef]) -> tuple[ToolCallRef, ...]:
+    calls = tuple(value)
+    if not all(isinstance(call, ToolCallRef) for call in calls):
+        raise InvalidRequest("`tool_calls` must hold ToolCallRef values")
+    return calls
+
+
+@attrs.frozen
+class Turn:
+    """One turn of a conversation."""
+
+    role: Role = attrs.field(converter=Role)
+    text: str = attrs.field(validator=required_str)
+    at: datetime | None = attrs.field(default=None, converter=optional_utc)
+    tool_calls: tuple[ToolCallRef, ...] = attrs.field(default=(), converter=_tool_calls)
+
+    def render(self) -> str:
+        """``role: text``, then `` [tools: name (id), name]`` when it called tools."""
+        line = f"{self.role.value}: {self.text}"
+        if self.tool_calls:
+            calls = ", ".join(
+                f"{call.name} ({call.id})" if call.id is not None else call.name
+                for call in self.tool_calls
+            )
+            line += f" [tools: {calls}]"
+        return line
+
+
+def _turns(value: Iterable[Turn]) -> tuple[Turn, ...]:
+    turns = tuple(value)
+    if not all(isinstance(turn, Turn) for turn in turns):
+        raise InvalidRequest("`turns` must hold Turn values")
+    return turns
+
+
+class _ItemBehaviour:
+    """What the three item classes share: identity and replacing metadata."""
+
+    meta: MemoryMeta
+
+    def fingerprint(self) -> str:
+        """The item's id: SHA-256 of its canonical JSON (``observed_at`` cleared), 40 hex.
+
+        Only ``observed_at`` is cleared, as the spec says; the newest Rust
+        also clears ``tool_call.id``, which the spec does not name.
+        """
+        # wire imports this module, so it is imported here rather than at the top.
+        from tinymemory.wire import to_json
+
+        unobserved = attrs.evolve(self, meta=attrs.evolve(self.meta, observed_at=None))  # type: ignore[misc]
+        digest = hashlib.sha256(to_json(unobserved).encode("utf-8")).hexdigest()
+        return digest[:40]
+
+    def with_meta(self, meta: MemoryMeta) -> StoreItem:
+        """A copy of the item carrying ``meta`` instead."""
+        return cast(StoreItem, attrs.evolve(self, meta=meta))  # type: ignore[misc]
+
+
+@attrs.frozen(kw_only=True)
+class Document(_ItemBehaviour):
+    """A document: an optional title, a body and an optional mime type."""
+
+    title: str | None = attrs.field(default=None, validator=optional_str)
+    body: DocumentBody = attrs.field(converter=_as_body)
+    mime: str | None = attrs.field(default=None, validator=optional_str)
+    meta: MemoryMeta = attrs.field(factory=MemoryMeta, converter=_meta)
+
+    item_kind: ClassVar[ItemKind] = ItemKind.DOCUMENT
+
+    def render_text(self) -> str:
+        """``# title``, a blank line and the body; the body alone without a title."""
+        if self.title is not None and self.title.strip():
+            return f"# {self.title}\n\n{self.body.content}"
+        return self.body.content
+
+    def validate(self) -> None:
+        """Refuse a blank or unresolved body with ``InvalidRequest``."""
+        if self.body.uri is not None:
+            raise InvalidRequest(
+                "document body is an unresolved uri; resolve it through a source first"
+            )
+        if not str(self.body.text).strip():
+            raise InvalidRequest("document body must not be empty")
+
+
+@attrs.frozen(kw_only=True)
+class Conversation(_ItemBehaviour):
+    """A conversation: its turns in order."""
+
+    turns: tuple[Turn, ...] = attrs.field(converter=_turns)
+    meta: MemoryMeta = attrs.field(factory=MemoryMeta, converter=_meta)
+
+    item_kind: ClassVar[ItemKind] = ItemKind.CONVERSATION
+
+    def render_text(self) -> str:
+        """One ``role: text`` line per turn."""
+        return "\n".join(turn.render() for turn in self.turns)
+
+    def validate(self) -> None:
+        """Refuse no turns, or a blank turn, with ``InvalidRequest``."""
+        if not self.turns:
+            raise InvalidRequest("conversation must have at least one turn")
+        if any(not turn.text.strip() for turn in self.turns):
+            raise InvalidRequest("conversation turns must not be empty")
+
+
+def _confidence(value: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidRequest("`confidence` must be a number")
+    return to_f32(value)
+
+
+@attrs.frozen(kw_only=True)
+class Learning(_ItemBehaviour):
+    """Something learned: a statement, what kind it is and how sure (0 to 1) it is.
+
+    ``confidence`` is single precision, as in the original: ``0.8`` stays
+    ``0.8`` and ``0.123456789`` becomes ``0.12345679``.
+    """
+
+    text: str = attrs.field(validator=required_str)
+    kind: LearningKind = attrs.field(default=LearningKind.FACT, converter=LearningKind)
+    confidence: float = attrs.field(default=0.8, converter=_confidence)
+    evidence: str | None = attrs.field(default=None, validator=optional_str)
+    meta: MemoryMeta = attrs.field(factory=MemoryMeta, converter=_meta)
+
+    item_kind: ClassVar[ItemKind] = ItemKind.LEARNING
+
+    def render_text(self) -> str:
+        """The statement itself."""
+        return self.text
+
+    def validate(self) -> None:
+        """Refuse blank text or a confidence outside 0..=1 (NaN too)."""
+        if not self.text.strip():
+            raise InvalidRequest("learning text must not be empty")
+        if math.isnan(self.confidence) or not 0.0 <= self.confidence <= 1.0:
+            raise InvalidRequest(f"learning confidence {self.confidence} is outside 0.0..=1.0")
+
+
+StoreItem: TypeAlias = Document | Conversation | Learning
+#: The item classes, for ``isinstance`` checks.
+STORE_ITEM_TYPES = (Document, Conversation, Learning)
+
+
+def validate_item(item: object) -> StoreItem:
+    """Check that ``item`` is a valid StoreItem and return it; ``InvalidRequest`` otherwise."""
+    if not isinstance(item, STORE_ITEM_TYPES):
+        raise InvalidRequest(
+            f"a stored item is a Document, Conversation or Learning, not {type(item).__name__}"
+        )
+    item.validate()
+    return item
+
+
+def validate_many(items: Sequence[object]) -> list[StoreItem]:
+    """Check a ``store_many`` batch: 1 to ``MAX_STORE_MANY`` valid items."""
+    if isinstance(items, (str, bytes)) or not 1 <= len(items) <= MAX_STORE_MANY:
+        raise InvalidRequest(f"store_many takes between 1 and {MAX_STORE_MANY} items")
+    return [validate_item(item) for item in items]
+
+
+@attrs.frozen
+class StoreReceipt:
+    """What a store answers: the item's id, and whether it was already stored."""
+
+    id: str
+    replayed: bool

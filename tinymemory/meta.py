@@ -1,0 +1,194 @@
+"""Typed metadata carried by every item, and the filter that matches it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+import attrs
+
+from tinymemory.fields import (
+    WireEnum,
+    count,
+    optional_bool,
+    optional_str,
+    required_str,
+    str_tuple,
+    to_enum_tuple,
+)
+from tinymemory.namespace import Namespace, Reach, as_namespace
+from tinymemory.timestamps import optional_utc
+
+
+class ItemKind(WireEnum):
+    """The three kinds of stored item."""
+
+    DOCUMENT = "document"
+    CONVERSATION = "conversation"
+    LEARNING = "learning"
+
+
+class SourceKind(WireEnum):
+    """Where an item came from."""
+
+    FOLDER = "folder"
+    FILE = "file"
+    LINK = "link"
+    GITHUB = "github"
+    RSS = "rss"
+    CONVERSATION = "conversation"
+    AGENT = "agent"
+    IMPORT = "import"
+
+
+def item_kinds(values: Iterable[ItemKind | str]) -> tuple[ItemKind, ...]:
+    """Item kinds or their wire values as a tuple of kinds (attrs converter)."""
+    return to_enum_tuple(ItemKind, values)
+
+
+def _source_kinds(values: Iterable[SourceKind | str]) -> tuple[SourceKind, ...]:
+    return to_enum_tuple(SourceKind, values)
+
+
+@attrs.frozen
+class SourceRef:
+    """The source of an item: its kind and, optionally, the source's own id."""
+
+    kind: SourceKind = attrs.field(default=SourceKind.AGENT, converter=SourceKind)
+    id: str | None = attrs.field(default=None, validator=optional_str)
+
+
+@attrs.frozen
+class TurnRange:
+    """Which turns of a thread an item covers: zero-based, both ends included."""
+
+    first: int = attrs.field(validator=count)
+    last: int = attrs.field(validator=count)
+
+
+@attrs.frozen
+class ToolCallRef:
+    """A tool call: the tool's name and, optionally, the call's id."""
+
+    name: str = attrs.field(validator=required_str)
+    id: str | None = attrs.field(default=None, validator=optional_str)
+
+
+def _opt_str() -> str | None:
+    return attrs.field(default=None, validator=optional_str)  # type: ignore[no-any-return]
+
+
+@attrs.frozen
+class MemoryMeta:
+    """Typed metadata of an item.
+
+    Fields are in the original's wire order, which item fingerprints depend
+    on. ``namespace`` places the item in the memory tree (the root when
+    unset); ``derive=False`` asks an engine to index the item without deriving
+    anything from it. ``observed_at`` (when it was seen) is not part of the
+    item's identity.
+    """
+
+    namespace: Namespace = attrs.field(default=Namespace.ROOT, converter=as_namespace)
+    workspace: str | None = _opt_str()
+    folder: str | None = _opt_str()
+    file_path: str | None = _opt_str()
+    language: str | None = _opt_str()
+    repo: str | None = _opt_str()
+    commit: str | None = _opt_str()
+    url: str | None = _opt_str()
+    thread_id: str | None = _opt_str()
+    turns: TurnRange | None = None
+    agent_id: str | None = _opt_str()
+    tool_call: ToolCallRef | None = None
+    source: SourceRef = attrs.Factory(SourceRef)
+    tags: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    observed_at: datetime | None = attrs.field(default=None, converter=optional_utc)
+    derive: bool | None = attrs.field(default=None, validator=optional_bool)
+
+
+def _path_matches(wanted: str, value: str | None) -> bool:
+    """Equal, or a path prefix ending on a ``/`` boundary; a trailing ``/`` is ignored."""
+    if value is None:
+        return False
+    prefix = wanted.rstrip("/") or wanted
+    if value in (prefix, wanted):
+        return True
+    return value.startswith(prefix if prefix.endswith("/") else prefix + "/")
+
+
+@attrs.frozen
+class MetaFilter:
+    """Which items a read admits. Every field set must match; an empty filter matches all.
+
+    String fields match exactly, except ``folder`` and ``file_path``, which
+    also match as a path prefix on a ``/`` boundary. ``tool_call`` matches the
+    tool's name. The window is ``observed_after <= observed_at <
+    observed_before``. ``reach`` confines the read to namespace nodes; without
+    one, every node but a ``service:`` sandbox is read.
+    """
+
+    reach: Reach | None = None
+    kinds: tuple[ItemKind, ...] = attrs.field(default=(), converter=item_kinds)
+    sources: tuple[SourceKind, ...] = attrs.field(default=(), converter=_source_kinds)
+    workspace: str | None = _opt_str()
+    folder: str | None = _opt_str()
+    file_path: str | None = _opt_str()
+    language: str | None = _opt_str()
+    repo: str | None = _opt_str()
+    commit: str | None = _opt_str()
+    url: str | None = _opt_str()
+    thread_id: str | None = _opt_str()
+    turns: TurnRange | None = None
+    agent_id: str | None = _opt_str()
+    tool_call: str | None = _opt_str()
+    source_id: str | None = _opt_str()
+    tags_any: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    observed_after: datetime | None = attrs.field(default=None, converter=optional_utc)
+    observed_before: datetime | None = attrs.field(default=None, converter=optional_utc)
+
+    def is_empty(self) -> bool:
+        """Whether no field is set. A filter holding only a reach is not empty."""
+        return self == _EMPTY_FILTER
+
+    def matches(self, kind: ItemKind, meta: MemoryMeta) -> bool:
+        """Whether an item of ``kind`` with ``meta`` passes every set field."""
+        if not Reach.admitted_by(self.reach, meta.namespace):
+            return False
+        if self.kinds and kind not in self.kinds:
+            return False
+        if self.sources and meta.source.kind not in self.sources:
+            return False
+        exact = (
+            (self.workspace, meta.workspace),
+            (self.language, meta.language),
+            (self.repo, meta.repo),
+            (self.commit, meta.commit),
+            (self.url, meta.url),
+            (self.thread_id, meta.thread_id),
+            (self.turns, meta.turns),
+            (self.agent_id, meta.agent_id),
+            (self.tool_call, meta.tool_call.name if meta.tool_call else None),
+            (self.source_id, meta.source.id),
+        )
+        if any(wanted is not None and wanted != value for wanted, value in exact):
+            return False
+        if self.folder is not None and not _path_matches(self.folder, meta.folder):
+            return False
+        if self.file_path is not None and not _path_matches(self.file_path, meta.file_path):
+            return False
+        if self.tags_any and not set(self.tags_any).intersection(meta.tags):
+            return False
+        return self._in_window(meta.observed_at)
+
+    def _in_window(self, observed_at: datetime | None) -> bool:
+        if self.observed_after is None and self.observed_before is None:
+            return True
+        if observed_at is None:
+            return False
+        if self.observed_after is not None and observed_at < self.observed_after:
+            return False
+        return self.observed_before is None or observed_at < self.observed_before
+
+
+_EMPTY_FILTER = MetaFilter()

@@ -1,0 +1,237 @@
+"""The reference engine ``reference``: the whole contract, in memory.
+
+It exists to pin the contract down (the conformance suite compares every
+engine with it) and to test code that uses memory without a database. It is
+registered like any plugin's engine and is thread-safe; what it holds is gone
+when the process ends.
+
+Ranking is deliberately simple. Keyword: the share of the query's distinct
+lowercase words the item's text holds (a hit above 0). Vector: cosine of
+64-dimension hashed character-trigram vectors (a hit at 0.2 or more).
+Hybrid: their mean, a hit when either is. Ties keep insertion order.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections.abc import Callable, Iterator
+
+from tinymemory.engine import EngineDescriptor, EngineHealth, MemoryEngine
+from tinymemory.errors import InvalidRequest
+from tinymemory.hookspecs import EngineFactory, hookimpl
+from tinymemory.items import StoreItem, StoreReceipt
+from tinymemory.meta import MetaFilter
+from tinymemory.namespace import Reach
+from tinymemory.operations import (
+    Citation,
+    EraseReport,
+    EraseRequest,
+    Exported,
+    ExportPage,
+    FetchMode,
+    FetchPage,
+    FetchRequest,
+    ForgetReport,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    ListPage,
+    ListRequest,
+    RecallAnswer,
+    RecallRequest,
+)
+from tinymemory.settings import EngineCredential, EngineSettings
+
+DESCRIPTOR = EngineDescriptor(
+    id="reference",
+    label="Reference (in-memory)",
+    description="The contract's reference engine: everything in memory, gone with the process.",
+    fetch_modes=(FetchMode.KEYWORD, FetchMode.VECTOR, FetchMode.HYBRID),
+)
+
+_WORD = re.compile(r"[^\W_]+")
+_DIMENSIONS = 64
+_VECTOR_HIT = 0.2
+_NOTHING = "Nothing stored answers this question."
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _trigram_vector(text: str) -> list[float]:
+    text = text.lower()
+    grams = [text[i : i + 3] for i in range(len(text) - 2)] or [text]
+    vector = [0.0] * _DIMENSIONS
+    for gram in grams:
+        value = 0x811C9DC5
+        for byte in gram.encode("utf-8"):
+            value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+        vector[value % _DIMENSIONS] += 1.0
+    return vector
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=True)) / norm if norm else 0.0
+
+
+def _scorer(query: str, mode: FetchMode) -> Callable[[str], float | None]:
+    """A function giving a text's score for ``query``, or ``None`` when it is no hit."""
+    query_words = _words(query)
+    query_vector = _trigram_vector(query)
+
+    def keyword(text: str) -> float:
+        return len(query_words & _words(text)) / len(query_words) if query_words else 0.0
+
+    def score(text: str) -> float | None:
+        if mode is FetchMode.KEYWORD:
+            value = keyword(text)
+            return value if value > 0 else None
+        similarity = _cosine(query_vector, _trigram_vector(text))
+        if mode is FetchMode.VECTOR:
+            return similarity if similarity >= _VECTOR_HIT else None
+        value = keyword(text)
+        return (value + similarity) / 2 if value > 0 or similarity >= _VECTOR_HIT else None
+
+    return score
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor is None:
+        return 0
+    if not cursor.isascii() or not cursor.isdigit():
+        raise InvalidRequest(f"unknown cursor `{cursor}`")
+    return int(cursor)
+
+
+def _page(total: int, start: int, limit: int) -> str | None:
+    return str(start + limit) if start + limit < total else None
+
+
+class ReferenceEngine(MemoryEngine):
+    """The in-memory reference engine; ids are fingerprints, cursors decimal offsets."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, StoreItem] = {}
+        self._lock = threading.RLock()
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        return DESCRIPTOR
+
+    def health(self) -> EngineHealth:
+        return EngineHealth.ok()
+
+    def _admitted(self, filter: MetaFilter) -> Iterator[tuple[str, StoreItem]]:
+        for item_id, item in list(self._items.items()):
+            if filter.matches(item.item_kind, item.meta):
+                yield item_id, item
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        item_id = item.fingerprint()
+        with self._lock:
+            if item_id in self._items:
+                return StoreReceipt(item_id, replayed=True)
+            self._items[item_id] = item
+            return StoreReceipt(item_id, replayed=False)
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        with self._lock:
+            return [self.handle_store(item) for item in items]
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        start = _offset(request.cursor)
+        with self._lock:
+            admitted = list(self._admitted(request.filter))
+        chosen = admitted[start : start + request.limit]
+        return ListPage(
+            items=[Hit.of_item(item_id, item) for item_id, item in chosen],
+            next_cursor=_page(len(admitted), start, request.limit),
+        )
+
+    def _ranked(self, query: str, mode: FetchMode, filter: MetaFilter) -> list[Hit]:
+        score = _scorer(query, mode)
+        with self._lock:
+            admitted = list(self._admitted(filter))
+        hits = []
+        for item_id, item in admitted:
+            value = score(item.render_text())
+            if value is not None:
+                hits.append(Hit.of_item(item_id, item, value))
+        # sorted() is stable, so equal scores keep insertion order.
+        return sorted(hits, key=lambda hit: -hit.score)
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        start = _offset(request.cursor)
+        hits = self._ranked(request.query, request.mode, request.filter)
+        return FetchPage(
+            hits=hits[start : start + request.limit],
+            next_cursor=_page(len(hits), start, request.limit),
+        )
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        hits = self._ranked(request.question, FetchMode.HYBRID, request.filter)[: request.limit]
+        if not hits:
+            return RecallAnswer(answer=_NOTHING, model="reference")
+        citations = [
+            Citation(id=hit.id, kind=hit.kind, snippet=hit.text, meta=hit.meta, score=hit.score)
+            for hit in hits
+        ]
+        answer = f"From {len(hits)} stored items: " + " | ".join(hit.text for hit in hits)
+        return RecallAnswer(answer=answer, citations=citations, model="reference")
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        with self._lock:
+            if target.ids is not None:
+                doomed = [
+                    item_id for item_id in dict.fromkeys(target.ids) if item_id in self._items
+                ]
+            else:
+                doomed = [item_id for item_id, _ in self._admitted(target.filter or MetaFilter())]
+            for item_id in doomed:
+                del self._items[item_id]
+        return ForgetReport(len(doomed))
+
+    def handle_get(self, request: GetRequest) -> list[Hit]:
+        hits = []
+        with self._lock:
+            for item_id in dict.fromkeys(request.ids):
+                item = self._items.get(item_id)
+                if item is not None and Reach.admitted_by(request.reach, item.meta.namespace):
+                    hits.append(Hit.of_item(item_id, item))
+        return hits
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        start = _offset(request.cursor)
+        with self._lock:
+            admitted = list(self._admitted(request.filter))
+        chosen = admitted[start : start + request.limit]
+        return ExportPage(
+            items=[Exported(id=item_id, item=item) for item_id, item in chosen],
+            next_cursor=_page(len(admitted), start, request.limit),
+        )
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        with self._lock:
+            doomed = [
+                (item_id, item)
+                for item_id, item in self._items.items()
+                if request.erases(item.item_kind, item.meta.namespace)
+            ]
+            for item_id, _ in doomed:
+                del self._items[item_id]
+        scopes = {(item.item_kind, item.meta.namespace) for _, item in doomed}
+        return EraseReport(erased_scopes=len(scopes))
+
+
+def _build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+    return ReferenceEngine()
+
+
+@hookimpl
+def tinymemory_engines() -> list[EngineFactory]:
+    """The reference engine, registered like any plugin's."""
+    return [EngineFactory(descriptor=DESCRIPTOR, build=_build)]

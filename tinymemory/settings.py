@@ -1,0 +1,163 @@
+"""What an engine is built with: its settings and its credential.
+
+Neither ever shows a secret: a credential's repr is redacted, settings show
+header names but not their values, and an endpoint's password is hidden.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+import os
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+import attrs
+
+from tinymemory.errors import ConfigError
+
+#: The environment variable a static API key is read from.
+API_KEY_VARIABLE = "TINYMEMORY_API_KEY"
+
+
+@runtime_checkable
+class BearerSource(Protocol):
+    """Hands out a current bearer token (for tokens that expire and are refreshed)."""
+
+    def bearer(self) -> str:
+        """The token to send now."""
+        ...
+
+
+class CredentialKind(enum.Enum):
+    """How an engine authenticates."""
+
+    NONE = "none"
+    STATIC = "static"
+    DYNAMIC = "dynamic"
+
+
+@attrs.frozen(repr=False)
+class EngineCredential:
+    """No credential, a static key, or a dynamic bearer source. Never printed."""
+
+    kind: CredentialKind = CredentialKind.NONE
+    _secret: str | None = attrs.field(default=None, alias="secret")
+    _source: BearerSource | None = attrs.field(default=None, alias="source", eq=False)
+
+    @classmethod
+    def none(cls) -> EngineCredential:
+        """No credential."""
+        return cls()
+
+    @classmethod
+    def static(cls, key: str) -> EngineCredential:
+        """A fixed API key. ``ConfigError`` when it is blank or holds white space."""
+        if not isinstance(key, str) or not key.strip():
+            raise ConfigError("a static key must not be blank")
+        if any(char.isspace() for char in key):
+            raise ConfigError("a static key must not hold white space or line breaks")
+        return cls(CredentialKind.STATIC, secret=key)
+
+    @classmethod
+    def dynamic(cls, source: BearerSource) -> EngineCredential:
+        """A source asked for a fresh bearer token on every request."""
+        if not isinstance(source, BearerSource):
+            raise ConfigError("a dynamic credential needs an object with a bearer() method")
+        return cls(CredentialKind.DYNAMIC, source=source)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EngineCredential:
+        """A static key from ``TINYMEMORY_API_KEY`` when it is set, else none."""
+        key = (os.environ if environ is None else environ).get(API_KEY_VARIABLE, "")
+        return cls.static(key.strip()) if key.strip() else cls.none()
+
+    @property
+    def is_none(self) -> bool:
+        """Whether there is no credential."""
+        return self.kind is CredentialKind.NONE
+
+    def bearer(self) -> str | None:
+        """The token to send now, or ``None`` without a credential."""
+        if self._source is not None:
+            return self._source.bearer()
+        return self._secret
+
+    def redact(self, text: str) -> str:
+        """``text`` with this credential's static key replaced by ``***``."""
+        return text.replace(self._secret, "***") if self._secret else text
+
+    def __repr__(self) -> str:
+        shown = {CredentialKind.NONE: "none()", CredentialKind.STATIC: "static(***)"}
+        return f"EngineCredential.{shown.get(self.kind, 'dynamic(***)')}"
+
+    __str__ = __repr__
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password in it replaced by ``***``."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<unreadable url>"
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` names this machine (``localhost`` or a loopback address)."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _headers(value: Mapping[str, str]) -> dict[str, str]:
+    headers = dict(value)
+    for name, header in headers.items():
+        if not isinstance(name, str) or not isinstance(header, str):
+            raise ConfigError("headers map names to values, both strings")
+        if any(char in name + header for char in "\r\n"):
+            raise ConfigError(f"header `{name}` must not hold a line break")
+    return headers
+
+
+def _optional_str(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"`{attribute.name}` must be a string")
+
+
+@attrs.frozen(kw_only=True, repr=False)
+class EngineSettings:
+    """Settings of one engine.
+
+    ``endpoint`` (for remote engines), ``scope_root`` and ``tenant_root``
+    (where an engine lays memory out), extra ``headers``, and engine-specific
+    ``options`` (such as ``path`` for the embedded engine).
+    """
+
+    endpoint: str | None = attrs.field(default=None, validator=_optional_str)
+    scope_root: str | None = attrs.field(default=None, validator=_optional_str)
+    tenant_root: str | None = attrs.field(default=None, validator=_optional_str)
+    headers: Mapping[str, str] = attrs.field(factory=dict, converter=_headers)
+    options: Mapping[str, Any] = attrs.field(factory=dict, converter=dict)
+
+    def __repr__(self) -> str:
+        shown = []
+        if self.endpoint is not None:
+            shown.append(f"endpoint={redact_url(self.endpoint)!r}")
+        for name in ("scope_root", "tenant_root"):
+            if getattr(self, name) is not None:
+                shown.append(f"{name}={getattr(self, name)!r}")
+        if self.headers:
+            shown.append(f"headers=<{', '.join(sorted(self.headers))}>")
+        if self.options:
+            shown.append(f"options={dict(self.options)!r}")
+        return f"EngineSettings({', '.join(shown)})"

@@ -1,0 +1,243 @@
+"""JSON forms of every contract type, through one cattrs converter.
+
+The forms are the original's, field for field: snake_case names, a StoreItem
+tagged by ``"type"``, ``DocumentBody`` and ``ForgetTarget`` externally tagged
+(``{"text": ...}``, ``{"ids": [...]}``), ``EngineHealth`` adjacently tagged
+(``{"state": "down", "reason": ...}``), namespaces as their written paths, the
+root namespace and unset options left out. :func:`to_json` writes compact
+JSON the way serde_json does (key order kept, non-ASCII raw, f32 numbers in
+their shortest form), which item fingerprints hash.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from cattrs.v import format_exception
+
+from tinymemory.errors import InvalidRequest, TinyMemoryError
+from tinymemory.f32 import format_f32
+from tinymemory.items import Conversation, Document, DocumentBody, Learning, StoreItem
+from tinymemory.namespace import Namespace
+from tinymemory.operations import ForgetTarget, RecallAnswer
+from tinymemory.timestamps import format_timestamp, parse_timestamp
+
+T = TypeVar("T")
+
+#: The one converter that owns every JSON form.
+converter = cattrs.Converter(detailed_validation=True)
+
+# Defaults that mean "unset" on the wire, so a field holding one is left out.
+_UNSET_DEFAULTS: tuple[object, ...] = (None, (), Namespace.ROOT)
+# Fields the original always writes although their default reads as unset.
+_ALWAYS_WRITTEN = {(RecallAnswer, "citations")}
+_ITEM_TAGS: dict[type, str] = {
+    Document: "document",
+    Conversation: "conversation",
+    Learning: "learning",
+}
+
+
+def _strict(kind: type, label: str) -> Callable[[Any, Any], Any]:
+    def structure(value: Any, _: Any) -> Any:
+        if isinstance(value, bool) and kind is not bool:
+            raise InvalidRequest(f"expected {label}, found a boolean")
+        if kind is float and isinstance(value, int):
+            return float(value)
+        if not isinstance(value, kind):
+            raise InvalidRequest(f"expected {label}, found {type(value).__name__}")
+        return value
+
+    return structure
+
+
+converter.register_structure_hook(str, _strict(str, "a string"))
+converter.register_structure_hook(int, _strict(int, "an integer"))
+converter.register_structure_hook(float, _strict(float, "a number"))
+converter.register_structure_hook(bool, _strict(bool, "true or false"))
+converter.register_unstructure_hook(Namespace, str)
+converter.register_structure_hook(Namespace, lambda value, _: Namespace.parse(value))
+converter.register_unstructure_hook(datetime, format_timestamp)
+converter.register_structure_hook(datetime, lambda value, _: parse_timestamp(value))
+converter.register_unstructure_hook_func(
+    lambda cls: cls is tuple or getattr(cls, "__origin__", None) is tuple,
+    lambda value: [converter.unstructure(item) for item in value],
+)
+
+
+def _attrs_unstructure(cls: type) -> Callable[[Any], dict[str, Any]]:
+    # Written by hand rather than with cattrs.gen: the original's key order must
+    # hold even for fields left out when unset, which cattrs.gen moves last.
+    plan = [
+        (
+            field.name,
+            (cls, field.name) not in _ALWAYS_WRITTEN
+            and not isinstance(field.default, attrs.Factory)  # type: ignore[arg-type]
+            and any(field.default == unset for unset in _UNSET_DEFAULTS),
+            field.default,
+        )
+        for field in attrs.fields(cls)
+    ]
+
+    def unstructure(value: Any) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, omit_unset, default in plan:
+            field_value = getattr(value, name)
+            if not (omit_unset and field_value == default):
+                data[name] = converter.unstructure(field_value)
+        return data
+
+    return unstructure
+
+
+converter.register_unstructure_hook_factory(attrs.has, _attrs_unstructure)
+
+
+def _unstructure_item(cls: type) -> Callable[[Any], dict[str, Any]]:
+    fields = _attrs_unstructure(cls)
+    tag = _ITEM_TAGS[cls]
+    return lambda item: {"type": tag, **fields(item)}
+
+
+for _item_class in _ITEM_TAGS:
+    converter.register_unstructure_hook(_item_class, _unstructure_item(_item_class))
+
+
+def _structure_item(value: Any, _: Any) -> StoreItem:
+    if not isinstance(value, dict):
+        raise InvalidRequest("a stored item is a json object")
+    fields = dict(value)
+    tag = fields.pop("type", None)
+    for cls, name in _ITEM_TAGS.items():
+        if tag == name:
+            return converter.structure(fields, cls)
+    raise InvalidRequest(
+        f"`{tag}` is not an item type (expected document, conversation or learning)"
+    )
+
+
+converter.register_structure_hook_func(lambda cls: cls == StoreItem, _structure_item)
+
+
+def _one_of(value: Any, names: tuple[str, ...], what: str) -> tuple[str, Any]:
+    if not isinstance(value, dict) or len(value) != 1 or next(iter(value)) not in names:
+        raise InvalidRequest(f"{what} is written as an object with one key: {' or '.join(names)}")
+    return next(iter(value.items()))
+
+
+def _unstructure_body(body: DocumentBody) -> dict[str, str]:
+    return {"text": body.text} if body.text is not None else {"uri": str(body.uri)}
+
+
+def _structure_body(value: Any, _: Any) -> DocumentBody:
+    key, content = _one_of(value, ("text", "uri"), "a document body")
+    return DocumentBody(**{key: converter.structure(content, str)})
+
+
+def _unstructure_target(target: ForgetTarget) -> dict[str, Any]:
+    if target.ids is not None:
+        return {"ids": list(target.ids)}
+    return {"filter": converter.unstructure(target.filter)}
+
+
+def _structure_target(value: Any, _: Any) -> ForgetTarget:
+    key, content = _one_of(value, ("ids", "filter"), "a forget target")
+    if key == "ids":
+        return ForgetTarget.by_ids(converter.structure(content, tuple[str, ...]))
+    from tinymemory.meta import MetaFilter
+
+    return ForgetTarget.by_filter(converter.structure(content, MetaFilter))
+
+
+converter.register_unstructure_hook(DocumentBody, _unstructure_body)
+converter.register_structure_hook(DocumentBody, _structure_body)
+converter.register_unstructure_hook(ForgetTarget, _unstructure_target)
+converter.register_structure_hook(ForgetTarget, _structure_target)
+
+
+def to_data(value: object) -> Any:
+    """The JSON-ready form (dicts, lists, strings, numbers) of any contract value."""
+    return converter.unstructure(value)
+
+
+def from_data(data: Any, cls: type[T]) -> T:
+    """Read a contract value of type ``cls`` from its JSON-ready form.
+
+    Anything malformed is ``InvalidRequest`` naming what was wrong and where
+    (``$.filter.kinds[0]``).
+    """
+    name = getattr(cls, "__name__", "value")
+    try:
+        return converter.structure(data, cls)
+    except TinyMemoryError:
+        raise
+    except cattrs.BaseValidationError as error:
+        problems = cattrs.transform_error(error, format_exception=_describe)
+        raise InvalidRequest(f"cannot read {name}: {'; '.join(problems)}") from None
+    except (ValueError, TypeError, KeyError, AttributeError) as error:
+        raise InvalidRequest(f"cannot read {name}: {error}") from None
+
+
+def _describe(error: BaseException, cls: type | None) -> str:
+    if isinstance(error, TinyMemoryError):
+        return error.message
+    return format_exception(error, cls)
+
+
+def to_json(value: object) -> str:
+    """Compact JSON of a contract value, written as serde_json writes it."""
+    return dumps(to_data(value))
+
+
+def from_json(text: str | bytes, cls: type[T]) -> T:
+    """Read a contract value of type ``cls`` from JSON text."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise InvalidRequest(f"not valid json: {error}") from None
+    return from_data(data, cls)
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON of plain data: key order kept, non-ASCII raw, floats as shortest f32."""
+    parts: list[str] = []
+    _write(data, parts)
+    return "".join(parts)
+
+
+def _write(value: Any, parts: list[str]) -> None:
+    if value is None:
+        parts.append("null")
+    elif value is True:
+        parts.append("true")
+    elif value is False:
+        parts.append("false")
+    elif isinstance(value, str):
+        parts.append(json.dumps(value, ensure_ascii=False))
+    elif isinstance(value, int):
+        parts.append(str(value))
+    elif isinstance(value, float):
+        parts.append(format_f32(value))
+    elif isinstance(value, dict):
+        parts.append("{")
+        for index, (key, item) in enumerate(value.items()):
+            if index:
+                parts.append(",")
+            parts.append(json.dumps(str(key), ensure_ascii=False))
+            parts.append(":")
+            _write(item, parts)
+        parts.append("}")
+    elif isinstance(value, (list, tuple)):
+        parts.append("[")
+        for index, item in enumerate(value):
+            if index:
+                parts.append(",")
+            _write(item, parts)
+        parts.append("]")
+    else:
+        raise TypeError(f"{type(value).__name__} has no json form")
