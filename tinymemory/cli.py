@@ -27,7 +27,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-@click.group()
+@click.group(name="tinymemory")
 @click.version_option(package_name="tinymemory")
 def cli() -> None:
     """TinyMemory: memory for AI agents."""
@@ -79,23 +79,26 @@ def plugins(as_json: bool) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (with plugin commands added); returns the exit status."""
-    plugin_manager().hook.tinymemory_register_commands(cli=cli)
     try:
-        cli.main(
-            args=list(argv) if argv is not None else None,
-            prog_name="tinymemory",
-            standalone_mode=False,
-        )
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        return 1
-    except click.ClickException as error:
-        error.show()
-        return error.exit_code
+        plugin_manager().hook.tinymemory_register_commands(cli=cli)
+        # Standalone mode shows click's own errors and ends every run with
+        # SystemExit, which carries the status a command chose through
+        # ctx.exit() or sys.exit(); non-standalone mode loses it.
+        cli.main(args=list(argv) if argv is not None else None, prog_name="tinymemory")
+    except SystemExit as done:
+        return _status(done.code)
     except TinyMemoryError as error:
         click.echo(f"tinymemory: {error}", err=True)
         return 1
-    return 0
+
+
+def _status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    click.echo(str(code), err=True)  # sys.exit("message") prints it and fails
+    return 1
 
 
 def run() -> None:

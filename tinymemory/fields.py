@@ -62,7 +62,9 @@ class WireEnum(enum.Enum):
     @classmethod
     def _missing_(cls, value: object) -> WireEnum:
         choices = ", ".join(str(member.value) for member in cls)
-        raise InvalidRequest(f"`{value}` is not a {_enum_label(cls)} (expected one of {choices})")
+        label = _enum_label(cls)
+        article = "an" if label[:1] in "aeiou" else "a"
+        raise InvalidRequest(f"`{value}` is not {article} {label} (expected one of {choices})")
 
 
 def to_enum_tuple(cls: type[E], values: Iterable[E | str]) -> tuple[E, ...]:

@@ -17,7 +17,7 @@ from typing import ClassVar, TypeAlias, cast
 import attrs
 
 from tinymemory.errors import InvalidRequest
-from tinymemory.f32 import to_f32
+from tinymemory.f32 import display_f32, to_f32
 from tinymemory.fields import WireEnum, optional_str, required_str
 from tinymemory.meta import ItemKind, MemoryMeta, ToolCallRef
 from tinymemory.timestamps import optional_utc
@@ -215,7 +215,9 @@ class Learning(_ItemBehaviour):
         if not self.text.strip():
             raise InvalidRequest("learning text must not be empty")
         if math.isnan(self.confidence) or not 0.0 <= self.confidence <= 1.0:
-            raise InvalidRequest(f"learning confidence {self.confidence} is outside 0.0..=1.0")
+            raise InvalidRequest(
+                f"learning confidence {display_f32(self.confidence)} is outside 0.0..=1.0"
+            )
 
 
 StoreItem: TypeAlias = Document | Conversation | Learning

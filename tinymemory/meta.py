@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
+from typing import Any
 
 import attrs
 
+from tinymemory.errors import InvalidRequest
 from tinymemory.fields import (
     WireEnum,
     count,
@@ -78,6 +80,16 @@ def _opt_str() -> str | None:
     return attrs.field(default=None, validator=optional_str)  # type: ignore[no-any-return]
 
 
+def _instance_of(cls: type, *, optional: bool) -> Callable[[object, Any, object], None]:
+    """Validator: an instance of ``cls`` (or ``None`` when ``optional``), else InvalidRequest."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if not (isinstance(value, cls) or (optional and value is None)):
+            raise InvalidRequest(f"`{attribute.name}` must be a {cls.__name__}")
+
+    return check
+
+
 @attrs.frozen
 class MemoryMeta:
     """Typed metadata of an item.
@@ -98,10 +110,16 @@ class MemoryMeta:
     commit: str | None = _opt_str()
     url: str | None = _opt_str()
     thread_id: str | None = _opt_str()
-    turns: TurnRange | None = None
+    turns: TurnRange | None = attrs.field(
+        default=None, validator=_instance_of(TurnRange, optional=True)
+    )
     agent_id: str | None = _opt_str()
-    tool_call: ToolCallRef | None = None
-    source: SourceRef = attrs.Factory(SourceRef)
+    tool_call: ToolCallRef | None = attrs.field(
+        default=None, validator=_instance_of(ToolCallRef, optional=True)
+    )
+    source: SourceRef = attrs.field(
+        factory=SourceRef, validator=_instance_of(SourceRef, optional=False)
+    )
     tags: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
     observed_at: datetime | None = attrs.field(default=None, converter=optional_utc)
     derive: bool | None = attrs.field(default=None, validator=optional_bool)
@@ -128,7 +146,7 @@ class MetaFilter:
     one, every node but a ``service:`` sandbox is read.
     """
 
-    reach: Reach | None = None
+    reach: Reach | None = attrs.field(default=None, validator=_instance_of(Reach, optional=True))
     kinds: tuple[ItemKind, ...] = attrs.field(default=(), converter=item_kinds)
     sources: tuple[SourceKind, ...] = attrs.field(default=(), converter=_source_kinds)
     workspace: str | None = _opt_str()
@@ -139,7 +157,9 @@ class MetaFilter:
     commit: str | None = _opt_str()
     url: str | None = _opt_str()
     thread_id: str | None = _opt_str()
-    turns: TurnRange | None = None
+    turns: TurnRange | None = attrs.field(
+        default=None, validator=_instance_of(TurnRange, optional=True)
+    )
     agent_id: str | None = _opt_str()
     tool_call: str | None = _opt_str()
     source_id: str | None = _opt_str()

@@ -222,8 +222,8 @@ class ForgetTarget:
 
     @classmethod
     def by_ids(cls, ids: Iterable[str]) -> ForgetTarget:
-        """Forget these ids, wherever they are."""
-        return cls(ids=tuple(ids))
+        """Forget these ids, wherever they are (a lone string is refused, not split)."""
+        return cls(ids=ids)
 
     @classmethod
     def by_filter(cls, filter: MetaFilter) -> ForgetTarget:

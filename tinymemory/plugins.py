@@ -32,7 +32,10 @@ BUILTIN_PLUGINS = ("tinymemory.reference",)
 
 T = TypeVar("T")
 
-_lock = threading.Lock()
+# Re-entrant, so a plugin that uses the registry while it is imported gets an
+# error (and is left out) instead of deadlocking the process.
+_lock = threading.RLock()
+_loading = False
 _manager: pluggy.PluginManager | None = None
 _broken: dict[str, str] = {}
 _distributions: dict[str, tuple[str, str]] = {}
@@ -52,14 +55,20 @@ class PluginInfo:
 
 def plugin_manager() -> pluggy.PluginManager:
     """The process's plugin manager, made and loaded on first call."""
-    global _manager
+    global _manager, _loading
     with _lock:
         if _manager is None:
-            manager = pluggy.PluginManager(PROJECT)
-            manager.add_hookspecs(HookSpecs)
-            for module_name in BUILTIN_PLUGINS:
-                manager.register(importlib.import_module(module_name), name=module_name)
-            _load_entry_points(manager)
+            if _loading:
+                raise ConfigError("a plugin used tinymemory's plugins while they were loading")
+            _loading = True
+            try:
+                manager = pluggy.PluginManager(PROJECT)
+                manager.add_hookspecs(HookSpecs)
+                for module_name in BUILTIN_PLUGINS:
+                    manager.register(importlib.import_module(module_name), name=module_name)
+                _load_entry_points(manager)
+            finally:
+                _loading = False
             _manager = manager
         return _manager
 
@@ -74,6 +83,10 @@ def _load_entry_points(manager: pluggy.PluginManager) -> None:
             plugin = entry.load()
             manager.register(plugin, name=entry.name)
         except Exception as error:  # a broken plugin must not break the SDK
+            # pluggy keeps a plugin whose hooks fail validation half-registered,
+            # with the hooks it checked before the bad one live: take it all out.
+            if manager.get_plugin(entry.name) is not None:
+                manager.unregister(name=entry.name)
             _broken[entry.name] = f"{type(error).__name__}: {error}"
             warnings.warn(
                 f"tinymemory plugin `{entry.name}` failed to load and is left out: {error}",

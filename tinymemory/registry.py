@@ -68,11 +68,29 @@ def build_engine(
         _check_endpoint(engine_id, endpoint, credentialed=not credential.is_none)
     try:
         return factory.build(settings, credential)
-    except TinyMemoryError:
-        raise
+    except TinyMemoryError as error:
+        redacted = _redact(error.message, credential, endpoint)
+        if redacted == error.message:
+            raise
+        failure: TinyMemoryError = type(error)(redacted)
     except Exception as error:
-        detail = credential.redact(f"{type(error).__name__}: {error}")
-        raise ConfigError(f"engine `{engine_id}` could not be built: {detail}") from None
+        detail = _redact(f"{type(error).__name__}: {error}", credential, endpoint)
+        failure = ConfigError(f"engine `{engine_id}` could not be built: {detail}")
+    # Raised outside the handler: `from None` would still keep the original
+    # (and the key in its message) reachable as __context__.
+    raise failure
+
+
+def _redact(text: str, credential: EngineCredential, endpoint: str | None) -> str:
+    text = credential.redact(text)
+    if endpoint:
+        try:
+            password = urlsplit(endpoint).password
+        except ValueError:
+            password = None
+        if password:
+            text = text.replace(password, "***")
+    return text
 
 
 def _check_endpoint(engine_id: str, endpoint: str, *, credentialed: bool) -> None:
@@ -93,12 +111,16 @@ def _check_endpoint(engine_id: str, endpoint: str, *, credentialed: bool) -> Non
         )
 
 
-def _settings_from(engine_id: str, table: Mapping[str, Any]) -> EngineSettings:
+def _settings_from(engine_id: str, table: Mapping[str, Any], source: str) -> EngineSettings:
     if not isinstance(table, Mapping):
-        raise ConfigError(f"`engines.{engine_id}` must be a table")
+        raise ConfigError(f"{source}: `engines.{engine_id}` must be a table")
     known = {key: table[key] for key in _SETTINGS_KEYS if key in table}
     options = {key: value for key, value in table.items() if key not in _SETTINGS_KEYS}
-    return EngineSettings(**known, options=options)
+    try:
+        return EngineSettings(**known, options=options)
+    except ConfigError as error:
+        message = error.message
+    raise ConfigError(f"{source}: `engines.{engine_id}`: {message}")
 
 
 def _engine_table(value: Mapping[str, EngineSettings]) -> dict[str, EngineSettings]:
@@ -157,7 +179,8 @@ class MemoryConfig:
         return cls(
             engine=engine,
             engines={
-                engine_id: _settings_from(engine_id, table) for engine_id, table in tables.items()
+                engine_id: _settings_from(engine_id, table, source)
+                for engine_id, table in tables.items()
             },
         )
 
@@ -177,7 +200,11 @@ class MemoryConfig:
         explicit = path or env.get(CONFIG_VARIABLE)
         file = Path(explicit) if explicit else default_config_path(env)
         if file.is_file():
-            config = cls.from_toml(file.read_text(encoding="utf-8"), source=str(file))
+            try:
+                text = file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise ConfigError(f"configuration file `{file}` cannot be read: {error}") from None
+            config = cls.from_toml(text, source=str(file))
         elif explicit:
             raise ConfigError(f"configuration file `{file}` does not exist")
         else:

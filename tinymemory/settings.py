@@ -103,15 +103,16 @@ def redact_url(url: str) -> str:
         return "<unreadable url>"
     if parts.password is None:
         return url
-    host = parts.hostname or ""
-    netloc = f"{parts.username}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    # The host part is kept as written: reading ``parts.port`` raises on a bad
+    # port, and ``parts.hostname`` drops an IPv6 address's brackets.
+    netloc = f"{parts.username}:***@{parts.netloc.rpartition('@')[2]}"
     return urlunsplit(parts._replace(netloc=netloc))
 
 
 def is_loopback_host(host: str) -> bool:
     """Whether ``host`` names this machine (``localhost`` or a loopback address)."""
     host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -120,6 +121,8 @@ def is_loopback_host(host: str) -> bool:
 
 
 def _headers(value: Mapping[str, str]) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise ConfigError("headers must be a table of names to values")
     headers = dict(value)
     for name, header in headers.items():
         if not isinstance(name, str) or not isinstance(header, str):
@@ -159,5 +162,5 @@ class EngineSettings:
         if self.headers:
             shown.append(f"headers=<{', '.join(sorted(self.headers))}>")
         if self.options:
-            shown.append(f"options={dict(self.options)!r}")
+            shown.append(f"options=<{', '.join(sorted(self.options))}>")
         return f"EngineSettings({', '.join(shown)})"

@@ -29,7 +29,7 @@ def optional_utc(value: datetime | None) -> datetime | None:
 def format_timestamp(value: datetime) -> str:
     """Write ``value`` as RFC 3339 in UTC, chrono-style (``...09Z``, ``...09.250Z``)."""
     value = to_utc(value)
-    text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    text = _whole_seconds(value)
     micros = value.microsecond
     if micros % 1000 == 0 and micros:
         text += f".{micros // 1000:03d}"
@@ -40,7 +40,15 @@ def format_timestamp(value: datetime) -> str:
 
 def format_whole_seconds(value: datetime) -> str:
     """Write ``value`` as RFC 3339 in UTC with whole seconds (``...09Z``)."""
-    return to_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _whole_seconds(to_utc(value)) + "Z"
+
+
+def _whole_seconds(value: datetime) -> str:
+    # Not strftime: its %Y does not pad a year below 1000 to four digits.
+    return (
+        f"{value.year:04d}-{value.month:02d}-{value.day:02d}"
+        f"T{value.hour:02d}:{value.minute:02d}:{value.second:02d}"
+    )
 
 
 def parse_timestamp(text: str) -> datetime:

@@ -18,13 +18,16 @@ from typing import Any, TypeVar
 
 import attrs
 import cattrs
+from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.v import format_exception
 
+from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import InvalidRequest, TinyMemoryError
 from tinymemory.f32 import format_f32
 from tinymemory.items import Conversation, Document, DocumentBody, Learning, StoreItem
-from tinymemory.namespace import Namespace
-from tinymemory.operations import ForgetTarget, RecallAnswer
+from tinymemory.namespace import Namespace, Reach
+from tinymemory.operations import EraseReport, ExportPage, ForgetTarget, RecallAnswer
+from tinymemory.settings import EngineCredential
 from tinymemory.timestamps import format_timestamp, parse_timestamp
 
 T = TypeVar("T")
@@ -34,8 +37,17 @@ converter = cattrs.Converter(detailed_validation=True)
 
 # Defaults that mean "unset" on the wire, so a field holding one is left out.
 _UNSET_DEFAULTS: tuple[object, ...] = (None, (), Namespace.ROOT)
-# Fields the original always writes although their default reads as unset.
-_ALWAYS_WRITTEN = {(RecallAnswer, "citations")}
+# Fields the original always writes although their default reads as unset. Only
+# `MemoryMeta.namespace` leaves the root out; a reach writes its root `at` as "root".
+# Lists serde writes even when empty (only tags, tool calls and filter lists are
+# skipped when empty).
+_ALWAYS_WRITTEN = {
+    (RecallAnswer, "citations"),
+    (Reach, "at"),
+    (ExportPage, "incomplete"),
+    (EraseReport, "receipts"),
+    (EngineDescriptor, "fetch_modes"),
+}
 _ITEM_TAGS: dict[type, str] = {
     Document: "document",
     Conversation: "conversation",
@@ -98,6 +110,41 @@ def _attrs_unstructure(cls: type) -> Callable[[Any], dict[str, Any]]:
 converter.register_unstructure_hook_factory(attrs.has, _attrs_unstructure)
 
 
+def _attrs_structure(cls: type) -> Callable[[Any, Any], Any]:
+    # cattrs alone reads a struct from anything supporting `in` (a string, a
+    # list), so `"filter": []` would pass as an empty filter; serde refuses it.
+    structure: Callable[[Any, Any], Any] = converter.gen_structure_attrs_fromdict(cls)
+
+    def hook(value: Any, _: Any) -> Any:
+        if not isinstance(value, dict):
+            raise InvalidRequest(f"expected an object, found {type(value).__name__}")
+        return structure(value, cls)
+
+    return hook
+
+
+def _is_list_type(cls: Any) -> bool:
+    args: tuple[Any, ...] = getattr(cls, "__args__", ())
+    return getattr(cls, "__origin__", None) is tuple and len(args) == 2 and args[1] is ...
+
+
+def _list_structure(cls: Any) -> Callable[[Any, Any], Any]:
+    # cattrs alone reads a sequence from any iterable: `"tags": "ab"` would
+    # become ("a", "b"); serde refuses anything but an array.
+    structure = homogenous_tuple_structure_factory(cls, converter)
+
+    def hook(value: Any, target: Any) -> Any:
+        if not isinstance(value, list):
+            raise InvalidRequest(f"expected a list, found {type(value).__name__}")
+        return structure(value, target)
+
+    return hook
+
+
+converter.register_structure_hook_factory(attrs.has, _attrs_structure)
+converter.register_structure_hook_factory(_is_list_type, _list_structure)
+
+
 def _unstructure_item(cls: type) -> Callable[[Any], dict[str, Any]]:
     fields = _attrs_unstructure(cls)
     tag = _ITEM_TAGS[cls]
@@ -113,6 +160,8 @@ def _structure_item(value: Any, _: Any) -> StoreItem:
         raise InvalidRequest("a stored item is a json object")
     fields = dict(value)
     tag = fields.pop("type", None)
+    if tag is None:
+        raise InvalidRequest("a stored item needs a `type`: document, conversation or learning")
     for cls, name in _ITEM_TAGS.items():
         if tag == name:
             return converter.structure(fields, cls)
@@ -154,6 +203,11 @@ def _structure_target(value: Any, _: Any) -> ForgetTarget:
     return ForgetTarget.by_filter(converter.structure(content, MetaFilter))
 
 
+def _no_json_form(_: object) -> None:
+    raise TypeError("a credential has no json form: it is never written anywhere")
+
+
+converter.register_unstructure_hook(EngineCredential, _no_json_form)
 converter.register_unstructure_hook(DocumentBody, _unstructure_body)
 converter.register_structure_hook(DocumentBody, _structure_body)
 converter.register_unstructure_hook(ForgetTarget, _unstructure_target)
@@ -171,7 +225,7 @@ def from_data(data: Any, cls: type[T]) -> T:
     Anything malformed is ``InvalidRequest`` naming what was wrong and where
     (``$.filter.kinds[0]``).
     """
-    name = getattr(cls, "__name__", "value")
+    name = "StoreItem" if cls == StoreItem else getattr(cls, "__name__", "value")
     try:
         return converter.structure(data, cls)
     except TinyMemoryError:
@@ -197,10 +251,15 @@ def to_json(value: object) -> str:
 def from_json(text: str | bytes, cls: type[T]) -> T:
     """Read a contract value of type ``cls`` from JSON text."""
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as error:
         raise InvalidRequest(f"not valid json: {error}") from None
     return from_data(data, cls)
+
+
+def _refuse_constant(name: str) -> float:
+    # Python's json reads NaN and Infinity; JSON (and serde_json) has no such numbers.
+    raise InvalidRequest(f"not valid json: `{name}` is not a json number")
 
 
 def dumps(data: Any) -> str:

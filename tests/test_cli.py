@@ -1,0 +1,323 @@
+"""The ``tinymemory`` command line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+import tinymemory
+import tinymemory.plugins
+from tinymemory.cli import cli, main
+from tinymemory.errors import ConfigError, Unavailable
+from tinymemory.hookspecs import hookimpl
+from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory.reference import DESCRIPTOR as REFERENCE
+from tinymemory.wire import to_data
+
+CORE_COMMANDS = frozenset(cli.commands)
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Built-ins only, and no plugin command left on the shared ``cli`` group afterwards."""
+    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
+    reset_plugins()
+    yield
+    reset_plugins()
+    for name in set(cli.commands) - CORE_COMMANDS:
+        del cli.commands[name]
+
+
+def add_commands(*commands: click.Command) -> None:
+    class Commands:
+        @hookimpl
+        def tinymemory_register_commands(self, cli: click.Group) -> None:
+            for command in commands:
+                cli.add_command(command)
+
+    plugin_manager().register(Commands())
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(cli, list(args), prog_name="tinymemory")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result.exit_code, result.output
+
+
+# --- engines --------------------------------------------------------------------
+
+
+def test_engines_lists_the_reference_engine_in_a_table() -> None:
+    code, output = invoke("engines")
+    assert code == 0
+    header, *rows = output.splitlines()
+    assert header.split() == ["ID", "LABEL", "FETCH", "MODES", "WHERE", "NEEDS"]
+    (row,) = rows
+    assert row.startswith("reference  Reference (in-memory)  keyword, vector, hybrid")
+    assert row.split()[-2:] == ["local", "-"]
+    # Columns line up under their headers.
+    assert row.index("keyword") == header.index("FETCH MODES")
+    assert row.index("local") == header.index("WHERE")
+
+
+def test_engines_json_holds_the_reference_descriptor() -> None:
+    code, output = invoke("engines", "--json")
+    assert code == 0
+    data = json.loads(output)
+    assert data == [to_data(REFERENCE)]
+    (reference,) = data
+    assert reference["id"] == "reference"
+    assert reference["label"] == "Reference (in-memory)"
+    assert reference["fetch_modes"] == ["keyword", "vector", "hybrid"]
+    assert reference["needs_endpoint"] is False
+    assert reference["needs_key"] is False
+    assert reference["hosted"] is False
+
+
+def test_engines_shows_what_a_remote_engine_needs() -> None:
+    from tinymemory.engine import EngineDescriptor
+    from tinymemory.hookspecs import EngineFactory
+    from tinymemory.reference import ReferenceEngine
+
+    class Remote:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            descriptor = EngineDescriptor(
+                id="remote",
+                label="Remote",
+                description="a hosted engine",
+                hosted=True,
+                needs_endpoint=True,
+                needs_key=True,
+            )
+            return [EngineFactory(descriptor=descriptor, build=lambda s, c: ReferenceEngine())]
+
+    plugin_manager().register(Remote())
+    code, output = invoke("engines")
+    assert code == 0
+    (row,) = [line for line in output.splitlines() if line.startswith("remote")]
+    assert row.split() == ["remote", "Remote", "-", "hosted", "endpoint,", "key"]
+
+
+# --- plugins --------------------------------------------------------------------
+
+
+def test_plugins_lists_the_builtin_in_a_table() -> None:
+    code, output = invoke("plugins")
+    assert code == 0
+    header, *rows = output.splitlines()
+    assert header.split() == ["NAME", "DISTRIBUTION", "VERSION", "HOOKS"]
+    assert rows == [
+        f"tinymemory.reference  tinymemory    {tinymemory.__version__:<7}  tinymemory_engines"
+    ]
+
+
+def test_plugins_json() -> None:
+    code, output = invoke("plugins", "--json")
+    assert code == 0
+    assert json.loads(output) == [
+        {
+            "name": "tinymemory.reference",
+            "distribution": "tinymemory",
+            "version": tinymemory.__version__,
+            "hooks": ["tinymemory_engines"],
+            "builtin": True,
+        }
+    ]
+
+
+def test_plugins_shows_a_plugin_without_a_distribution() -> None:
+    class Local:
+        @hookimpl
+        def tinymemory_scrubbers(self) -> list[object]:
+            return []
+
+    plugin_manager().register(Local(), name="local")
+    code, output = invoke("plugins")
+    assert code == 0
+    (row,) = [line for line in output.splitlines() if line.startswith("local")]
+    assert row.split() == ["local", "-", "-", "tinymemory_scrubbers"]
+
+
+# --- main(), plugin commands and errors ---------------------------------------------
+
+
+def test_main_returns_zero_and_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["engines", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [to_data(REFERENCE)]
+
+
+def test_a_plugin_command_runs_through_main(capsys: pytest.CaptureFixture[str]) -> None:
+    @click.command()
+    @click.option("--name", default="world")
+    def hello(name: str) -> None:
+        """Say hello."""
+        click.echo(f"hello {name}")
+
+    add_commands(hello)
+    assert "hello" not in cli.commands
+    assert main(["hello", "--name", "memory"]) == 0
+    assert capsys.readouterr().out == "hello memory\n"
+    assert main(["--help"]) == 0
+    assert "hello" in capsys.readouterr().out
+
+
+def test_an_unknown_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no-such-command"]) == 2
+    assert "No such command" in capsys.readouterr().err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    code, output = invoke("--version")
+    assert code == 0
+    assert output == f"tinymemory, version {tinymemory.__version__}\n"
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"tinymemory, version {tinymemory.__version__}\n"
+
+
+@pytest.mark.parametrize(
+    ("error", "shown"),
+    [
+        (ConfigError("engine `x` needs a key"), "configuration error: engine `x` needs a key"),
+        (Unavailable("engine is restarting"), "unavailable: engine is restarting"),
+    ],
+)
+def test_a_tinymemory_error_exits_1_with_a_message(
+    capsys: pytest.CaptureFixture[str], error: Exception, shown: str
+) -> None:
+    @click.command()
+    def fail() -> None:
+        raise error
+
+    add_commands(fail)
+    assert main(["fail"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == f"tinymemory: {shown}\n"
+    assert captured.out == ""
+
+
+def test_a_click_error_keeps_its_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    @click.command()
+    def refuse() -> None:
+        raise click.ClickException("not today")
+
+    add_commands(refuse)
+    assert main(["refuse"]) == 1
+    assert "Error: not today" in capsys.readouterr().err
+
+
+def test_an_abort_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    @click.command()
+    def stop() -> None:
+        raise click.Abort()
+
+    add_commands(stop)
+    assert main(["stop"]) == 1
+    assert "bort" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("status", [0, 3])
+def test_a_command_choosing_its_exit_status_keeps_it(status: int) -> None:
+    @click.command()
+    @click.pass_context
+    def leave(ctx: click.Context) -> None:
+        ctx.exit(status)
+
+    @click.command("quit")
+    def quit_command() -> None:
+        sys.exit(status)
+
+    add_commands(leave, quit_command)
+    assert main(["leave"]) == status
+    assert main(["quit"]) == status
+
+
+def test_a_command_exiting_with_a_message_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    @click.command()
+    def bail() -> None:
+        sys.exit("cannot go on")
+
+    add_commands(bail)
+    assert main(["bail"]) == 1
+    assert capsys.readouterr().err == "cannot go on\n"
+
+
+def test_a_failing_command_hook_is_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    class Failing:
+        @hookimpl
+        def tinymemory_register_commands(self, cli: click.Group) -> None:
+            raise ConfigError("command `x` clashes")
+
+    plugin_manager().register(Failing())
+    assert main(["engines"]) == 1
+    assert capsys.readouterr().err == "tinymemory: configuration error: command `x` clashes\n"
+
+
+def test_a_command_returning_a_value_still_exits_0() -> None:
+    @click.command()
+    def count() -> int:
+        return 7
+
+    add_commands(count)
+    assert main(["count"]) == 0
+
+
+def test_a_missing_default_engine_through_the_cli_is_a_clean_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tinymemory.registry import MemoryConfig
+
+    @click.command()
+    def build() -> None:
+        MemoryConfig().build()
+
+    add_commands(build)
+    assert main(["build"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "tinymemory: configuration error: unknown engine `sqlite` (pip install tinymemory-sqlite)"
+    )
+
+
+# --- the installed console script ---------------------------------------------------
+
+
+def console_script() -> str:
+    beside = Path(sys.executable).with_name("tinymemory")
+    found = str(beside) if beside.exists() else shutil.which("tinymemory")
+    assert found, "the tinymemory console script is not installed"
+    return found
+
+
+def test_the_console_script_lists_engines_as_json(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [console_script(), "engines", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    engines = {engine["id"]: engine for engine in json.loads(done.stdout)}
+    assert engines["reference"] == to_data(REFERENCE)
+
+
+def test_the_console_script_reports_a_usage_error(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [console_script(), "no-such-command"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "No such command" in done.stderr

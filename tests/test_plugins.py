@@ -1,0 +1,451 @@
+"""The plugin manager: built-ins, real entry points, broken plugins and lazy loading."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import tinymemory
+from tinymemory.cli import cli
+from tinymemory.engine import EngineDescriptor
+from tinymemory.errors import ConfigError
+from tinymemory.hookspecs import EngineFactory, hookimpl
+from tinymemory.plugins import (
+    BUILTIN_PLUGINS,
+    PluginInfo,
+    embedders,
+    list_plugins,
+    plugin_manager,
+    reset_plugins,
+    scrubbers,
+)
+from tinymemory.reference import ReferenceEngine
+from tinymemory.registry import MemoryConfig, build_engine, list_engines
+from tinymemory.scrubbing import ScrubbingEngine
+from tinymemory.wire import to_data
+
+FAKE_MODULE = '''
+"""A third-party plugin, as a distribution would ship it."""
+
+from tinymemory.engine import EngineDescriptor
+from tinymemory.hookspecs import EngineFactory, hookimpl
+from tinymemory.reference import ReferenceEngine
+
+DESCRIPTOR = EngineDescriptor(
+    id="fake",
+    label="Fake engine",
+    description="An engine from an installed distribution.",
+    fetch_modes=["keyword"],
+)
+
+
+class Shout:
+    name = "shout"
+
+    def scrub(self, item):
+        return item
+
+
+class Hasher:
+    name = "hasher"
+    dimensions = 2
+
+    def embed(self, texts):
+        return [[float(len(text)), 1.0] for text in texts]
+
+
+@hookimpl
+def tinymemory_engines():
+    return [EngineFactory(descriptor=DESCRIPTOR, build=build)]
+
+
+def build(settings, credential):
+    return ReferenceEngine()
+
+
+@hookimpl
+def tinymemory_scrubbers():
+    return [Shout()]
+
+
+@hookimpl
+def tinymemory_embedders():
+    return [Hasher()]
+'''
+
+
+def make_distribution(
+    root: Path,
+    name: str,
+    version: str,
+    entry_points: dict[str, str],
+    modules: dict[str, str],
+) -> None:
+    """An installed distribution: a dist-info folder and its modules, in ``root``."""
+    info = root / f"{name}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    lines = "".join(f"{entry} = {target}\n" for entry, target in entry_points.items())
+    (info / "entry_points.txt").write_text(f"[tinymemory]\n{lines}", encoding="utf-8")
+    for module, source in modules.items():
+        (root / f"{module}.py").write_text(source, encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def fresh_plugins() -> Iterator[None]:
+    reset_plugins()
+    yield
+    reset_plugins()
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder on ``sys.path`` to install fake distributions into."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for module in [path.stem for path in tmp_path.glob("*.py")]:
+        sys.modules.pop(module, None)
+
+
+def builtin_info() -> PluginInfo:
+    (info,) = [info for info in list_plugins() if info.name == "tinymemory.reference"]
+    return info
+
+
+# --- built-ins ----------------------------------------------------------------
+
+
+def test_the_builtin_is_listed_with_the_core_distribution() -> None:
+    info = builtin_info()
+    assert info == PluginInfo(
+        name="tinymemory.reference",
+        distribution="tinymemory",
+        version=tinymemory.__version__,
+        hooks=("tinymemory_engines",),
+        builtin=True,
+    )
+    assert list(info.hooks) == ["tinymemory_engines"]
+    assert info.error is None
+    assert BUILTIN_PLUGINS == ("tinymemory.reference",)
+    assert list_plugins()[0] == info
+
+
+def test_plugin_info_has_a_json_form() -> None:
+    assert to_data(builtin_info()) == {
+        "name": "tinymemory.reference",
+        "distribution": "tinymemory",
+        "version": tinymemory.__version__,
+        "hooks": ["tinymemory_engines"],
+        "builtin": True,
+    }
+
+
+def test_a_plugin_registered_at_run_time_has_no_distribution() -> None:
+    class Local:
+        @hookimpl
+        def tinymemory_scrubbers(self) -> list[object]:
+            return []
+
+    plugin_manager().register(Local(), name="local")
+    (info,) = [info for info in list_plugins() if info.name == "local"]
+    assert info == PluginInfo(
+        name="local",
+        distribution=None,
+        version=None,
+        hooks=("tinymemory_scrubbers",),
+        builtin=False,
+    )
+    names = [info.name for info in list_plugins()]
+    assert names.index("tinymemory.reference") < names.index("local")
+
+
+def test_reset_forgets_plugins_registered_at_run_time() -> None:
+    class Extra:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            descriptor = EngineDescriptor(id="extra", label="Extra", description="extra")
+            return [EngineFactory(descriptor=descriptor, build=lambda s, c: ReferenceEngine())]
+
+    manager = plugin_manager()
+    assert plugin_manager() is manager
+    manager.register(Extra())
+    assert "extra" in [engine.id for engine in list_engines()]
+    reset_plugins()
+    assert plugin_manager() is not manager
+    assert "extra" not in [engine.id for engine in list_engines()]
+
+
+# --- a real entry-point plugin --------------------------------------------------
+
+
+def test_an_installed_distribution_is_found_through_its_entry_point(site: Path) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    reset_plugins()
+    assert "fakeplug_mod" not in sys.modules
+
+    engines = {engine.id: engine for engine in list_engines()}
+
+    assert "fakeplug_mod" in sys.modules
+    assert engines["fake"].label == "Fake engine"
+    assert list_engines()[0].id == "reference"
+    assert isinstance(build_engine("fake"), ReferenceEngine)
+    # Other installed distributions may add their own; these are the fake's.
+    assert "shout" in [scrubber.name for scrubber in scrubbers()]
+    assert isinstance(embedders()["hasher"].embed(["abc"]), list)
+    assert isinstance(MemoryConfig(engine="fake").build(), ScrubbingEngine)
+
+    (info,) = [info for info in list_plugins() if info.name == "fake"]
+    assert info == PluginInfo(
+        name="fake",
+        distribution="fakeplug",
+        version="1.2.3",
+        hooks=("tinymemory_embedders", "tinymemory_engines", "tinymemory_scrubbers"),
+        builtin=False,
+    )
+    assert list_plugins()[0].name == "tinymemory.reference"
+
+
+def test_the_cli_lists_an_installed_plugin(site: Path) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    reset_plugins()
+    result = CliRunner().invoke(cli, ["plugins", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = {info["name"]: info for info in json.loads(result.output)}
+    assert listed["fake"]["distribution"] == "fakeplug"
+    assert listed["fake"]["version"] == "1.2.3"
+    result = CliRunner().invoke(cli, ["engines"])
+    assert any(line.split()[:1] == ["fake"] for line in result.output.splitlines())
+
+
+def test_a_plugin_object_inside_a_module_can_be_the_entry_point(site: Path) -> None:
+    source = textwrap.dedent(
+        """
+        from tinymemory.hookspecs import hookimpl
+
+
+        class Plugin:
+            @hookimpl
+            def tinymemory_scrubbers(self):
+                return []
+
+
+        plugin = Plugin()
+        """
+    )
+    make_distribution(
+        site, "objplug", "0.4", {"objects": "objplug_mod:plugin"}, {"objplug_mod": source}
+    )
+    reset_plugins()
+    (info,) = [info for info in list_plugins() if info.name == "objects"]
+    assert (info.distribution, info.version, info.hooks) == (
+        "objplug",
+        "0.4",
+        ("tinymemory_scrubbers",),
+    )
+
+
+# --- broken plugins -------------------------------------------------------------
+
+
+def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
+    make_distribution(
+        site,
+        "brokenplug",
+        "0.1",
+        {"broken": "brokenplug_mod"},
+        {"brokenplug_mod": "raise RuntimeError('boom at import')\n"},
+    )
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    reset_plugins()
+
+    with pytest.warns(RuntimeWarning, match="plugin `broken` failed to load.*boom at import"):
+        engines = [engine.id for engine in list_engines()]
+
+    assert "reference" in engines
+    assert "fake" in engines
+    assert isinstance(build_engine("reference"), ReferenceEngine)
+    assert "brokenplug_mod" not in sys.modules
+    infos = {info.name: info for info in list_plugins()}
+    assert infos["broken"] == PluginInfo(
+        name="broken",
+        distribution=None,
+        version=None,
+        hooks=(),
+        builtin=False,
+        error="RuntimeError: boom at import",
+    )
+    assert list_plugins()[-1].name == "broken"
+    assert infos["fake"].error is None
+    assert infos["tinymemory.reference"].error is None
+
+    result = CliRunner().invoke(cli, ["plugins"])
+    assert result.exit_code == 0
+    (line,) = [line for line in result.output.splitlines() if line.startswith("broken")]
+    assert "failed to load: RuntimeError: boom at import" in line
+
+    reset_plugins()
+    with pytest.warns(RuntimeWarning, match="`broken`"):
+        plugin_manager()
+
+
+@pytest.mark.parametrize(
+    ("target", "source", "error"),
+    [
+        ("badplug_mod:missing", "X = 1\n", "AttributeError"),
+        ("badplug_mod", "import no_such_module_anywhere_xyz\n", "ModuleNotFoundError"),
+        (
+            "badplug_mod",
+            "from tinymemory.hookspecs import hookimpl\n\n"
+            "@hookimpl\ndef tinymemory_engines(unexpected):\n    return []\n",
+            "PluginValidationError",
+        ),
+        (
+            # The valid hook is registered before pluggy reaches the bad one.
+            "badplug_mod",
+            FAKE_MODULE
+            + "\n@hookimpl\ndef tinymemory_source_readers(unexpected):\n    return []\n",
+            "PluginValidationError",
+        ),
+    ],
+    ids=["missing-attribute", "missing-import", "bad-hook-signature", "one-bad-hook"],
+)
+def test_other_broken_plugins_are_listed_with_their_error(
+    site: Path, target: str, source: str, error: str
+) -> None:
+    make_distribution(site, "badplug", "0.1", {"bad": target}, {"badplug_mod": source})
+    reset_plugins()
+    with pytest.warns(RuntimeWarning, match="`bad` failed to load"):
+        plugin_manager()
+    (info,) = [info for info in list_plugins() if info.name == "bad"]
+    assert info.error is not None
+    assert info.error.startswith(f"{error}: ")
+    assert info.hooks == ()
+    engines = [engine.id for engine in list_engines()]
+    assert "reference" in engines
+    assert "fake" not in engines
+    assert "shout" not in [scrubber.name for scrubber in scrubbers()]
+    assert plugin_manager().get_plugin("bad") is None
+
+
+def test_a_plugin_returning_a_wrong_type_is_a_config_error(site: Path) -> None:
+    source = (
+        "from tinymemory.hookspecs import hookimpl\n\n"
+        "@hookimpl\ndef tinymemory_engines():\n    return ['not a factory']\n"
+    )
+    make_distribution(
+        site, "wrongplug", "0.1", {"wrong": "wrongplug_mod"}, {"wrongplug_mod": source}
+    )
+    reset_plugins()
+    with pytest.raises(ConfigError, match="str where a EngineFactory belongs"):
+        list_engines()
+
+
+REENTRANT_PROBE = """
+import json
+import warnings
+
+import tinymemory
+from tinymemory.plugins import list_plugins
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    engines = [engine.id for engine in tinymemory.list_engines()]
+broken = {info.name: info.error for info in list_plugins() if info.error}
+warned = [str(warning.message) for warning in caught]
+print(json.dumps({"engines": engines, "broken": broken, "warned": warned}))
+"""
+
+
+def test_a_plugin_using_the_registry_while_imported_is_left_out(site: Path) -> None:
+    # In a subprocess with a timeout: the failure this guards against is a deadlock.
+    source = "import tinymemory\n\ntinymemory.list_engines()\n"
+    make_distribution(site, "eager", "0.1", {"eager": "eager_mod"}, {"eager_mod": source})
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", REENTRANT_PROBE],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=60,
+    )
+    report = json.loads(done.stdout)
+    assert "reference" in report["engines"]
+    assert report["broken"]["eager"] == (
+        "ConfigError: configuration error: "
+        "a plugin used tinymemory's plugins while they were loading"
+    )
+    assert any("`eager` failed to load" in message for message in report["warned"])
+
+
+# --- lazy loading -----------------------------------------------------------------
+
+
+LAZY_PROBE = """
+import json
+import sys
+
+before = set(sys.modules)
+import tinymemory
+
+imported = sorted(set(sys.modules) - before)
+tinymemory.list_engines()
+used = sorted(set(sys.modules) - before)
+print(json.dumps({"imported": imported, "used": used}))
+"""
+
+
+def test_import_tinymemory_loads_no_plugin(site: Path) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_PROBE],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=60,
+    )
+    modules = json.loads(done.stdout)
+    imported, used = set(modules["imported"]), set(modules["used"])
+    lazy = {
+        "pluggy",
+        "cattrs",
+        "click",
+        "tomllib",
+        "importlib.metadata",
+        "fakeplug_mod",
+        "tinymemory.reference",
+        "tinymemory.plugins",
+        "tinymemory.registry",
+        "tinymemory.hookspecs",
+        "tinymemory.wire",
+    }
+    assert "tinymemory" in imported
+    assert imported & lazy == set()
+    # The probe can tell: using the registry loads the manager, the built-in and the plugin.
+    assert {"pluggy", "importlib.metadata", "fakeplug_mod", "tinymemory.reference"} <= used
