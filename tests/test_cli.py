@@ -321,3 +321,66 @@ def test_the_console_script_reports_a_usage_error(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "No such command" in done.stderr
+
+
+# --- config ---------------------------------------------------------------------
+
+
+def test_config_shows_the_file_engine_and_settings_without_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    file = tmp_path / "memory.toml"
+    file.write_text(
+        'engine = "reference"\n[engines.reference]\n'
+        'endpoint = "https://u:pw-SECRET@memory.example.com"\n'
+        'headers = { X-Token = "hdr-SECRET" }\npath = "/data/m.db"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    monkeypatch.setenv("TINYMEMORY_API_KEY", "sk-cli-SECRET")
+    code, output = invoke("config", "--json")
+    assert code == 0
+    assert json.loads(output) == {
+        "file": str(file),
+        "file_exists": True,
+        "engine": "reference",
+        "endpoint": "https://u:***@memory.example.com",
+        "scope_root": None,
+        "tenant_root": None,
+        "headers": ["X-Token"],
+        "options": ["path"],
+        "api_key_set": True,
+    }
+    code, text = invoke("config")
+    assert code == 0
+    assert "engine       reference" in text
+    assert "SECRET" not in output + text
+
+
+def test_config_without_a_file_shows_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TINYMEMORY_CONFIG", raising=False)
+    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
+    monkeypatch.delenv("TINYMEMORY_ENDPOINT", raising=False)
+    monkeypatch.delenv("TINYMEMORY_API_KEY", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    code, output = invoke("config", "--json")
+    report = json.loads(output)
+    assert code == 0
+    assert report["file"] == str(tmp_path / "tinymemory" / "config.toml")
+    assert (report["file_exists"], report["engine"], report["api_key_set"]) == (
+        False,
+        "sqlite",
+        False,
+    )
+
+
+def test_config_with_a_broken_file_is_a_clean_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "bad.toml"
+    file.write_text("engine = [", encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    assert main(["config"]) == 1
+    assert "is not valid toml" in capsys.readouterr().err

@@ -30,7 +30,7 @@ from tinymemory import (
 )
 from tinymemory.f32 import display_f32, format_f32, to_f32
 from tinymemory.items import validate_item, validate_many
-from tinymemory.timestamps import format_timestamp, format_whole_seconds, parse_timestamp
+from tinymemory.timestamps import format_timestamp, parse_timestamp
 
 AT = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
 
@@ -584,12 +584,6 @@ def test_display_f32_is_rusts_display(value, written):
 def test_format_timestamp(value, written):
     assert format_timestamp(value) == written
     assert parse_timestamp(written) == value
-
-
-def test_format_whole_seconds_drops_the_fraction():
-    value = datetime(999, 1, 2, 5, 4, 5, 123_456, tzinfo=timezone(timedelta(hours=2)))
-    assert format_whole_seconds(value) == "0999-01-02T03:04:05Z"
-    assert format_whole_seconds(AT) == "2025-05-06T07:08:09Z"
 
 
 def test_format_timestamp_refuses_naive_and_non_datetimes():

@@ -7,6 +7,7 @@ the ``tinymemory_register_commands`` hook.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -14,7 +15,12 @@ import click
 
 from tinymemory.errors import TinyMemoryError
 from tinymemory.plugins import list_plugins, plugin_manager
-from tinymemory.registry import list_engines
+from tinymemory.registry import (
+    MemoryConfig,
+    config_path,
+    list_engines,
+)
+from tinymemory.settings import API_KEY_VARIABLE, redact_url
 from tinymemory.wire import to_data
 
 
@@ -75,6 +81,35 @@ def plugins(as_json: bool) -> None:
         for info in infos
     ]
     click.echo(_table(("NAME", "DISTRIBUTION", "VERSION", "HOOKS"), rows))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def config(as_json: bool) -> None:
+    """Show the configuration in force: its file, the engine and its settings.
+
+    No key is shown: only whether TINYMEMORY_API_KEY is set.
+    """
+    path = config_path()
+    loaded = MemoryConfig.load()
+    settings = loaded.settings_for(loaded.engine)
+    report = {
+        "file": str(path),
+        "file_exists": path.is_file(),
+        "engine": loaded.engine,
+        "endpoint": redact_url(settings.endpoint) if settings.endpoint else None,
+        "scope_root": settings.scope_root,
+        "tenant_root": settings.tenant_root,
+        "headers": sorted(settings.headers),
+        "options": sorted(settings.options),
+        "api_key_set": bool(os.environ.get(API_KEY_VARIABLE, "").strip()),
+    }
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+        return
+    for key, value in report.items():
+        shown = ", ".join(value) if isinstance(value, list) else value
+        click.echo(f"{key:<12} {'-' if shown in (None, '') else shown}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

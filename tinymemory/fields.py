@@ -7,7 +7,7 @@ naming the field, so bad input never reaches an engine.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import attrs
@@ -34,6 +34,16 @@ def optional_bool(instance: object, attribute: attrs.Attribute[Any], value: obje
     """Validator: ``None`` or a bool."""
     if value is not None and not isinstance(value, bool):
         raise InvalidRequest(f"`{attribute.name}` must be true or false")
+
+
+def instance_of(cls: type, *, optional: bool) -> Callable[[Any, Any, Any], None]:
+    """Validator: an instance of ``cls`` (or ``None`` when ``optional``)."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if not (isinstance(value, cls) or (optional and value is None)):
+            raise InvalidRequest(f"`{attribute.name}` must be a {cls.__name__}")
+
+    return check
 
 
 def count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
 from tinymemory.fields import (
     WireEnum,
     count,
+    instance_of,
     optional_bool,
     optional_str,
     required_str,
@@ -80,16 +79,6 @@ def _opt_str() -> str | None:
     return attrs.field(default=None, validator=optional_str)  # type: ignore[no-any-return]
 
 
-def _instance_of(cls: type, *, optional: bool) -> Callable[[object, Any, object], None]:
-    """Validator: an instance of ``cls`` (or ``None`` when ``optional``), else InvalidRequest."""
-
-    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-        if not (isinstance(value, cls) or (optional and value is None)):
-            raise InvalidRequest(f"`{attribute.name}` must be a {cls.__name__}")
-
-    return check
-
-
 @attrs.frozen
 class MemoryMeta:
     """Typed metadata of an item.
@@ -111,14 +100,14 @@ class MemoryMeta:
     url: str | None = _opt_str()
     thread_id: str | None = _opt_str()
     turns: TurnRange | None = attrs.field(
-        default=None, validator=_instance_of(TurnRange, optional=True)
+        default=None, validator=instance_of(TurnRange, optional=True)
     )
     agent_id: str | None = _opt_str()
     tool_call: ToolCallRef | None = attrs.field(
-        default=None, validator=_instance_of(ToolCallRef, optional=True)
+        default=None, validator=instance_of(ToolCallRef, optional=True)
     )
     source: SourceRef = attrs.field(
-        factory=SourceRef, validator=_instance_of(SourceRef, optional=False)
+        factory=SourceRef, validator=instance_of(SourceRef, optional=False)
     )
     tags: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
     observed_at: datetime | None = attrs.field(default=None, converter=optional_utc)
@@ -146,7 +135,7 @@ class MetaFilter:
     one, every node but a ``service:`` sandbox is read.
     """
 
-    reach: Reach | None = attrs.field(default=None, validator=_instance_of(Reach, optional=True))
+    reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
     kinds: tuple[ItemKind, ...] = attrs.field(default=(), converter=item_kinds)
     sources: tuple[SourceKind, ...] = attrs.field(default=(), converter=_source_kinds)
     workspace: str | None = _opt_str()
@@ -158,7 +147,7 @@ class MetaFilter:
     url: str | None = _opt_str()
     thread_id: str | None = _opt_str()
     turns: TurnRange | None = attrs.field(
-        default=None, validator=_instance_of(TurnRange, optional=True)
+        default=None, validator=instance_of(TurnRange, optional=True)
     )
     agent_id: str | None = _opt_str()
     tool_call: str | None = _opt_str()

@@ -17,6 +17,7 @@ from tinymemory.f32 import to_f32
 from tinymemory.fields import (
     WireEnum,
     count,
+    instance_of,
     optional_str,
     required_str,
     str_tuple,
@@ -42,16 +43,6 @@ def _filter(value: MetaFilter | None) -> MetaFilter:
     if not isinstance(value, MetaFilter):
         raise InvalidRequest("`filter` must be a MetaFilter")
     return value
-
-
-def _optional_reach(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if value is not None and not isinstance(value, Reach):
-        raise InvalidRequest(f"`{attribute.name}` must be a Reach")
-
-
-def _required_reach(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    if not isinstance(value, Reach):
-        raise InvalidRequest(f"`{attribute.name}` must be a Reach")
 
 
 def _score(value: float) -> float:
@@ -366,7 +357,7 @@ class GetRequest:
     """Read items whole by id, in the order named; ids beyond ``reach`` are left out."""
 
     ids: tuple[str, ...] = attrs.field(converter=str_tuple)
-    reach: Reach | None = attrs.field(default=None, validator=_optional_reach)
+    reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
 
     def validate(self) -> None:
         """Refuse no ids, more than 200, or a blank id."""
@@ -409,7 +400,7 @@ class EraseRequest:
     refused unless ``whole_tree`` is set.
     """
 
-    reach: Reach = attrs.field(validator=_required_reach)
+    reach: Reach = attrs.field(validator=instance_of(Reach, optional=False))
     kinds: tuple[ItemKind, ...] = attrs.field(default=(), converter=item_kinds)
     whole_tree: bool = False
 

@@ -198,7 +198,7 @@ class MemoryConfig:
         """
         env = os.environ if environ is None else environ
         explicit = path or env.get(CONFIG_VARIABLE)
-        file = Path(explicit) if explicit else default_config_path(env)
+        file = config_path(path, env)
         if file.is_file():
             try:
                 text = file.read_text(encoding="utf-8")
@@ -215,6 +215,15 @@ class MemoryConfig:
         if endpoint:
             engines[engine] = attrs.evolve(config.settings_for(engine), endpoint=endpoint)
         return cls(engine=engine, engines=engines)
+
+
+def config_path(
+    path: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Path:
+    """The file :meth:`MemoryConfig.load` reads: ``path``, ``$TINYMEMORY_CONFIG`` or the default."""
+    env = os.environ if environ is None else environ
+    explicit = path or env.get(CONFIG_VARIABLE)
+    return Path(explicit) if explicit else default_config_path(env)
 
 
 def default_config_path(environ: Mapping[str, str] | None = None) -> Path:

@@ -38,11 +38,6 @@ def format_timestamp(value: datetime) -> str:
     return text + "Z"
 
 
-def format_whole_seconds(value: datetime) -> str:
-    """Write ``value`` as RFC 3339 in UTC with whole seconds (``...09Z``)."""
-    return _whole_seconds(to_utc(value)) + "Z"
-
-
 def _whole_seconds(value: datetime) -> str:
     # Not strftime: its %Y does not pad a year below 1000 to four digits.
     return (
