@@ -108,17 +108,22 @@ def to_f32(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
+def _decimal(value: float) -> tuple[str, str, int]:
+    """``value``'s shortest f32 decimal as (sign, digits, point): ``0.digits * 10**point``."""
+    mantissa, _, exponent = _shortest_digits(value).partition("e")
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
+    return sign, digits, int(exponent) + 1
+
+
 def format_f32(value: float) -> str:
     """Write ``value`` as ryu's shortest f32 form (``0.8``, ``1.0``, ``1e-7``)."""
     if math.isnan(value) or math.isinf(value):
         raise ValueError("json has no form for a non-finite number")
     if value == 0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    mantissa, _, exp_text = _shortest_digits(value).partition("e")
-    sign = "-" if mantissa.startswith("-") else ""
-    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
-    # value = 0.digits * 10**point; the branches are ryu's format32 layout
-    point = int(exp_text) + 1
+    sign, digits, point = _decimal(value)
+    # The branches are ryu's format32 layout.
     length = len(digits)
     if point - length >= 0 and point <= 13:
         body = digits + "0" * (point - length) + ".0"
@@ -144,10 +149,7 @@ def display_f32(value: float) -> str:
         return "inf" if value > 0 else "-inf"
     if value == 0:
         return "-0" if math.copysign(1.0, value) < 0 else "0"
-    mantissa, _, exp_text = _shortest_digits(value).partition("e")
-    sign = "-" if mantissa.startswith("-") else ""
-    digits = mantissa.lstrip("-").replace(".", "").rstrip("0") or "0"
-    point = int(exp_text) + 1
+    sign, digits, point = _decimal(value)
     if point <= 0:
         body = "0." + "0" * -point + digits
     elif point >= len(digits):

@@ -25,6 +25,7 @@ from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import InvalidRequest, TinyMemoryError
 from tinymemory.f32 import format_f32
 from tinymemory.items import Conversation, Document, DocumentBody, Learning, StoreItem
+from tinymemory.meta import MetaFilter
 from tinymemory.namespace import Namespace, Reach
 from tinymemory.operations import EraseReport, ExportPage, ForgetTarget, RecallAnswer
 from tinymemory.settings import EngineCredential
@@ -198,8 +199,6 @@ def _structure_target(value: Any, _: Any) -> ForgetTarget:
     key, content = _one_of(value, ("ids", "filter"), "a forget target")
     if key == "ids":
         return ForgetTarget.by_ids(converter.structure(content, tuple[str, ...]))
-    from tinymemory.meta import MetaFilter
-
     return ForgetTarget.by_filter(converter.structure(content, MetaFilter))
 
 
