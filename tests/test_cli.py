@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import click
 import pytest
 from click.testing import CliRunner
@@ -384,3 +385,181 @@ def test_config_with_a_broken_file_is_a_clean_error(
     monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
     assert main(["config"]) == 1
     assert "is not valid toml" in capsys.readouterr().err
+
+
+# --- tools ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def reference_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the configuration at the reference engine."""
+    file = tmp_path / "memory.toml"
+    file.write_text('engine = "reference"\n', encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
+    monkeypatch.delenv("TINYMEMORY_API_KEY", raising=False)
+    return file
+
+
+def reference_specs(*, writes: bool = True) -> list[tinymemory.ToolSpec]:
+    from tinymemory.reference import ReferenceEngine
+
+    tools = tinymemory.MemoryTools(ReferenceEngine())
+    return list((tools if writes else tools.read_only()).specs())
+
+
+def test_tools_lists_the_seven_tools_in_a_table(reference_config: Path) -> None:
+    code, output = invoke("tools")
+    assert code == 0
+    header, *rows = output.splitlines()
+    assert header.split() == ["NAME", "KIND", "WHAT", "IT", "DOES"]
+    assert [row.split()[:2] for row in rows] == [
+        ["memory_recall", "read"],
+        ["memory_fetch", "read"],
+        ["memory_list", "read"],
+        ["memory_get", "read"],
+        ["memory_explore", "read"],
+        ["memory_store", "write"],
+        ["memory_forget", "write"],
+    ]
+    assert rows[0].index("read") == header.index("KIND")
+    assert rows[0].endswith("returns an answer and the memories it cites")
+
+
+def test_tools_json_in_each_format(reference_config: Path) -> None:
+    specs = reference_specs()
+    code, output = invoke("tools", "--json")
+    assert code == 0
+    assert json.loads(output) == [spec.as_data() for spec in specs]
+    code, output = invoke("tools", "--format", "openai")
+    assert json.loads(output) == [spec.as_openai() for spec in specs]
+    assert json.loads(output)[0]["type"] == "function"
+    code, output = invoke("tools", "--json", "--format", "anthropic", "--read-only")
+    assert code == 0
+    assert json.loads(output) == [spec.as_anthropic() for spec in reference_specs(writes=False)]
+    assert [tool["name"] for tool in json.loads(output)][-1] == "memory_explore"
+
+
+def test_tools_with_an_unknown_engine_is_a_clean_error(
+    reference_config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "nope")
+    assert main(["tools"]) == 1
+    assert capsys.readouterr().err == (
+        "tinymemory: configuration error: unknown engine `nope`; installed engines: reference\n"
+    )
+
+
+# --- context ----------------------------------------------------------------------
+
+
+def register_filled_engine(*items: tinymemory.StoreItem) -> None:
+    """An engine `filled` whose every build holds ``items``."""
+    from tinymemory.hookspecs import EngineFactory
+    from tinymemory.reference import ReferenceEngine
+
+    def build(settings: object, credential: object) -> ReferenceEngine:
+        engine = ReferenceEngine()
+        for item in items:
+            engine.store(item)
+        return engine
+
+    class Filled:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            descriptor = attrs.evolve(REFERENCE, id="filled", label="Filled")
+            return [EngineFactory(descriptor=descriptor, build=build)]
+
+    plugin_manager().register(Filled())
+
+
+def test_context_from_an_empty_engine_prints_nothing_and_says_so(reference_config: Path) -> None:
+    result = CliRunner().invoke(cli, ["context"], prog_name="tinymemory")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr == "tinymemory: the engine had nothing to say; the document is empty\n"
+
+
+def test_context_prints_the_document(
+    reference_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_filled_engine(
+        tinymemory.Learning(text="The user prefers tabs"),
+        tinymemory.Learning(
+            text="The user's secret plan", meta=tinymemory.MemoryMeta(namespace="agent:b")
+        ),
+    )
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "filled")
+    code, output = invoke("context", "--budget", "300")
+    assert code == 0
+    assert output.startswith("---\ngenerated_at: ")
+    assert "\nengine: reference\n" in output  # the built engine's own id
+    assert "\n# Context\n" in output
+    assert "- The user prefers tabs\n" in output
+    assert "secret" in output
+    tokens = int(output.split("\ntokens: ")[1].split("\n")[0])
+    assert tokens <= 300
+    assert tokens == -(-len(output) // 4)
+
+
+def test_context_at_a_node_reads_only_its_reach(
+    reference_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_filled_engine(
+        tinymemory.Learning(
+            text="The user prefers tabs", meta=tinymemory.MemoryMeta(namespace="agent:a")
+        ),
+        tinymemory.Learning(text="The user likes tea"),
+        tinymemory.Learning(
+            text="The user's secret plan", meta=tinymemory.MemoryMeta(namespace="agent:b")
+        ),
+    )
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "filled")
+    code, output = invoke("context", "--at", "agent:a")
+    assert code == 0
+    assert "tabs" in output
+    assert "tea" in output
+    assert "secret" not in output
+    code, output = invoke("context", "--at", "agent:a", "--reach", "exact")
+    assert "tabs" in output
+    assert "tea" not in output
+    code, output = invoke("context", "--reach", "subtree")  # at the root: all but sandboxes
+    assert "secret" in output
+
+
+def test_context_writes_a_file_and_reports_json(
+    reference_config: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    register_filled_engine(tinymemory.Learning(text="The user prefers tabs"))
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "filled")
+    target = tmp_path / "context.md"
+    code, output = invoke("context", "-o", str(target))
+    assert code == 0
+    written = target.read_text(encoding="utf-8")
+    refs = written.split("\nrefs: [")[1].split("]")[0].split(", ")
+    tokens = -(-len(written) // 4)
+    assert output == f"wrote {target}: {tokens} tokens, {len(refs)} refs\n"
+    code, output = invoke("context", "--json", "--budget", "200")
+    report = json.loads(output)
+    assert sorted(report) == ["engine", "generated_at", "markdown", "refs", "tokens"]
+    assert report["engine"] == "reference"
+    assert report["refs"] == refs
+    assert report["tokens"] == -(-len(report["markdown"]) // 4) <= 200
+    assert report["generated_at"].endswith("Z")
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--at", "nobody"], "namespace segment `nobody` must be written kind:id"),
+        (["--at", "agent:a.b"], "namespace id `a.b` must be 1 to 128 characters"),
+        (["--budget", "0"], "0 is not in the range x>=1"),
+        (["--reach", "everything"], "'everything' is not one of"),
+    ],
+)
+def test_context_refuses_bad_options_as_usage_errors(
+    reference_config: Path, args: list[str], problem: str
+) -> None:
+    result = CliRunner().invoke(cli, ["context", *args], prog_name="tinymemory")
+    assert result.exit_code == 2
+    assert problem in result.stderr

@@ -71,6 +71,14 @@ SPEC_NAMES = [
     "StoreItem",
     "hookimpl",
     "list_plugins",
+    "MemoryTools",
+    "ToolScope",
+    "ToolSpec",
+    "ContextSpec",
+    "Brief",
+    "ContextDoc",
+    "ContextCompiler",
+    "compile_context",
 ]
 
 

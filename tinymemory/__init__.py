@@ -80,6 +80,7 @@ from tinymemory.operations import (
 )
 
 if TYPE_CHECKING:
+    from tinymemory.context import Brief, ContextCompiler, ContextDoc, ContextSpec, compile_context
     from tinymemory.hookspecs import (
         DocumentConverter,
         Embedder,
@@ -93,12 +94,21 @@ if TYPE_CHECKING:
     from tinymemory.registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
     from tinymemory.scrubbing import ScrubbingEngine
     from tinymemory.settings import BearerSource, CredentialKind, EngineCredential, EngineSettings
+    from tinymemory.tools import MemoryTools, ToolScope, ToolSpec
 
     __version__: str
 
-# The plugin system (pluggy, entry points, TOML) loads on first use of these
-# names, so `import tinymemory` stays fast and imports no plugin.
+# The plugin system (pluggy, entry points, TOML), the memory tools and the
+# context compiler load on first use of these names, so `import tinymemory`
+# stays fast and imports no plugin.
 _LAZY = {
+    "tinymemory.context": (
+        "Brief",
+        "ContextCompiler",
+        "ContextDoc",
+        "ContextSpec",
+        "compile_context",
+    ),
     "tinymemory.hookspecs": (
         "DocumentConverter",
         "Embedder",
@@ -112,6 +122,7 @@ _LAZY = {
     "tinymemory.registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
     "tinymemory.scrubbing": ("ScrubbingEngine",),
     "tinymemory.settings": ("BearerSource", "CredentialKind", "EngineCredential", "EngineSettings"),
+    "tinymemory.tools": ("MemoryTools", "ToolScope", "ToolSpec"),
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
 
@@ -140,9 +151,13 @@ __all__ = [
     "MAX_SCAN_LIMIT",
     "MAX_STORE_MANY",
     "BearerSource",
+    "Brief",
     "Citation",
     "ConfigError",
     "Conflict",
+    "ContextCompiler",
+    "ContextDoc",
+    "ContextSpec",
     "Conversation",
     "CredentialKind",
     "Document",
@@ -180,6 +195,7 @@ __all__ = [
     "MemoryConfig",
     "MemoryEngine",
     "MemoryMeta",
+    "MemoryTools",
     "MetaFilter",
     "Namespace",
     "NotFound",
@@ -200,6 +216,8 @@ __all__ = [
     "StoreReceipt",
     "TinyMemoryError",
     "ToolCallRef",
+    "ToolScope",
+    "ToolSpec",
     "Turn",
     "TurnRange",
     "Unauthorized",
@@ -207,6 +225,7 @@ __all__ = [
     "Unsupported",
     "__version__",
     "build_engine",
+    "compile_context",
     "explore_by_listing",
     "get_by_listing",
     "hookimpl",

@@ -10,17 +10,23 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
-from tinymemory.errors import TinyMemoryError
+from tinymemory.context import ContextCompiler, ContextSpec
+from tinymemory.engine import EngineDescriptor
+from tinymemory.errors import ConfigError, TinyMemoryError
+from tinymemory.namespace import Namespace, Reach
 from tinymemory.plugins import list_plugins, plugin_manager
 from tinymemory.registry import (
     MemoryConfig,
     config_path,
     list_engines,
 )
-from tinymemory.settings import API_KEY_VARIABLE, redact_url
+from tinymemory.settings import API_KEY_VARIABLE, EngineCredential, redact_url
+from tinymemory.timestamps import format_timestamp
+from tinymemory.tool_schemas import READ_TOOLS, tool_specs
 from tinymemory.wire import to_data
 
 
@@ -110,6 +116,121 @@ def config(as_json: bool) -> None:
     for key, value in report.items():
         shown = ", ".join(value) if isinstance(value, list) else value
         click.echo(f"{key:<12} {'-' if shown in (None, '') else shown}")
+
+
+def _namespace(ctx: click.Context, param: click.Parameter, value: str | None) -> Namespace | None:
+    if value is None:
+        return None
+    try:
+        return Namespace.parse(value)
+    except TinyMemoryError as error:
+        raise click.BadParameter(error.message) from None
+
+
+_REACHES = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
+
+
+@cli.command("context")
+@click.option(
+    "--budget",
+    type=click.IntRange(min=1),
+    default=ContextSpec().budget_tokens,
+    show_default=True,
+    help="Most tokens the document may take (four characters each).",
+)
+@click.option(
+    "--at",
+    "at",
+    callback=_namespace,
+    metavar="NAMESPACE",
+    help="Whose memory: the node to read from (team:acme/agent:writer); default every node.",
+)
+@click.option(
+    "--reach",
+    "reach_kind",
+    type=click.Choice(sorted(_REACHES)),
+    help="How far from --at to read: of (it and its ancestors, the default), exact, subtree.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the document to this file instead of printing it.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the document and its facts as JSON.")
+def context_command(
+    budget: int,
+    at: Namespace | None,
+    reach_kind: str | None,
+    output: Path | None,
+    as_json: bool,
+) -> None:
+    """Compile context.md from the configured engine: briefs and learnings within a budget."""
+    reach = None
+    if at is not None or reach_kind is not None:
+        reach = _REACHES[reach_kind or "of"](at or Namespace.ROOT)
+    spec = ContextSpec(budget_tokens=budget, reach=reach)
+    with MemoryConfig.load().build(EngineCredential.from_env()) as engine:
+        doc = ContextCompiler().compile(engine, spec)
+    if output is not None:
+        output.write_text(doc.markdown, encoding="utf-8")
+    if as_json:
+        report = {
+            "markdown": doc.markdown,
+            "tokens": doc.tokens,
+            "generated_at": format_timestamp(doc.generated_at),
+            "engine": doc.engine,
+            "refs": list(doc.refs),
+        }
+        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    elif output is not None:
+        click.echo(f"wrote {output}: {doc.tokens} tokens, {len(doc.refs)} refs")
+    else:
+        click.echo(doc.markdown, nl=False)
+    if not doc.markdown:
+        click.echo("tinymemory: the engine had nothing to say; the document is empty", err=True)
+
+
+def _configured_descriptor() -> EngineDescriptor:
+    engine_id = MemoryConfig.load().engine
+    descriptors = list_engines()
+    for descriptor in descriptors:
+        if descriptor.id == engine_id:
+            return descriptor
+    installed = ", ".join(sorted(descriptor.id for descriptor in descriptors)) or "none"
+    raise ConfigError(f"unknown engine `{engine_id}`; installed engines: {installed}")
+
+
+@cli.command("tools")
+@click.option("--json", "as_json", is_flag=True, help="Print the tool specs as JSON.")
+@click.option(
+    "--format",
+    "shape",
+    type=click.Choice(["spec", "openai", "anthropic"]),
+    help="The JSON shape: spec ({name, description, parameters}), openai or anthropic "
+    "tool lists. Implies --json.",
+)
+@click.option("--read-only", is_flag=True, help="Only the read tools.")
+def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
+    """List the memory tools a model is offered over the configured engine."""
+    specs = tool_specs(_configured_descriptor().fetch_modes, writes=not read_only)
+    if as_json or shape is not None:
+        shapes = {
+            "spec": [spec.as_data() for spec in specs],
+            "openai": [spec.as_openai() for spec in specs],
+            "anthropic": [spec.as_anthropic() for spec in specs],
+        }
+        click.echo(json.dumps(shapes[shape or "spec"], indent=2, ensure_ascii=False))
+        return
+    rows = [
+        (
+            spec.name,
+            "read" if spec.name in READ_TOOLS else "write",
+            spec.description.split(". ")[0].rstrip("."),
+        )
+        for spec in specs
+    ]
+    click.echo(_table(("NAME", "KIND", "WHAT IT DOES"), rows))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -38,6 +38,14 @@ def format_timestamp(value: datetime) -> str:
     return text + "Z"
 
 
+def format_whole_seconds(value: datetime) -> str:
+    """Write ``value`` as RFC 3339 in UTC to the whole second (``...09Z``), any fraction dropped.
+
+    The form tool results and ``context.md`` carry (chrono's ``SecondsFormat::Secs``).
+    """
+    return _whole_seconds(to_utc(value)) + "Z"
+
+
 def _whole_seconds(value: datetime) -> str:
     # Not strftime: its %Y does not pad a year below 1000 to four digits.
     return (

@@ -1,0 +1,384 @@
+"""``context.md``: a token-budgeted brief compiled from an engine, for the start of a session.
+
+:func:`compile` asks the engine one ``recall`` per :class:`Brief` (in
+order), then lists the latest learnings, and renders them under ``# Context``
+with a frontmatter recording when, from which engine, how many tokens and
+which items it cites. Tokens are estimated at four characters each; when the
+document is over ``budget_tokens`` the learnings go first, one at a time from
+the end, then the last brief is shortened and finally dropped, so earlier
+briefs keep their text longest.
+
+Engine failures never fail the document: a brief whose recall fails is
+skipped and logged (logger ``tinymemory.context``), a failed learnings
+listing leaves the learnings out, and an engine with nothing to say yields an
+empty document. Only a malformed spec is an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+import attrs
+
+from tinymemory.engine import MemoryEngine
+from tinymemory.errors import InvalidRequest, TinyMemoryError
+from tinymemory.fields import count, instance_of, required_str, str_tuple, to_tuple_of
+from tinymemory.meta import ItemKind, MetaFilter
+from tinymemory.namespace import Reach
+from tinymemory.operations import Hit, ListRequest, RecallRequest
+from tinymemory.timestamps import format_whole_seconds, to_utc
+
+__all__ = [
+    "DEFAULT_BRIEFS",
+    "Brief",
+    "ContextCompiler",
+    "ContextDoc",
+    "ContextSpec",
+    "compile",
+    "compile_context",
+    "estimate_tokens",
+]
+
+logger = logging.getLogger("tinymemory.context")
+
+#: Characters per estimated token.
+CHARS_PER_TOKEN = 4
+#: Most citations one brief's recall gathers.
+BRIEF_CITATIONS = 8
+#: What every brief's recall is asked to do.
+BRIEF_INSTRUCTIONS = (
+    "Answer briefly, as markdown bullet points suitable for a context brief. "
+    "State only what the stored items support."
+)
+#: Page size, and most pages, of the learnings listing.
+LEARNINGS_PAGE = 100
+LEARNINGS_MAX_PAGES = 50
+#: A shortened brief with fewer characters left than this is dropped instead.
+MIN_BRIEF_CHARS = 40
+_ELLIPSIS = "…"
+# The original subtracts the ellipsis' UTF-8 length (3 bytes) from a count of
+# characters when it shortens a brief; kept, so documents come out the same.
+_ELLIPSIS_ALLOWANCE = len(_ELLIPSIS.encode("utf-8"))
+# Rust's `char::is_whitespace` (Unicode White_Space). Python's `str.isspace`
+# also counts U+001C..U+001F, which would split, trim and cut differently.
+_WHITESPACE = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_SPACE_RUN = re.compile(f"[{_WHITESPACE}]+")
+_LEADING = re.compile(f"\\A[{_WHITESPACE}]+")
+_TRAILING = re.compile(f"[{_WHITESPACE}]+\\Z")
+
+
+def estimate_tokens(text: str) -> int:
+    """The tokens ``text`` is estimated to take: its characters over four, rounded up."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _filter(value: MetaFilter | None) -> MetaFilter:
+    if value is None:
+        return MetaFilter()
+    if not isinstance(value, MetaFilter):
+        raise InvalidRequest("`filter` must be a MetaFilter")
+    return value
+
+
+@attrs.frozen(kw_only=True)
+class Brief:
+    """One section of the document: a heading, and the question recalled to fill it."""
+
+    heading: str = attrs.field(validator=required_str)
+    question: str = attrs.field(validator=required_str)
+    #: Which items the answer may draw on.
+    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=_filter)
+
+
+#: The four briefs a spec holds unless told otherwise.
+DEFAULT_BRIEFS = (
+    Brief(
+        heading="About the user",
+        question="Who is the user: their identity, their role, and how they like to work?",
+    ),
+    Brief(
+        heading="Active work",
+        question="What are the user's current projects, workspaces and repositories?",
+    ),
+    Brief(
+        heading="Preferences and standing instructions",
+        question="What preferences and standing instructions has the user given?",
+    ),
+    Brief(
+        heading="Recent important events",
+        question="What important events happened recently?",
+    ),
+)
+
+
+def _briefs(values: Iterable[Brief]) -> tuple[Brief, ...]:
+    return to_tuple_of(Brief, "briefs", values)
+
+
+@attrs.frozen(kw_only=True)
+class ContextSpec:
+    """How a ``context.md`` is compiled.
+
+    ``budget_tokens`` bounds the whole document, frontmatter included;
+    ``briefs`` are its sections in order; ``learnings_limit`` caps the
+    learnings listed after them (0 lists none); ``reach``, when set, confines
+    every read to one node's reach (none reads every namespace but the
+    ``service:`` sandboxes).
+    """
+
+    budget_tokens: int = attrs.field(default=1500, validator=count)
+    briefs: tuple[Brief, ...] = attrs.field(default=DEFAULT_BRIEFS, converter=_briefs)
+    learnings_limit: int = attrs.field(default=20, validator=count)
+    reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
+
+    def validate(self) -> None:
+        """Refuse a zero budget, or a brief with a blank heading or question."""
+        if self.budget_tokens == 0:
+            raise InvalidRequest("budget_tokens must be positive")
+        for brief in self.briefs:
+            if not brief.heading.strip() or not brief.question.strip():
+                raise InvalidRequest("every brief needs a heading and a question")
+
+
+@attrs.frozen(kw_only=True)
+class ContextDoc:
+    """A compiled ``context.md``: the markdown, its tokens, when and from what, what it cites.
+
+    ``markdown`` is empty when the engine had nothing to say; ``refs`` are the
+    ids it cites, in order of first citation.
+    """
+
+    markdown: str
+    tokens: int = attrs.field(validator=count)
+    generated_at: datetime = attrs.field(converter=to_utc)
+    engine: str
+    refs: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+
+
+@attrs.frozen
+class _Section:
+    heading: str
+    body: str
+    refs: tuple[str, ...]
+
+
+@attrs.frozen
+class _Line:
+    id: str
+    text: str
+
+
+class ContextCompiler:
+    """Compiles ``context.md`` documents, stamped now or at a fixed ``generated_at``.
+
+    Pin ``generated_at`` for reproducible output (tests, golden files).
+    """
+
+    def __init__(self, generated_at: datetime | None = None) -> None:
+        self.generated_at = None if generated_at is None else to_utc(generated_at)
+
+    def compile(self, engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
+        """Compile ``spec`` (the defaults when ``None``) against ``engine``.
+
+        Raises ``InvalidRequest`` for a malformed spec, and for nothing else.
+        """
+        spec = ContextSpec() if spec is None else spec
+        if not isinstance(spec, ContextSpec):
+            raise InvalidRequest(f"`spec` must be a ContextSpec, not {type(spec).__name__}")
+        spec.validate()
+        generated_at = self.generated_at or datetime.now(UTC)
+        engine_id = engine.descriptor.id
+        briefs = _gather_briefs(engine, spec)
+        learnings = _gather_learnings(engine, spec)
+        markdown, tokens, refs = _render(
+            briefs, learnings, spec.budget_tokens, engine_id, generated_at
+        )
+        logger.debug("compiled context engine=%s tokens=%d refs=%d", engine_id, tokens, len(refs))
+        return ContextDoc(
+            markdown=markdown,
+            tokens=tokens,
+            generated_at=generated_at,
+            engine=engine_id,
+            refs=refs,
+        )
+
+
+def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
+    """Compile ``spec`` (the defaults when ``None``) against ``engine``, stamped now."""
+    return ContextCompiler().compile(engine, spec)
+
+
+#: :func:`compile` under a name that does not shadow the builtin, for ``tinymemory.*``.
+compile_context = compile
+
+
+# --- gathering ------------------------------------------------------------------------
+
+
+def _gather_briefs(engine: MemoryEngine, spec: ContextSpec) -> list[_Section]:
+    sections = []
+    for brief in spec.briefs:
+        filter = (
+            brief.filter if spec.reach is None else attrs.evolve(brief.filter, reach=spec.reach)
+        )
+        request = RecallRequest(
+            question=brief.question,
+            filter=filter,
+            limit=BRIEF_CITATIONS,
+            instructions=BRIEF_INSTRUCTIONS,
+        )
+        try:
+            answer = engine.recall(request)
+        except TinyMemoryError as error:
+            logger.warning("context brief %r skipped: %s", brief.heading, error)
+            continue
+        except Exception:
+            # Not a contract error, so an engine bug: still only this brief is lost.
+            logger.warning(
+                "context brief %r skipped: the engine failed", brief.heading, exc_info=True
+            )
+            continue
+        body = _trim(answer.answer)
+        if not body or not answer.citations:
+            logger.debug("context brief %r skipped: nothing cited", brief.heading)
+            continue
+        refs = tuple(citation.id for citation in answer.citations)
+        sections.append(_Section(heading=brief.heading, body=body, refs=refs))
+    return sections
+
+
+def _gather_learnings(engine: MemoryEngine, spec: ContextSpec) -> list[_Line]:
+    if spec.learnings_limit == 0:
+        return []
+    listing_filter = MetaFilter(kinds=(ItemKind.LEARNING,), reach=spec.reach)
+    hits: list[Hit] = []
+    cursor: str | None = None
+    for _ in range(LEARNINGS_MAX_PAGES):
+        try:
+            page = engine.list(
+                ListRequest(filter=listing_filter, limit=LEARNINGS_PAGE, cursor=cursor)
+            )
+        except Exception as error:
+            logger.warning(
+                "context learnings skipped: %s",
+                error,
+                exc_info=not isinstance(error, TinyMemoryError),
+            )
+            return []
+        hits.extend(hit for hit in page.items if hit.kind is ItemKind.LEARNING)
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    ranked = _rank_learnings(hits)[: spec.learnings_limit]
+    return [_Line(id=hit.id, text=_one_line(hit.text)) for hit in ranked]
+
+
+def _rank_learnings(hits: list[Hit]) -> list[Hit]:
+    """Newest first with undated last, then most confident (missing is 0); ties keep order."""
+
+    def confidence(hit: Hit) -> float:
+        value = hit.confidence or 0.0
+        return math.inf if math.isnan(value) else value
+
+    by_confidence = sorted(hits, key=confidence, reverse=True)
+    epoch = datetime(1, 1, 1, tzinfo=UTC)
+    return sorted(
+        by_confidence,
+        key=lambda hit: (hit.meta.observed_at is not None, hit.meta.observed_at or epoch),
+        reverse=True,
+    )
+
+
+# --- rendering --------------------------------------------------------------------------
+
+
+def _render(
+    briefs: list[_Section],
+    learnings: list[_Line],
+    budget: int,
+    engine: str,
+    generated_at: datetime,
+) -> tuple[str, int, tuple[str, ...]]:
+    """The document within ``budget``: learnings trimmed first, then the last brief."""
+    briefs, learnings = list(briefs), list(learnings)
+    while True:
+        markdown, tokens, refs = _compose(briefs, learnings, engine, generated_at)
+        if tokens <= budget:
+            return markdown, tokens, refs
+        if learnings:
+            learnings.pop()
+            continue
+        # There is a brief: with none and no learnings the document is empty and fits.
+        last = briefs[-1]
+        overflow = (tokens - budget) * CHARS_PER_TOKEN
+        keep = max(0, len(last.body) - (overflow + _ELLIPSIS_ALLOWANCE))
+        if keep < MIN_BRIEF_CHARS:
+            briefs.pop()
+        else:
+            briefs[-1] = attrs.evolve(last, body=_shorten(last.body, keep))
+
+
+def _shorten(text: str, keep: int) -> str:
+    """The first ``keep`` characters, cut back to the last whitespace when that lies past
+    half of them (measured in UTF-8 bytes, as the original does), with an ellipsis."""
+    cut = text[:keep]
+    spaces = list(_SPACE_RUN.finditer(cut))
+    if spaces:
+        space = spaces[-1].end() - 1
+        if len(_utf8(cut[:space])) * 2 > len(_utf8(cut)):
+            cut = cut[:space]
+    return _TRAILING.sub("", cut) + _ELLIPSIS
+
+
+def _compose(
+    briefs: list[_Section], learnings: list[_Line], engine: str, generated_at: datetime
+) -> tuple[str, int, tuple[str, ...]]:
+    """The whole document, frontmatter included, untrimmed; its tokens and refs."""
+    if not briefs and not learnings:
+        return "", 0, ()
+    refs: dict[str, None] = {}
+    parts = ["# Context\n"]
+    for brief in briefs:
+        parts.append(f"\n## {brief.heading}\n\n{_trim(brief.body)}\n")
+        refs.update(dict.fromkeys(brief.refs))
+    if learnings:
+        parts.append("\n## Learnings\n\n")
+        for line in learnings:
+            parts.append(f"- {_one_line(line.text)}\n")
+            refs[line.id] = None
+    body = "".join(parts)
+    cited = tuple(refs)
+    # The frontmatter states the document's own tokens, which it is part of:
+    # start from a draft reporting 0, then re-render until the count holds.
+    tokens = estimate_tokens(_frontmatter(engine, generated_at, 0, cited) + "\n" + body)
+    markdown = ""
+    for _ in range(8):
+        markdown = _frontmatter(engine, generated_at, tokens, cited) + "\n" + body
+        settled = estimate_tokens(markdown)
+        if settled == tokens:
+            break
+        tokens = settled
+    return markdown, estimate_tokens(markdown), cited
+
+
+def _frontmatter(engine: str, generated_at: datetime, tokens: int, refs: tuple[str, ...]) -> str:
+    return (
+        f"---\ngenerated_at: {format_whole_seconds(generated_at)}\nengine: {engine}\n"
+        f"tokens: {tokens}\nrefs: [{', '.join(refs)}]\n---\n"
+    )
+
+
+def _trim(text: str) -> str:
+    return _TRAILING.sub("", _LEADING.sub("", text))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part for part in _SPACE_RUN.split(text) if part)
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
