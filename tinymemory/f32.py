@@ -9,6 +9,7 @@ writes, which item fingerprints depend on.
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
 from fractions import Fraction
@@ -43,6 +44,7 @@ def _reads_back(number: Fraction, interval: tuple[Fraction, Fraction, bool]) -> 
     return low < number < high or (inclusive and number in (low, high))
 
 
+@functools.lru_cache(maxsize=4096)
 def _shortest_digits(value: float) -> str:
     """Shortest ``%e`` text that reads back as ``value``'s f32, the closest of those (ryu's).
 

@@ -111,7 +111,8 @@ def _check_endpoint(engine_id: str, endpoint: str, *, credentialed: bool) -> Non
         )
 
 
-def _settings_from(engine_id: str, table: Mapping[str, Any], source: str) -> EngineSettings:
+def settings_from_table(engine_id: str, table: Mapping[str, Any], source: str) -> EngineSettings:
+    """Settings from a config table: the known keys, every other key an engine option."""
     if not isinstance(table, Mapping):
         raise ConfigError(f"{source}: `engines.{engine_id}` must be a table")
     known = {key: table[key] for key in _SETTINGS_KEYS if key in table}
@@ -179,7 +180,7 @@ class MemoryConfig:
         return cls(
             engine=engine,
             engines={
-                engine_id: _settings_from(engine_id, table, source)
+                engine_id: settings_from_table(engine_id, table, source)
                 for engine_id, table in tables.items()
             },
         )

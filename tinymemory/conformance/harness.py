@@ -1,0 +1,381 @@
+"""The engine under test, and one check's session with a fresh engine.
+
+A :class:`Harness` gives each check a run marker and workspace of its own (so
+the checks also work on an engine that holds other memory), engine calls that
+turn any error into a :class:`CheckFailed` naming the call, listing with the
+contract's paging rules, and clean-up that forgets everything the check stored.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from functools import partial
+from typing import Any, NoReturn, TypeVar
+
+import attrs
+
+from tinymemory.engine import MemoryEngine
+from tinymemory.errors import InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory.items import StoreItem, StoreReceipt
+from tinymemory.meta import MemoryMeta, MetaFilter
+from tinymemory.namespace import Namespace, Reach
+from tinymemory.operations import (
+    EraseReport,
+    EraseRequest,
+    ExplorePage,
+    ExploreRequest,
+    Exported,
+    FetchMode,
+    FetchRequest,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    ListRequest,
+    RecallAnswer,
+    RecallRequest,
+)
+from tinymemory.wire import to_json
+
+from .failures import CheckFailed, CheckSkipped
+from .profiles import Profile, profile_named
+
+T = TypeVar("T")
+
+#: Builds a fresh, empty engine; called once per check and per Hypothesis example.
+EngineFactory = Callable[[], MemoryEngine]
+#: Builds two engines for two different users of one backing store.
+PairFactory = Callable[[], tuple[MemoryEngine, MemoryEngine]]
+
+#: Listing page size, small so that paging itself is tested.
+LISTING_PAGE = 2
+#: A listing longer than this many pages is taken to loop.
+MAX_PAGES = 10_000
+
+
+class Call:
+    """A call as a failure names it (``list {...request json...}``), written only when shown."""
+
+    def __init__(self, operation: str, request: object = None) -> None:
+        self.operation = operation
+        self.request = request
+
+    def __str__(self) -> str:
+        if self.request is None:
+            return self.operation
+        return f"{self.operation} {to_json(self.request)}"
+
+
+#: What names a call in a failure: plain text, or a :class:`Call` written only when shown.
+Label = str | Call
+
+
+def describe_error(error: BaseException) -> str:
+    """An error as a failure shows it, saying when it is not one of the contract's."""
+    if isinstance(error, TinyMemoryError):
+        return f"{type(error).__name__}: {error.message}"
+    return f"{type(error).__name__} (not one of the contract's errors): {error}"
+
+
+def _shorten(text: str, most: int = 300) -> str:
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+@attrs.frozen
+class Subject:
+    """The engine under test: how to build a fresh one, how to build two users, the profile.
+
+    Without ``pair``, the isolation check runs between two engines from
+    ``factory``; pass ``pair`` to test two users of one backing store.
+    """
+
+    factory: EngineFactory
+    pair: PairFactory | None = None
+    profile: Profile = attrs.field(factory=profile_named)
+
+    def build(self, check: str) -> MemoryEngine:
+        """A fresh engine, or a failure of ``check`` when the factory breaks."""
+        try:
+            engine = self.factory()
+        except Exception as error:
+            raise CheckFailed(
+                check, "factory()", "a fresh engine", describe_error(error)
+            ) from error
+        if not isinstance(engine, MemoryEngine):
+            raise CheckFailed(check, "factory()", "a MemoryEngine", type(engine).__name__)
+        return engine
+
+    def build_pair(self, check: str) -> tuple[MemoryEngine, MemoryEngine]:
+        """Two users' engines, from ``pair`` or from two calls of the factory."""
+        if self.pair is None:
+            return self.build(check), self.build(check)
+        try:
+            first, second = self.pair()
+        except Exception as error:
+            raise CheckFailed(check, "pair()", "two engines", describe_error(error)) from error
+        return first, second
+
+    @contextmanager
+    def session(self, check: str) -> Iterator[Harness]:
+        """A harness over a fresh engine; cleans up and closes it afterwards.
+
+        After a passing check the clean-up is verified (nothing of the run
+        left listed); after a failing one it is best effort.
+        """
+        engine = self.build(check)
+        with using(engine, check) as harness:
+            yield harness
+
+
+@contextmanager
+def using(engine: MemoryEngine, check: str, nonce: str | None = None) -> Iterator[Harness]:
+    """A harness over ``engine`` that cleans up after itself and closes the engine."""
+    harness = Harness(check, engine, nonce)
+    try:
+        yield harness
+    except BaseException:
+        harness.clean_up(verify=False)
+        raise
+    else:
+        harness.clean_up(verify=True)
+    finally:
+        harness.call("close()", engine.close)
+
+
+class Harness:
+    """One check's calls against one engine, each failure named after its call."""
+
+    def __init__(self, check: str, engine: MemoryEngine, nonce: str | None = None) -> None:
+        self.check = check
+        self.engine = engine
+        self.nonce = nonce or secrets.token_hex(4)
+        #: A word every text of the run holds, so every fetch mode can find it.
+        self.marker = f"tmconf{self.nonce}"
+        #: The workspace every item of the run is stored in.
+        self.workspace = f"tinymemory-conformance/{self.nonce}"
+        #: The workspace of the filter probes.
+        self.probe_workspace = f"{self.workspace}/probes"
+        self._names: dict[str, str] = {}
+        self._nodes: set[Namespace] = set()
+
+    # --- reporting --------------------------------------------------------
+
+    def fail(self, call: Label, expected: str, got: str) -> NoReturn:
+        """Fail the check at ``call``."""
+        raise CheckFailed(self.check, str(call), expected, _shorten(got))
+
+    def expect(self, ok: bool, call: Label, expected: str, got: object) -> None:
+        """Fail the check at ``call`` unless ``ok``."""
+        if not ok:
+            self.fail(call, expected, got if isinstance(got, str) else repr(got))
+
+    def skip(self, reason: str) -> NoReturn:
+        """Skip the rest of the check."""
+        raise CheckSkipped(self.check, reason)
+
+    def name(self, item_id: str, label: str) -> str:
+        """Give a stored item a name that failures show instead of its id."""
+        self._names[item_id] = label
+        return item_id
+
+    def names(self, ids: Iterable[str]) -> str:
+        """Ids as a failure shows them: named items by name, others by id."""
+        return "[" + ", ".join(self._names.get(item_id, item_id) for item_id in ids) + "]"
+
+    def hits(self, hits: Iterable[Hit]) -> str:
+        """Hits as a failure shows them."""
+        return self.names(hit.id for hit in hits)
+
+    # --- calls ------------------------------------------------------------
+
+    def call(self, label: Label, operation: Callable[[], T]) -> T:
+        """Run a call the engine must serve; any error fails the check."""
+        try:
+            return operation()
+        except (CheckFailed, CheckSkipped):
+            raise
+        except Exception as error:
+            raise CheckFailed(
+                self.check, str(label), "the call to succeed", describe_error(error)
+            ) from error
+
+    def refuses(
+        self,
+        label: Label,
+        operation: Callable[[], object],
+        errors: tuple[type[TinyMemoryError], ...] = (InvalidRequest,),
+    ) -> None:
+        """Run a call the engine must refuse with one of ``errors``."""
+        wanted = " or ".join(error.__name__ for error in errors)
+        try:
+            answer = operation()
+        except errors:
+            return
+        except Exception as error:
+            self.fail(label, wanted, describe_error(error))
+        self.fail(label, wanted, f"an answer: {answer!r}")
+
+    def meta(self, **fields: Any) -> MemoryMeta:
+        """Metadata in the run's workspace (unless ``fields`` names another)."""
+        return attrs.evolve(MemoryMeta(workspace=self.workspace), **fields)
+
+    def run_filter(self, **fields: Any) -> MetaFilter:
+        """A filter admitting only the run's workspace (unless ``fields`` names another)."""
+        return attrs.evolve(MetaFilter(workspace=self.workspace), **fields)
+
+    def store(self, item: StoreItem, label: str | None = None) -> StoreReceipt:
+        """Store ``item``; its receipt must carry the item's id (its fingerprint)."""
+        name = label or item.item_kind.value
+        self._nodes.add(item.meta.namespace)
+        receipt = self.call(f"store({name})", lambda: self.engine.store(item))
+        self.name(receipt.id, name)
+        self.expect(
+            receipt.id == item.fingerprint(),
+            f"store({name})",
+            f"the item's fingerprint {item.fingerprint()} as its id",
+            receipt.id,
+        )
+        return receipt
+
+    def store_many(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
+        """Store a batch."""
+        self._nodes.update(item.meta.namespace for item in items)
+        return self.call(
+            f"store_many({len(items)} items)", lambda: self.engine.store_many(list(items))
+        )
+
+    def _paged(
+        self,
+        operation: str,
+        serve: Callable[[ListRequest], tuple[Sequence[T], str | None]],
+        filter: MetaFilter,
+        page: int,
+    ) -> list[T]:
+        """Everything a paged read returns, failing on a repeated cursor or an endless read."""
+        found: list[T] = []
+        seen: set[str] = set()
+        cursor: str | None = None
+        while True:
+            request = ListRequest(filter=filter, limit=page, cursor=cursor)
+            label = Call(operation, request)
+            entries, cursor = self.call(label, partial(serve, request))
+            self.expect(len(entries) <= page, label, f"at most {page} entries", len(entries))
+            found.extend(entries)
+            if cursor is None:
+                return found
+            self.expect(
+                cursor not in seen and len(seen) < MAX_PAGES,
+                label,
+                f"a new cursor on every page and at most {MAX_PAGES} pages",
+                cursor,
+            )
+            seen.add(cursor)
+
+    def listed(self, filter: MetaFilter, page: int = LISTING_PAGE) -> list[Hit]:
+        """Every item ``filter`` admits, through pages of ``page``; each must score 0."""
+
+        def serve(request: ListRequest) -> tuple[Sequence[Hit], str | None]:
+            answer = self.engine.list(request)
+            return answer.items, answer.next_cursor
+
+        hits = self._paged("list", serve, filter, page)
+        for hit in hits:
+            self.expect(
+                hit.score == 0, Call("list", filter), "score 0 on every listed item", hit.score
+            )
+        return hits
+
+    def listed_ids(self, filter: MetaFilter) -> list[str]:
+        """The ids of every item ``filter`` admits, in listing order."""
+        return [hit.id for hit in self.listed(filter)]
+
+    def fetch(self, request: FetchRequest) -> list[Hit]:
+        """The first page of a fetch."""
+        return list(self.call(Call("fetch", request), lambda: self.engine.fetch(request)).hits)
+
+    def fetch_marker(self, mode: FetchMode, filter: MetaFilter) -> list[Hit]:
+        """Fetch the run's marker in ``mode`` under ``filter``, 50 hits at most."""
+        return self.fetch(FetchRequest(query=self.marker, mode=mode, filter=filter, limit=50))
+
+    def recall(self, request: RecallRequest) -> RecallAnswer:
+        """Recall."""
+        return self.call(Call("recall", request), lambda: self.engine.recall(request))
+
+    def get(self, ids: Sequence[str], reach: Reach | None = None) -> list[Hit]:
+        """Get ``ids`` under ``reach``."""
+        request = GetRequest(ids=ids, reach=reach)
+        return self.call(Call("get", request), lambda: self.engine.get(request))
+
+    def explore(self, request: ExploreRequest) -> ExplorePage:
+        """Explore."""
+        return self.call(Call("explore", request), lambda: self.engine.explore(request))
+
+    def forget(self, target: ForgetTarget) -> int:
+        """Forget; the number forgotten."""
+        report = self.call(Call("forget", target), lambda: self.engine.forget(target))
+        return report.forgotten
+
+    def forget_within(self, ids: Sequence[str], reach: Reach | None) -> int:
+        """Forget the ``ids`` ``reach`` can see; the number forgotten."""
+        label = f"forget_within({self.names(ids)}, {reach})"
+        return self.call(label, lambda: self.engine.forget_within(ids, reach)).forgotten
+
+    def exported(self, filter: MetaFilter) -> list[Exported] | None:
+        """Every item ``filter`` admits, exported; ``None`` when the engine does not export."""
+        try:
+            self.engine.export(ListRequest(filter=filter, limit=LISTING_PAGE))
+        except Unsupported:
+            return None
+        except Exception:  # the paged read below reports it, naming the call
+            pass
+
+        def serve(request: ListRequest) -> tuple[Sequence[Exported], str | None]:
+            answer = self.engine.export(request)
+            if answer.incomplete:
+                raise CheckFailed(
+                    self.check,
+                    str(Call("export", request)),
+                    "no incomplete items",
+                    repr(list(answer.incomplete)),
+                )
+            return answer.items, answer.next_cursor
+
+        return self._paged("export", serve, filter, LISTING_PAGE)
+
+    def erase(self, request: EraseRequest) -> EraseReport | None:
+        """Erase; ``None`` when the engine does not erase."""
+        try:
+            return self.engine.erase(request)
+        except Unsupported:
+            return None
+        except Exception as error:
+            self.fail(Call("erase", request), "the call to succeed", describe_error(error))
+
+    # --- clean-up ---------------------------------------------------------
+
+    def clean_up(self, *, verify: bool) -> None:
+        """Forget everything the run stored; with ``verify``, check that nothing is left.
+
+        Each node the run stored at is read exactly, so items in a service
+        sandbox are cleaned up too.
+        """
+        reaches = [None, *(Reach.exact(node) for node in sorted(self._nodes, key=str))]
+        filters = [
+            MetaFilter(workspace=workspace, reach=reach)
+            for workspace in (self.workspace, self.probe_workspace)
+            for reach in reaches
+        ]
+        for filter in filters:
+            label = Call("forget", filter)
+            try:
+                self.engine.forget(ForgetTarget.by_filter(filter))
+            except Exception as error:
+                if verify:
+                    self.fail(label, "clean-up to succeed", describe_error(error))
+        if verify:
+            for filter in filters:
+                left = self.listed(filter)
+                self.expect(
+                    not left, "clean-up", f"nothing left under {to_json(filter)}", self.hits(left)
+                )

@@ -1,0 +1,51 @@
+"""How hard the suite pushes: the Hypothesis budgets of each named profile.
+
+The fixed checks of the suite run the same calls under every profile; a
+profile sets only how many random examples the property checks and the
+state machine try, and how long each state machine run is.
+"""
+
+from __future__ import annotations
+
+import os
+
+import attrs
+
+from tinymemory.errors import ConfigError
+
+#: The environment variable naming the profile when no option does.
+PROFILE_VARIABLE = "TINYMEMORY_CONFORMANCE_PROFILE"
+
+
+@attrs.frozen
+class Profile:
+    """A named budget of random examples."""
+
+    name: str
+    #: Examples of each property check (round trip, filtering).
+    property_examples: int
+    #: State machine runs, each a random sequence of writes against the reference.
+    machine_runs: int
+    #: The most steps (writes and reads) in one state machine run.
+    machine_steps: int
+
+
+PROFILES = {
+    profile.name: profile
+    for profile in (
+        Profile("default", property_examples=60, machine_runs=40, machine_steps=25),
+        Profile("ci", property_examples=20, machine_runs=12, machine_steps=15),
+        Profile("thorough", property_examples=400, machine_runs=250, machine_steps=50),
+    )
+}
+
+
+def profile_named(name: str | None = None) -> Profile:
+    """The profile ``name``, else the one ``TINYMEMORY_CONFORMANCE_PROFILE`` names, else default."""
+    chosen = name or os.environ.get(PROFILE_VARIABLE) or "default"
+    profile = PROFILES.get(chosen)
+    if profile is None:
+        raise ConfigError(
+            f"unknown conformance profile `{chosen}`; expected one of {', '.join(PROFILES)}"
+        )
+    return profile
