@@ -563,3 +563,51 @@ def test_context_refuses_bad_options_as_usage_errors(
     result = CliRunner().invoke(cli, ["context", *args], prog_name="tinymemory")
     assert result.exit_code == 2
     assert problem in result.stderr
+
+
+def test_conformance_runs_the_checks_named_against_the_configured_engine(
+    reference_config: Path,
+) -> None:
+    code, output = invoke("conformance", "--check", "health", "--check", "namespaces")
+    assert code == 0
+    lines = output.splitlines()
+    assert [line.split()[:2] for line in lines[:-1]] == [
+        ["passed", "health"],
+        ["passed", "namespaces"],
+    ]
+    assert lines[-1] == "2 passed, 0 failed, 0 skipped"
+
+
+def test_conformance_reports_json_and_fails_a_broken_engine(reference_config: Path) -> None:
+    from broken_engines import ReportsDown
+
+    from tinymemory.hookspecs import EngineFactory
+
+    class DownEngines:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            descriptor = attrs.evolve(REFERENCE, id="down")
+            return [EngineFactory(descriptor=descriptor, build=lambda s, c: ReportsDown())]
+
+    plugin_manager().register(DownEngines())
+    code, output = invoke("conformance", "down", "--check", "health", "--check", "get", "--json")
+    assert code == 1
+    report = json.loads(output)
+    assert report["passed"] is False
+    assert [(r["check"], r["outcome"]) for r in report["results"]] == [
+        ("health", "failed"),
+        ("get", "passed"),
+    ]
+    assert report["results"][0]["detail"].endswith("got: down (maintenance)")
+
+
+def test_conformance_refuses_an_unknown_engine_or_check(
+    reference_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["conformance", "nope"]) == 1
+    assert "unknown engine `nope`; installed engines: reference" in capsys.readouterr().err
+    assert main(["conformance", "--check", "nope"]) == 1
+    assert "unknown conformance check nope; expected one of health, " in capsys.readouterr().err
+    code, output = invoke("conformance", "--profile", "fast")
+    assert code == 2
+    assert "'fast' is not one of" in output

@@ -7,7 +7,6 @@ import math
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import attrs
 import pytest
@@ -514,30 +513,6 @@ def test_a_reach_confines_the_whole_document():
     doc = PINNED.compile(engine, ContextSpec(reach=Reach.of(Namespace.parse("agent:a"))))
     assert "mine" in doc.markdown
     assert "theirs" not in doc.markdown
-
-
-def docs_examples() -> list[Any]:
-    blocks = re.findall(r"```(\w*)\n(.*?)```", (DOCS / "context.md").read_text("utf-8"), re.S)
-    found = []
-    for index, (language, body) in enumerate(blocks):
-        if language == "python":
-            following = blocks[index + 1] if index + 1 < len(blocks) else ("", "")
-            expected = following[1] if following[0] == "text" else None
-            found.append(pytest.param(body, expected, id=f"context.md-{len(found) + 1}"))
-    return found
-
-
-@pytest.mark.parametrize(("code", "expected"), docs_examples())
-def test_the_context_page_examples_print_what_it_shows(code, expected, capsys):
-    exec(compile_source(code), {"__name__": "docs"})
-    if expected is not None:
-        assert capsys.readouterr().out == expected
-
-
-def compile_source(code: str) -> Any:
-    import builtins
-
-    return builtins.compile(code, "docs/context.md", "exec")
 
 
 def test_spec_is_a_frozen_value():

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 import pytest
+from doc_examples import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -1183,30 +1184,10 @@ def test_import_tinymemory_loads_neither_tools_nor_context():
     assert set(after) >= {"tinymemory.tools", "tinymemory.context"}
 
 
-def docs_examples(page: str) -> list[Any]:
-    import re
-
-    blocks = re.findall(r"```(\w*)\n(.*?)```", (DOCS / page).read_text(encoding="utf-8"), re.S)
-    found = []
-    for index, (language, body) in enumerate(blocks):
-        if language == "python":
-            following = blocks[index + 1] if index + 1 < len(blocks) else ("", "")
-            expected = following[1] if following[0] == "text" else None
-            found.append(pytest.param(body, expected, id=f"{page}-{len(found) + 1}"))
-    return found
-
-
-@pytest.mark.parametrize(("code", "expected"), docs_examples("tools.md"))
-def test_the_tools_page_examples_print_what_it_shows(code, expected, capsys):
-    exec(compile(code, "docs/tools.md", "exec"), {"__name__": "docs"})
-    if expected is not None:
-        assert capsys.readouterr().out == expected
-
-
 def test_the_tools_page_shows_a_whole_loop():
-    examples = [example.values for example in docs_examples("tools.md")]
-    assert len(examples) >= 2
-    shown = "".join(expected or "" for _, expected in examples)
+    shown_examples = [example.values for example in examples(DOCS / "tools.md")]
+    assert len(shown_examples) >= 2
+    shown = "".join(expected or "" for _, expected in shown_examples)
     for name in TOOL_NAMES:
         assert f"> {name} " in shown, name
     assert "is fixed by the host" in shown

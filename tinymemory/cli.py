@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from tinymemory.conformance.profiles import PROFILES
 from tinymemory.context import ContextCompiler, ContextSpec
 from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import ConfigError, TinyMemoryError
@@ -21,6 +22,7 @@ from tinymemory.namespace import Namespace, Reach
 from tinymemory.plugins import list_plugins, plugin_manager
 from tinymemory.registry import (
     MemoryConfig,
+    build_engine,
     config_path,
     list_engines,
 )
@@ -231,6 +233,63 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
         for spec in specs
     ]
     click.echo(_table(("NAME", "KIND", "WHAT IT DOES"), rows))
+
+
+@cli.command("conformance")
+@click.argument("engine_id", required=False, metavar="[ENGINE]")
+@click.option(
+    "--profile",
+    type=click.Choice(sorted(PROFILES)),
+    help="How many random examples to try (default: $TINYMEMORY_CONFORMANCE_PROFILE or default).",
+)
+@click.option("--check", "checks", multiple=True, metavar="NAME", help="Run only this check.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def conformance_command(
+    ctx: click.Context,
+    engine_id: str | None,
+    profile: str | None,
+    checks: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Run the conformance suite against an installed engine (default: the configured one).
+
+    The engine is built from the configuration's settings for it, and each
+    check stores under a workspace of its own and forgets it afterwards. Exits
+    1 when a check fails.
+    """
+    loaded = MemoryConfig.load()
+    chosen = engine_id or loaded.engine
+    settings = loaded.settings_for(chosen)
+    credential = EngineCredential.from_env()
+    build_engine(chosen, settings, credential).close()  # a ConfigError now, not per check
+    try:
+        from tinymemory.conformance import runner
+    except ModuleNotFoundError as error:
+        if error.name != "hypothesis":
+            raise
+        raise ConfigError(
+            "the conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
+        ) from None
+
+    def heard(result: runner.CheckResult) -> None:
+        if not as_json:
+            click.echo(f"{result.outcome.value:<8} {result.check} ({result.seconds:.2f} s)")
+            for line in result.detail.splitlines():
+                click.echo(f"         {line}")
+
+    report = runner.run(
+        lambda: build_engine(chosen, settings, credential),
+        profile=profile,
+        checks=checks or None,
+        on_result=heard,
+    )
+    if as_json:
+        click.echo(json.dumps(report.as_data(), indent=2, ensure_ascii=False))
+    else:
+        click.echo(str(report).splitlines()[-1])
+    if not report.passed:
+        ctx.exit(1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

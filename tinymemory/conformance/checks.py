@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import attrs
 
+from tinymemory.errors import ConfigError
+
 from . import item_checks, properties, reach_checks, state_machine
 from .harness import Subject
 
@@ -55,13 +57,13 @@ CHECK_NAMES = tuple(check.name for check in CHECKS)
 
 
 def checks_named(names: list[str] | tuple[str, ...] | None = None) -> tuple[Check, ...]:
-    """The checks named (all when ``None``), in suite order; an unknown name is a ValueError."""
+    """The checks named (all when ``None``), in suite order; an unknown name is a ConfigError."""
     if names is None:
         return CHECKS
     unknown = sorted(set(names) - set(CHECK_NAMES))
     if unknown:
         expected = ", ".join(CHECK_NAMES)
-        raise ValueError(
+        raise ConfigError(
             f"unknown conformance check {', '.join(unknown)}; expected one of {expected}"
         )
     return tuple(check for check in CHECKS if check.name in names)

@@ -163,10 +163,12 @@ class Harness:
 
     def fail(self, call: Label, expected: str, got: str) -> NoReturn:
         """Fail the check at ``call``."""
+        __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
         raise CheckFailed(self.check, str(call), expected, _shorten(got))
 
     def expect(self, ok: bool, call: Label, expected: str, got: object) -> None:
         """Fail the check at ``call`` unless ``ok``."""
+        __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
         if not ok:
             self.fail(call, expected, got if isinstance(got, str) else repr(got))
 
@@ -191,6 +193,7 @@ class Harness:
 
     def call(self, label: Label, operation: Callable[[], T]) -> T:
         """Run a call the engine must serve; any error fails the check."""
+        __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
         try:
             return operation()
         except (CheckFailed, CheckSkipped):
@@ -207,6 +210,7 @@ class Harness:
         errors: tuple[type[TinyMemoryError], ...] = (InvalidRequest,),
     ) -> None:
         """Run a call the engine must refuse with one of ``errors``."""
+        __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
         wanted = " or ".join(error.__name__ for error in errors)
         try:
             answer = operation()

@@ -33,9 +33,9 @@ class Profile:
 PROFILES = {
     profile.name: profile
     for profile in (
-        Profile("default", property_examples=60, machine_runs=40, machine_steps=25),
-        Profile("ci", property_examples=20, machine_runs=12, machine_steps=15),
-        Profile("thorough", property_examples=400, machine_runs=250, machine_steps=50),
+        Profile("default", property_examples=100, machine_runs=60, machine_steps=30),
+        Profile("ci", property_examples=25, machine_runs=20, machine_steps=20),
+        Profile("thorough", property_examples=500, machine_runs=500, machine_steps=50),
     )
 }
 

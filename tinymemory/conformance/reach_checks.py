@@ -80,10 +80,10 @@ def check_namespaces(subject: Subject) -> None:
             filter = h.run_filter(reach=reach)
             listed = sorted(h.listed_ids(filter))
             _expect_ids(h, f"list {to_json(filter)}", listed, sorted(wanted))
-            got = [hit.id for hit in h.get(in_order, reach)]
-            _expect_ids(
-                h, f"get(all five, reach {reach})", got, [i for i in in_order if i in wanted]
-            )
+            for order in (in_order, in_order[::-1]):
+                got = [hit.id for hit in h.get(order, reach)]
+                wanted_order = [item_id for item_id in order if item_id in wanted]
+                _expect_ids(h, f"get({h.names(order)}, reach {reach})", got, wanted_order)
 
         exported = {
             reach: h.exported(h.run_filter(reach=reach))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import enum
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import attrs
 
@@ -61,6 +62,23 @@ class Report:
     def _with(self, outcome: Outcome) -> tuple[CheckResult, ...]:
         return tuple(result for result in self.results if result.outcome is outcome)
 
+    def as_data(self) -> dict[str, Any]:
+        """The report as plain JSON data."""
+        return {
+            "engine": self.engine,
+            "profile": self.profile,
+            "passed": self.passed,
+            "results": [
+                {
+                    "check": result.check,
+                    "outcome": result.outcome.value,
+                    "detail": result.detail,
+                    "seconds": result.seconds,
+                }
+                for result in self.results
+            ],
+        }
+
     def __str__(self) -> str:
         lines = [f"conformance of `{self.engine}` ({self.profile} profile)"]
         for result in self.results:
@@ -100,13 +118,15 @@ def run(
     pair: PairFactory | None = None,
     profile: str | None = None,
     checks: Iterable[str] | None = None,
+    on_result: Callable[[CheckResult], None] | None = None,
 ) -> Report:
     """Run the suite against the engines ``factory`` builds, one fresh engine per check.
 
     ``pair`` builds two users of one store for the isolation check (two
     engines from ``factory`` when not given). ``profile`` picks the random
     example budget (``default``, ``ci`` or ``thorough``); ``checks`` runs only
-    the checks named. Nothing is raised for a failing engine: read the report.
+    the checks named; ``on_result`` hears each result as it comes (for
+    progress). Nothing is raised for a failing engine: read the report.
     """
     chosen = checks_named(None if checks is None else tuple(checks))
     subject = Subject(factory, pair, profile_named(profile))
@@ -123,5 +143,8 @@ def run(
         else:
             outcome, detail = Outcome.PASSED, ""
         elapsed = time.perf_counter() - started
-        results.append(CheckResult(check.name, outcome, detail, round(elapsed, 3)))
+        result = CheckResult(check.name, outcome, detail, round(elapsed, 3))
+        results.append(result)
+        if on_result is not None:
+            on_result(result)
     return Report(engine_id, subject.profile.name, tuple(results))

@@ -149,6 +149,14 @@ class _Machine(RuleBasedStateMachine):
         self.h = Harness(CHECK, self.subject.build(CHECK))
         self.reference = ReferenceEngine()
         self.erases = True
+        workspace = self.h.workspace
+        self.run_filter = MetaFilter(workspace=workspace)
+        self.node_filters = [
+            (node, MetaFilter(reach=Reach.exact(node), workspace=workspace)) for node in NODES
+        ]
+        self.reach_filters = [
+            (reach, MetaFilter(reach=reach, workspace=workspace)) for reach in REACHES
+        ]
 
     def teardown(self) -> None:
         self.h.clean_up(verify=False)
@@ -166,10 +174,6 @@ class _Machine(RuleBasedStateMachine):
 
     def _expected(self, filter: MetaFilter) -> list[Hit]:
         return list(self.reference.list(ListRequest(filter=filter, limit=10_000)).items)
-
-    def _stored_ids(self) -> list[str]:
-        every_node = [self._in_run(MetaFilter(reach=Reach.exact(node))) for node in NODES]
-        return sorted({hit.id for filter in every_node for hit in self._expected(filter)})
 
     def _same_hits(self, call: Label, wanted: list[Hit], got: list[Hit], ordered: bool) -> None:
         """The same items (in the same order when ``ordered``), each read the same way."""
@@ -282,25 +286,40 @@ class _Machine(RuleBasedStateMachine):
 
     @invariant()
     def reads_agree(self) -> None:
-        """Under every reach: the same listing, the same get, the same count per node."""
-        stored = self._stored_ids()
-        asked = [*stored[::-1], f"{self.h.marker}-unknown"]
-        for reach in REACHES:
-            filter = self._in_run(MetaFilter(reach=reach))
+        """Under every reach: the same listing, the same get, the same count per node.
+
+        The reference is read once per node; what a reach should return is
+        the items of the nodes it admits, as the reference itself decides.
+        """
+        by_node = {node: self._expected(filter) for node, filter in self.node_filters}
+        known = {hit.id: hit for hits in by_node.values() for hit in hits}
+        asked = [*sorted(known, reverse=True), f"{self.h.marker}-unknown"]
+        for reach, filter in self.reach_filters:
+            admitted = [node for node in NODES if Reach.admitted_by(reach, node)]
+            wanted = [hit for node in admitted for hit in by_node[node]]
             listed = self.h.listed(filter, page=7)
-            self._same_hits(Call("list", filter), self._expected(filter), listed, ordered=False)
-            request = GetRequest(ids=asked, reach=reach)
+            self._same_hits(Call("list", filter), wanted, listed, ordered=False)
+            visible = {hit.id for hit in wanted}
+            in_order = [known[item_id] for item_id in asked if item_id in visible]
             got = self.h.get(asked, reach)
-            self._same_hits(Call("get", request), self.reference.get(request), got, ordered=True)
-            self._same_counts(ExploreRequest(facet=Facet.NAMESPACE, filter=filter, limit=500))
+            self._same_hits(
+                Call("get", GetRequest(ids=asked, reach=reach)), in_order, got, ordered=True
+            )
+            request = ExploreRequest(facet=Facet.NAMESPACE, filter=filter, limit=500)
+            counts = {str(node): len(by_node[node]) for node in admitted if by_node[node]}
+            self._expect_counts(request, (counts, len(wanted), 0, False))
         for facet in (Facet.KIND, Facet.TAG, Facet.FOLDER):
-            self._same_counts(ExploreRequest(facet=facet, filter=self._in_run(MetaFilter())))
+            self._same_counts(ExploreRequest(facet=facet, filter=self.run_filter, limit=500))
 
     def _same_counts(self, request: ExploreRequest) -> None:
         wanted = self.reference.explore(request)
+        counts = {bucket.value: bucket.count for bucket in wanted.buckets}
+        self._expect_counts(request, (counts, wanted.total, wanted.missing, False))
+
+    def _expect_counts(self, request: ExploreRequest, expected: tuple[object, ...]) -> None:
+        """Explore must answer (buckets, total, missing, truncated) = ``expected``."""
         got = self.h.explore(request)
         shape = ({b.value: b.count for b in got.buckets}, got.total, got.missing, got.truncated)
-        expected = ({b.value: b.count for b in wanted.buckets}, wanted.total, wanted.missing, False)
         self.h.expect(
             shape == expected,
             Call("explore", request),

@@ -1,0 +1,110 @@
+"""The conformance suite run from a script: run(), its report, and how it fails."""
+
+from __future__ import annotations
+
+import pytest
+from broken_engines import ListIgnoresReach, ReportsDown, UndercountsExplore, Wrapped
+
+from tinymemory import (
+    ConfigError,
+    EraseReport,
+    EraseRequest,
+    ExportPage,
+    ListRequest,
+    ReferenceEngine,
+    Unsupported,
+)
+from tinymemory.conformance import CHECK_NAMES, CheckFailed, Outcome, Report, run
+
+
+class RefusesExportAndErase(Wrapped):
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        raise Unsupported("this engine does not export")
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        raise Unsupported("this engine does not erase")
+
+
+def test_the_reference_engine_passes_every_check():
+    report = run(ReferenceEngine, profile="ci")
+    assert report.passed, str(report)
+    assert [result.check for result in report.results] == list(CHECK_NAMES)
+    assert {result.outcome for result in report.results} == {Outcome.PASSED}
+    assert report.engine == "reference"
+    assert report.profile == "ci"
+
+
+def test_export_and_erase_refused_with_unsupported_are_skipped_not_failed():
+    report = run(RefusesExportAndErase, profile="ci")
+    assert report.passed, str(report)
+    assert [result.check for result in report.skipped] == ["export", "erase"]
+    assert "refuses export with Unsupported" in report.skipped[0].detail
+
+
+def test_a_failure_names_the_check_the_call_and_both_answers():
+    report = run(ReportsDown, checks=["health", "round_trip"])
+    assert not report.passed
+    (failure,) = report.failed
+    assert failure.check == "health"
+    assert (
+        failure.detail == "health: health()\n  expected: ok or degraded\n  got: down (maintenance)"
+    )
+
+
+def test_a_random_failure_carries_hypothesis_minimal_example():
+    report = run(UndercountsExplore, profile="ci", checks=["matches_reference"])
+    (failure,) = report.failed
+    assert failure.detail.startswith("matches_reference: explore {")
+    assert "Falsifying example:" in failure.detail
+    assert "state = EngineMatchesReference()" in failure.detail
+
+
+def test_the_isolation_check_fails_one_engine_passed_as_two_users():
+    shared = ReferenceEngine()
+    report = run(ReferenceEngine, pair=lambda: (shared, shared), checks=["isolation"])
+    (failure,) = report.failed
+    assert failure.check == "isolation"
+    assert "B: list" in failure.detail
+    assert "nothing of A's" in failure.detail
+
+
+def test_a_factory_that_fails_fails_every_check_saying_why():
+    def broken() -> ReferenceEngine:
+        raise RuntimeError("no database here")
+
+    report = run(broken, checks=["health", "get"])
+    assert report.engine == "unknown"
+    assert [result.check for result in report.failed] == ["health", "get"]
+    assert "factory()" in report.failed[0].detail
+    assert "RuntimeError (not one of the contract's errors): no database here" in (
+        report.failed[0].detail
+    )
+
+
+def test_progress_hears_each_result_in_order():
+    heard: list[str] = []
+    run(ReferenceEngine, checks=["get", "health"], on_result=lambda r: heard.append(r.check))
+    assert heard == ["health", "get"]
+
+
+def test_the_report_reads_as_a_summary():
+    report = run(ListIgnoresReach, checks=["replay", "namespaces"])
+    text = str(report)
+    assert text.splitlines()[0] == "conformance of `reference` (default profile)"
+    assert "  passed   replay" in text
+    assert "  failed   namespaces" in text
+    assert text.splitlines()[-1] == "1 passed, 1 failed, 0 skipped"
+    assert isinstance(report, Report)
+
+
+def test_unknown_check_or_profile_is_a_config_error():
+    with pytest.raises(ConfigError, match="unknown conformance check nope"):
+        run(ReferenceEngine, checks=["nope"])
+    with pytest.raises(ConfigError, match="unknown conformance profile `fast`"):
+        run(ReferenceEngine, profile="fast")
+
+
+def test_check_failed_message_layout():
+    error = CheckFailed("get", "get([a, b])", "[a, b]", "[b, a]")
+    assert str(error) == "get: get([a, b])\n  expected: [a, b]\n  got: [b, a]"
+    assert isinstance(error, AssertionError)

@@ -1,0 +1,102 @@
+"""The pytest plugin and the base test class, run as a plugin author runs them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tinymemory.conformance import CHECK_NAMES
+
+QUIET = ("-p", "no:cacheprovider", "--tinymemory-profile=ci")
+
+
+def test_the_option_runs_the_whole_suite_from_an_empty_folder(pytester: pytest.Pytester):
+    result = pytester.runpytest_subprocess("--tinymemory-engine=reference", *QUIET)
+    result.assert_outcomes(passed=len(CHECK_NAMES))
+    result.stdout.fnmatch_lines(["tinymemory conformance: engine `reference`, ci profile"])
+
+
+def test_the_suite_runs_beside_tests_named_on_the_command_line(pytester: pytest.Pytester):
+    pytester.makepyfile(test_own="def test_own(): pass")
+    result = pytester.runpytest_subprocess(
+        "--tinymemory-engine=reference", "-k", "own or health", "test_own.py", *QUIET
+    )
+    result.assert_outcomes(passed=2)
+
+
+def test_without_the_option_nothing_is_added(pytester: pytest.Pytester):
+    pytester.makepyfile(test_own="def test_own(): pass")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--tinymemory-engine=nope"],
+            "*no installed engine `nope`; installed engines: *reference*",
+        ),
+        (
+            ["--tinymemory-engine=reference", "--tinymemory-settings={bad"],
+            "*--tinymemory-settings is not valid JSON*",
+        ),
+        (
+            ["--tinymemory-engine=reference", "--tinymemory-peer-settings=[1]"],
+            "*--tinymemory-peer-settings must be a JSON object*",
+        ),
+        (
+            ["--tinymemory-engine=reference", '--tinymemory-settings={"endpoint": 3}'],
+            "*`endpoint` must be a string*",
+        ),
+    ],
+)
+def test_bad_options_are_usage_errors(pytester: pytest.Pytester, options, message):
+    result = pytester.runpytest_subprocess(*options)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_a_subclass_runs_the_suite_against_its_own_engine(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        test_mine="""
+        from tinymemory import EngineHealth, ReferenceEngine, Unsupported
+        from tinymemory.conformance import ConformanceTests
+
+        class DownEngine(ReferenceEngine):
+            def health(self):
+                return EngineHealth.down("maintenance")
+
+            def handle_export(self, request):
+                raise Unsupported("no export here")
+
+        class TestMine(ConformanceTests):
+            profile = "ci"
+
+            def make_engine(self):
+                return DownEngine()
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(passed=len(CHECK_NAMES) - 2, failed=1, skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*health: health()",
+            "*expected: ok or degraded",
+            "*got: down (maintenance)",
+            "*the engine refuses export with Unsupported*",
+        ]
+    )
+
+
+def test_a_subclass_without_make_engine_says_what_is_missing(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        test_mine="""
+        from tinymemory.conformance import ConformanceTests
+
+        class TestMine(ConformanceTests):
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "health")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*TestMine must define make_engine()*"])

@@ -1,0 +1,25 @@
+"""The examples of the README and of every docs page run as written and print what they show."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+from doc_examples import ROOT, examples
+
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def test_the_readme_has_examples():
+    assert len(examples(ROOT / "README.md")) >= 5
+
+
+@pytest.mark.parametrize(("code", "expected"), [e for page in PAGES for e in examples(page)])
+def test_example_runs_and_prints_what_it_shows(code, expected, monkeypatch):
+    monkeypatch.delenv("TINYMEMORY_API_KEY", raising=False)
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(compile(code, "example", "exec"), {"__name__": "docs"})
+    if expected is not None:
+        assert output.getvalue() == expected
