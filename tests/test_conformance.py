@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from broken_engines import ListIgnoresReach, ReportsDown, UndercountsExplore, Wrapped
+from doc_examples import ROOT
 
 from tinymemory import (
     ConfigError,
@@ -108,3 +109,9 @@ def test_check_failed_message_layout():
     error = CheckFailed("get", "get([a, b])", "[a, b]", "[b, a]")
     assert str(error) == "get: get([a, b])\n  expected: [a, b]\n  got: [b, a]"
     assert isinstance(error, AssertionError)
+
+
+def test_the_docs_page_describes_every_check():
+    page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    for name in CHECK_NAMES:
+        assert f"| `{name}` |" in page, name
