@@ -82,6 +82,21 @@ def _shorten(text: str, most: int = 300) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
+def _made(
+    check: str, call: str, make: Callable[[], tuple[object, ...]]
+) -> tuple[MemoryEngine, ...]:
+    """What a factory made, failing ``check`` unless it made engines."""
+    try:
+        made = make()
+    except Exception as error:
+        raise CheckFailed(check, call, "fresh engines", describe_error(error)) from error
+    engines = tuple(engine for engine in made if isinstance(engine, MemoryEngine))
+    if len(engines) != len(made):
+        shown = ", ".join(type(thing).__name__ for thing in made)
+        raise CheckFailed(check, call, "MemoryEngine instances", shown)
+    return engines
+
+
 @attrs.frozen
 class Subject:
     """The engine under test: how to build a fresh one, how to build two users, the profile.
@@ -96,24 +111,13 @@ class Subject:
 
     def build(self, check: str) -> MemoryEngine:
         """A fresh engine, or a failure of ``check`` when the factory breaks."""
-        try:
-            engine = self.factory()
-        except Exception as error:
-            raise CheckFailed(
-                check, "factory()", "a fresh engine", describe_error(error)
-            ) from error
-        if not isinstance(engine, MemoryEngine):
-            raise CheckFailed(check, "factory()", "a MemoryEngine", type(engine).__name__)
-        return engine
+        return _made(check, "factory()", lambda: (self.factory(),))[0]
 
     def build_pair(self, check: str) -> tuple[MemoryEngine, MemoryEngine]:
         """Two users' engines, from ``pair`` or from two calls of the factory."""
         if self.pair is None:
             return self.build(check), self.build(check)
-        try:
-            first, second = self.pair()
-        except Exception as error:
-            raise CheckFailed(check, "pair()", "two engines", describe_error(error)) from error
+        first, second = _made(check, "pair()", self.pair)
         return first, second
 
     @contextmanager

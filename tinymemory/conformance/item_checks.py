@@ -25,7 +25,6 @@ from tinymemory.items import (
 )
 from tinymemory.meta import (
     ItemKind,
-    MemoryMeta,
     MetaFilter,
     SourceKind,
     SourceRef,
@@ -44,18 +43,18 @@ from tinymemory.operations import (
 )
 from tinymemory.wire import to_json
 
-from .harness import Harness, Subject
+from .harness import Harness, Label, Subject
 
 _TURNS_AT = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
 
 
-def three_kinds(h: Harness, **meta: object) -> list[tuple[str, StoreItem]]:
+def three_kinds(h: Harness) -> list[tuple[str, StoreItem]]:
     """One item of each kind holding the run's marker, named, in the run's workspace."""
     document = Document(
         title="Round trip",
         body=f"{h.marker} round trip: the harbour cranes are inspected every spring",
         mime="text/markdown",
-        meta=h.meta(tags=("roundtrip",), **meta),
+        meta=h.meta(tags=("roundtrip",)),
     )
     conversation = Conversation(
         turns=[
@@ -67,16 +66,14 @@ def three_kinds(h: Harness, **meta: object) -> list[tuple[str, StoreItem]]:
                 tool_calls=[ToolCallRef(name="read_plan", id="call-1")],
             ),
         ],
-        meta=h.meta(
-            source=SourceRef(kind=SourceKind.CONVERSATION, id=f"{h.marker}-thread"), **meta
-        ),
+        meta=h.meta(source=SourceRef(kind=SourceKind.CONVERSATION, id=f"{h.marker}-thread")),
     )
     learning = Learning(
         text=f"{h.marker} the user prefers short answers",
         kind=LearningKind.PREFERENCE,
         confidence=0.75,
         evidence="they said so twice",
-        meta=h.meta(**meta),
+        meta=h.meta(),
     )
     return [("document", document), ("conversation", conversation), ("learning", learning)]
 
@@ -91,13 +88,12 @@ def store_new(h: Harness, items: Sequence[tuple[str, StoreItem]]) -> dict[str, S
     return stored
 
 
-def expect_hit(h: Harness, call: str, hit: Hit, item: StoreItem) -> None:
+def expect_hit(h: Harness, call: Label, hit: Hit, item: StoreItem) -> None:
     """A read's hit must show the stored item: kind, meta, rendered text and confidence."""
     name = h.names([hit.id])
     h.expect(hit.kind is item.item_kind, call, f"{name} of kind {item.item_kind.value}", hit.kind)
-    h.expect(
-        hit.meta == item.meta, call, f"{name} with meta {to_json(item.meta)}", to_json(hit.meta)
-    )
+    if hit.meta != item.meta:
+        h.fail(call, f"{name} with meta {to_json(item.meta)}", to_json(hit.meta))
     h.expect(hit.text == item.render_text(), call, f"{name} text {item.render_text()!r}", hit.text)
     confidence = item.confidence if isinstance(item, Learning) else None
     h.expect(hit.confidence == confidence, call, f"{name} confidence {confidence}", hit.confidence)
@@ -283,8 +279,7 @@ def _probes(h: Harness) -> list[tuple[str, StoreItem, MetaFilter]]:
     m = h.marker
 
     def document(field: str, **meta: object) -> StoreItem:
-        meta_here = h.meta(workspace=h.probe_workspace, **meta)
-        return Document(body=f"{m} probe {field}", meta=meta_here)
+        return Document(body=f"{m} probe {field}", meta=h.meta(workspace=h.probe_workspace, **meta))
 
     def conversation(field: str, **meta: object) -> StoreItem:
         turns = [Turn(role=Role.USER, text=f"{m} probe {field}")]
@@ -335,7 +330,7 @@ def _probes(h: Harness) -> list[tuple[str, StoreItem, MetaFilter]]:
         ),
         (
             "kinds",
-            Learning(text=f"{m} probe kinds", meta=MemoryMeta(workspace=h.probe_workspace)),
+            Learning(text=f"{m} probe kinds", meta=h.meta(workspace=h.probe_workspace)),
             {"kinds": [ItemKind.LEARNING]},
         ),
         (
