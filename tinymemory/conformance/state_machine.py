@@ -283,6 +283,23 @@ class _Machine(RuleBasedStateMachine):
     def explore(self, facet: Facet, filter: MetaFilter) -> None:
         self._same_counts(ExploreRequest(facet=facet, filter=self._in_run(filter), limit=500))
 
+    @rule(filter=pooled_filters())
+    def export(self, filter: MetaFilter) -> None:
+        scoped = self._in_run(filter)
+        exported = self.h.exported(scoped)
+        if exported is None:
+            return
+        call = Call("export", scoped)
+        got = {entry.id: entry.item for entry in exported}
+        self.h.expect(len(got) == len(exported), call, "no item twice", len(exported))
+        listed = self.reference.export(ListRequest(filter=scoped, limit=10_000)).items
+        wanted = {entry.id: entry.item for entry in listed}
+        if sorted(got) != sorted(wanted):
+            self.h.fail(call, self.h.names(sorted(wanted)), self.h.names(sorted(got)))
+        for item_id, item in wanted.items():
+            if got[item_id] != item:
+                self.h.fail(call, to_json(item), to_json(got[item_id]))
+
     # --- reads that must agree after every step --------------------------
 
     @invariant()
