@@ -29,8 +29,8 @@ def _node(h: Harness, name: str) -> Namespace:
     return Namespace([Segment(SegmentKind.AGENT, f"{h.marker}-{name}")])
 
 
-def _expect_ids(h: Harness, call: str, got: object, wanted: list[str]) -> None:
-    h.expect(got == wanted, call, h.names(wanted), h.names(got) if isinstance(got, list) else got)
+def _expect_ids(h: Harness, call: str, got: list[str], wanted: list[str]) -> None:
+    h.expect(got == wanted, call, h.names(wanted), h.names(got))
 
 
 def check_namespaces(subject: Subject) -> None:
@@ -231,15 +231,10 @@ def check_isolation(subject: Subject) -> None:
         b.expect(
             page.total == 0, "B: explore namespace of the shared workspace", "0 items", page.total
         )
-        b.expect(
-            b.forget(ForgetTarget.by_ids(mine)) == 0, "B: forget A's ids", "0 forgotten", "more"
-        )
-        b.expect(
-            b.forget(ForgetTarget.by_filter(b.run_filter())) == 0,
-            "B: forget the shared workspace",
-            "0 forgotten",
-            "more",
-        )
+        forgotten = b.forget(ForgetTarget.by_ids(mine))
+        b.expect(forgotten == 0, "B: forget A's ids", "0 forgotten", forgotten)
+        forgotten = b.forget(ForgetTarget.by_filter(b.run_filter()))
+        b.expect(forgotten == 0, "B: forget the shared workspace", "0 forgotten", forgotten)
         _expect_ids(a, "A lists after B's forgets", sorted(a.listed_ids(a.run_filter())), mine)
 
         label, learning = three_kinds(a)[2]
