@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from tinymemory.conformance import CHECK_NAMES
@@ -100,3 +103,14 @@ def test_a_subclass_without_make_engine_says_what_is_missing(pytester: pytest.Py
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "health")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*TestMine must define make_engine()*"])
+
+
+def test_the_plugin_loads_no_suite_until_asked():
+    # pytest imports the plugin in every run where tinymemory is installed.
+    code = (
+        "import sys, tinymemory.conformance.pytest_plugin; "
+        "print(sorted(m for m in sys.modules if m == 'hypothesis' or m.startswith("
+        "('tinymemory.conformance.', 'tinymemory.reference')) and not m.endswith('pytest_plugin')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
