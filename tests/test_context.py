@@ -6,7 +6,6 @@ import logging
 import math
 import re
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import attrs
 import pytest
@@ -48,10 +47,11 @@ from tinymemory.operations import (
     RecallRequest,
 )
 from tinymemory.reference import ReferenceEngine
+from tinymemory.timestamps import format_timestamp
+from tinymemory.wire import to_data
 
 AT = datetime(2025, 5, 6, 7, 8, 9, 750000, tzinfo=UTC)
 PINNED = ContextCompiler(AT)
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 class ScriptedEngine(MemoryEngine):
@@ -189,6 +189,18 @@ def test_wrong_types_are_refused_at_construction():
 def test_an_engine_with_nothing_yields_an_empty_document():
     doc = PINNED.compile(ReferenceEngine())
     assert doc == ContextDoc(markdown="", tokens=0, generated_at=AT, engine="reference", refs=())
+
+
+def test_a_document_always_writes_its_refs():
+    # The original writes `refs` even when empty; only optionals are left out.
+    doc = PINNED.compile(ReferenceEngine())
+    assert to_data(doc) == {
+        "markdown": "",
+        "tokens": 0,
+        "generated_at": format_timestamp(AT),
+        "engine": "reference",
+        "refs": [],
+    }
 
 
 def test_each_brief_is_one_recall_with_limit_8_and_the_instructions():

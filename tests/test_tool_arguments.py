@@ -165,15 +165,14 @@ def test_nested_objects_and_arrays_name_their_path():
     args = Arguments.parse("t", value, value)
     assert message(args.object, "filter", ()) == "t: `filter` must be an object"
     conversation = args.required_object("conversation", ("turns",))
-    assert message(conversation.elements, "turns", ()) == (
+    assert message(lambda: list(conversation.elements("turns", ()))) == (
         "t: `conversation.turns` must hold only objects"
     )
     bad = Arguments.parse("t", {"c": {"turns": {"role": "user"}}}, ("c",))
-    assert message(bad.required_object("c", ("turns",)).elements, "turns", ()) == (
-        "t: `c.turns` must be an array"
-    )
+    nested = bad.required_object("c", ("turns",))
+    assert message(lambda: list(nested.elements("turns", ()))) == ("t: `c.turns` must be an array")
     turns = Arguments.parse("t", {"turns": [{"role": "user", "txt": "x"}]}, ("turns",))
-    assert message(turns.elements, "turns", ("role", "text")) == (
+    assert message(lambda: list(turns.elements("turns", ("role", "text")))) == (
         "t: `turns[].txt` is not an argument of this tool"
     )
     assert message(args.required_object, "absent", ()) == "t: `absent` is required"
@@ -291,3 +290,16 @@ def test_the_filter_reads_every_model_field_and_never_a_reach():
 def test_a_bad_filter_field_is_named(field, value, problem):
     args = Arguments.parse("memory_list", {"filter": {field: value}}, ("filter",))
     assert message(args.filter) == f"memory_list: {problem}"
+
+
+# --- the order in which problems are named ----------------------------------------------
+
+
+def test_the_first_bad_key_in_sorted_order_is_named():
+    # The original reads arguments into key-sorted maps.
+    assert message(Arguments.parse, "memory_list", {"zzz": 1, "aaa": 2}, ("limit",)) == (
+        "memory_list: `aaa` is not an argument of this tool"
+    )
+    assert message(refuse_host_fixed, "memory_list", {"reach": 1, "namespace": 1}) == (
+        "memory_list: `namespace` is fixed by the host and cannot be passed to a memory tool"
+    )

@@ -1191,3 +1191,40 @@ def test_the_tools_page_shows_a_whole_loop():
     for name in TOOL_NAMES:
         assert f"> {name} " in shown, name
     assert "is fixed by the host" in shown
+
+
+# --- problems named in the original's order ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ([{"namespace": "x"}], "memory_list: arguments must be a json object"),
+        ('"\\ud800"', "memory_list: arguments must be a json object"),
+        ("[1]", "memory_list: arguments must be a json object"),
+    ],
+)
+def test_arguments_that_are_not_an_object_are_refused_first(arguments, problem):
+    with pytest.raises(InvalidRequest) as caught:
+        MemoryTools(ReferenceEngine()).call("memory_list", arguments)
+    assert caught.value.message == problem
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        (
+            {"learning": {"learning_kind": 5}},
+            "memory_store: `learning.learning_kind` must be a string",
+        ),
+        (
+            {"conversation": {"turns": [{"role": "bot", "text": "hi"}, 5]}},
+            "memory_store: `conversation.turns[].role` must be one of "
+            "user, assistant, system, tool",
+        ),
+    ],
+)
+def test_store_names_the_problem_the_original_reads_first(arguments, problem):
+    with pytest.raises(InvalidRequest) as caught:
+        MemoryTools(ReferenceEngine()).call("memory_store", arguments)
+    assert caught.value.message == problem

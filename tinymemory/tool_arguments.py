@@ -21,7 +21,7 @@ import json
 import math
 import re
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, TypeVar
 
@@ -65,8 +65,9 @@ def _no_constant(name: str) -> object:
 def refuse_host_fixed(tool: str, value: object) -> None:
     """Refuse a ``namespace`` or ``reach`` key anywhere in ``value``, naming its path.
 
-    The walk is breadth first, so the shallowest such key is the one named,
-    and it goes under keys no tool knows. A string that is not Unicode text
+    The walk is breadth first, so the shallowest such key is the one named
+    (the first in sorted order, as the original's key-sorted maps read), and
+    it goes under keys no tool knows. A string that is not Unicode text
     (a lone surrogate) is refused on the way, since no engine could store it.
     """
     queue: deque[tuple[str, object]] = deque([("", value)])
@@ -80,7 +81,7 @@ def refuse_host_fixed(tool: str, value: object) -> None:
             continue
         seen.add(id(node))
         if isinstance(node, Mapping):
-            for key in node:
+            for key in sorted(node, key=str):
                 name = str(key)
                 if name in HOST_FIXED:
                     raise InvalidRequest(
@@ -88,7 +89,7 @@ def refuse_host_fixed(tool: str, value: object) -> None:
                         "to a memory tool"
                     )
                 _check_text(tool, path + name, name)
-            queue.extend((f"{path}{key}.", child) for key, child in node.items())
+            queue.extend((f"{path}{key}.", node[key]) for key in sorted(node, key=str))
         else:
             queue.extend((f"{path.removesuffix('.')}[].", child) for child in node)
 
@@ -129,12 +130,15 @@ class Arguments:
     def check_keys(self, allowed: Iterable[str]) -> None:
         """Refuse a host-fixed key, then any key outside ``allowed``."""
         accepted = set(allowed)
-        for key in self.values:
+        # The original reads arguments into a key-sorted map, so the first bad
+        # key in sorted order is the one named.
+        keys = sorted(self.values, key=str)
+        for key in keys:
             if str(key) in HOST_FIXED:
                 raise self.error(
                     str(key), "is fixed by the host and cannot be passed to a memory tool"
                 )
-        for key in self.values:
+        for key in keys:
             if not isinstance(key, str) or key not in accepted:
                 raise self.error(str(key), "is not an argument of this tool")
 
@@ -168,22 +172,24 @@ class Arguments:
             raise self.error(key, "is required")
         return nested
 
-    def elements(self, key: str, allowed: Iterable[str]) -> list[Arguments]:
-        """The array of objects at ``key`` (fields named ``key[].field``); empty when absent."""
+    def elements(self, key: str, allowed: Iterable[str]) -> Iterator[Arguments]:
+        """The objects of the array at ``key`` (fields named ``key[].field``), none when absent.
+
+        Each element is checked as it is reached, so an error in an earlier
+        element is reported before a later element that is not an object.
+        """
         value = self.get(key)
         if value is None:
-            return []
+            return
         if not isinstance(value, (list, tuple)):
             raise self.error(key, "must be an array")
         allowed = tuple(allowed)
-        elements = []
         for element in value:
             if not isinstance(element, Mapping):
                 raise self.error(key, "must hold only objects")
             nested = Arguments(self.tool, f"{self.path}{key}[].", element)
             nested.check_keys(allowed)
-            elements.append(nested)
-        return elements
+            yield nested
 
     def string(self, key: str) -> str | None:
         """An optional string."""

@@ -225,6 +225,8 @@ class MemoryTools:
         if name == MEMORY_FETCH:
             self._default_mode()  # a tool that is not offered is refused before its arguments
         value = decode(name, arguments)
+        if value is not None and not isinstance(value, Mapping):
+            raise InvalidRequest(f"{name}: arguments must be a json object")
         refuse_host_fixed(name, value)
         handlers: dict[str, Callable[[object], dict[str, Any]]] = {
             MEMORY_RECALL: self._recall,
@@ -371,9 +373,11 @@ def _now() -> datetime:
 
 def _learning(args: Arguments, meta: MemoryMeta) -> StoreItem:
     learning = args.required_object("learning", ("text", "learning_kind", "confidence", "evidence"))
+    # Read in the original's order: the kind is checked before the text.
+    kind = learning.choice("learning_kind", tuple(LearningKind), DEFAULT_LEARNING_KIND)
     return Learning(
         text=learning.required_string("text"),
-        kind=learning.choice("learning_kind", tuple(LearningKind), DEFAULT_LEARNING_KIND),
+        kind=kind,
         confidence=learning.unit("confidence", DEFAULT_CONFIDENCE),
         evidence=learning.string("evidence"),
         meta=meta,
@@ -388,13 +392,12 @@ def _document(args: Arguments, meta: MemoryMeta) -> StoreItem:
 
 def _conversation(args: Arguments, meta: MemoryMeta) -> StoreItem:
     conversation = args.required_object("conversation", ("turns",))
-    elements = conversation.elements("turns", ("role", "text"))
-    if not elements:
-        raise conversation.error("turns", "must hold at least one turn")
     turns = [
         Turn(role=turn.choice("role", tuple(Role)), text=turn.required_string("text"))
-        for turn in elements
+        for turn in conversation.elements("turns", ("role", "text"))
     ]
+    if not turns:
+        raise conversation.error("turns", "must hold at least one turn")
     return Conversation(turns=turns, meta=meta)
 
 

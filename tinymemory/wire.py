@@ -21,6 +21,7 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.v import format_exception
 
+from tinymemory.context import ContextDoc
 from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import InvalidRequest, TinyMemoryError
 from tinymemory.f32 import format_f32
@@ -48,6 +49,7 @@ _ALWAYS_WRITTEN = {
     (ExportPage, "incomplete"),
     (EraseReport, "receipts"),
     (EngineDescriptor, "fetch_modes"),
+    (ContextDoc, "refs"),
 }
 _ITEM_TAGS: dict[type, str] = {
     Document: "document",
