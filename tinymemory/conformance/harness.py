@@ -228,6 +228,10 @@ class Harness:
         """Metadata in the run's workspace (unless ``fields`` names another)."""
         return attrs.evolve(MemoryMeta(workspace=self.workspace), **fields)
 
+    def in_run(self, item: StoreItem) -> StoreItem:
+        """``item`` moved into the run's workspace (a drawn item's own workspace replaced)."""
+        return item.with_meta(attrs.evolve(item.meta, workspace=self.workspace))
+
     def run_filter(self, **fields: Any) -> MetaFilter:
         """A filter admitting only the run's workspace (unless ``fields`` names another)."""
         return attrs.evolve(MetaFilter(workspace=self.workspace), **fields)

@@ -7,7 +7,7 @@ carries Hypothesis' minimal example in its notes.
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
@@ -21,9 +21,8 @@ from tinymemory.operations import ExploreRequest, Facet, FetchRequest, ForgetTar
 from tinymemory.wire import to_json
 
 from . import strategies as tms
-from .harness import Harness, Subject
+from .harness import Subject
 from .item_checks import expect_hit
-from .profiles import Profile
 
 
 def example_settings(examples: int) -> settings:
@@ -37,22 +36,14 @@ def example_settings(examples: int) -> settings:
     )
 
 
-def _in_run(h: Harness, item: StoreItem) -> StoreItem:
-    return item.with_meta(attrs.evolve(item.meta, workspace=h.workspace))
-
-
-def _settings(profile: Profile) -> settings:
-    return example_settings(profile.property_examples)
-
-
 def check_stored_items_read_back(subject: Subject) -> None:
     """Any valid item is stored under its fingerprint, read back whole, and replayed."""
 
-    @_settings(subject.profile)
+    @example_settings(subject.profile.property_examples)
     @given(drawn=tms.store_items(), later=tms.timestamps())
-    def read_back(drawn: StoreItem, later: Any) -> None:
+    def read_back(drawn: StoreItem, later: datetime) -> None:
         with subject.session("stored_items_read_back") as h:
-            item = _in_run(h, drawn)
+            item = h.in_run(drawn)
             receipt = h.store(item, "the drawn item")
             h.expect(not receipt.replayed, "store(the drawn item)", "a first store", "a replay")
             reach = Reach.exact(item.meta.namespace)
@@ -117,11 +108,11 @@ def _filter_admitting(draw: st.DrawFn, item: StoreItem) -> MetaFilter:
 def check_filters_admit_exactly(subject: Subject) -> None:
     """Any filter lists, counts, fetches and forgets exactly the items it matches."""
 
-    @_settings(subject.profile)
+    @example_settings(subject.profile.property_examples)
     @given(drawn=st.lists(tms.store_items(), min_size=1, max_size=6), data=st.data())
     def admit_exactly(drawn: list[StoreItem], data: st.DataObject) -> None:
         with subject.session("filters_admit_exactly") as h:
-            items = {item.fingerprint(): item for item in (_in_run(h, each) for each in drawn)}
+            items = {item.fingerprint(): item for item in (h.in_run(each) for each in drawn)}
             for number, item_id in enumerate(items, 1):
                 h.name(item_id, f"item {number}")
             h.store_many(list(items.values()))
