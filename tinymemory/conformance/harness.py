@@ -242,10 +242,11 @@ class Harness:
         self._nodes.add(item.meta.namespace)
         receipt = self.call(f"store({name})", lambda: self.engine.store(item))
         self.name(receipt.id, name)
+        fingerprint = item.fingerprint()
         self.expect(
-            receipt.id == item.fingerprint(),
+            receipt.id == fingerprint,
             f"store({name})",
-            f"the item's fingerprint {item.fingerprint()} as its id",
+            f"the item's fingerprint {fingerprint} as its id",
             receipt.id,
         )
         return receipt
