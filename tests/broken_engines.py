@@ -16,7 +16,6 @@ from tinymemory import (
     EraseRequest,
     ExplorePage,
     ExploreRequest,
-    ExportPage,
     FacetBucket,
     FetchMode,
     FetchPage,
@@ -28,7 +27,6 @@ from tinymemory import (
     ItemKind,
     ListPage,
     ListRequest,
-    MemoryEngine,
     MemoryMeta,
     MetaFilter,
     Reach,
@@ -37,51 +35,15 @@ from tinymemory import (
     ReferenceEngine,
     StoreReceipt,
 )
+from tinymemory.engine import EngineWrapper
 from tinymemory.items import StoreItem
 
 
-class Wrapped(MemoryEngine):
+class Wrapped(EngineWrapper):
     """The reference engine behind a wrapper that subclasses bend."""
 
     def __init__(self) -> None:
-        self.inner = ReferenceEngine()
-
-    @property
-    def descriptor(self) -> EngineDescriptor:
-        return self.inner.descriptor
-
-    def health(self) -> EngineHealth:
-        return self.inner.health()
-
-    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
-        return self.inner.handle_recall(request)
-
-    def handle_fetch(self, request: FetchRequest) -> FetchPage:
-        return self.inner.handle_fetch(request)
-
-    def handle_store(self, item: StoreItem) -> StoreReceipt:
-        return self.inner.handle_store(item)
-
-    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
-        return self.inner.handle_store_many(items)
-
-    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
-        return self.inner.handle_forget(target)
-
-    def handle_list(self, request: ListRequest) -> ListPage:
-        return self.inner.handle_list(request)
-
-    def handle_get(self, request: GetRequest) -> list[Hit]:
-        return self.inner.handle_get(request)
-
-    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
-        return self.inner.handle_explore(request)
-
-    def handle_export(self, request: ListRequest) -> ExportPage:
-        return self.inner.handle_export(request)
-
-    def handle_erase(self, request: EraseRequest) -> EraseReport:
-        return self.inner.handle_erase(request)
+        super().__init__(ReferenceEngine())
 
 
 class IgnoresFetchFilter(Wrapped):

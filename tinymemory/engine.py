@@ -273,6 +273,57 @@ class MemoryEngine(abc.ABC):
         return f"<{type(self).__name__} {self.descriptor.id!r}>"
 
 
+class EngineWrapper(MemoryEngine):
+    """An engine that hands every operation to ``inner``; subclasses override what they change.
+
+    Each ``handle_*`` calls the inner engine's public operation, so the inner
+    engine still validates what a subclass passes on. ``close`` closes it.
+    """
+
+    def __init__(self, inner: MemoryEngine) -> None:
+        self.inner = inner
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        return self.inner.descriptor
+
+    def health(self) -> EngineHealth:
+        return self.inner.health()
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        return self.inner.store(item)
+
+    def handle_store_many(self, items: builtins.list[StoreItem]) -> builtins.list[StoreReceipt]:
+        return self.inner.store_many(items)
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        return self.inner.recall(request)
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        return self.inner.fetch(request)
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        return self.inner.forget(target)
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        return self.inner.list(request)
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        return self.inner.explore(request)
+
+    def handle_get(self, request: GetRequest) -> builtins.list[Hit]:
+        return self.inner.get(request)
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        return self.inner.export(request)
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        return self.inner.erase(request)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
 def explore_by_listing(engine: MemoryEngine, request: ExploreRequest) -> ExplorePage:
     """Explore by paging through ``list`` up to ``scan_limit`` items.
 
