@@ -27,7 +27,7 @@ import attrs
 from tinymemory.engine import MemoryEngine
 from tinymemory.errors import InvalidRequest, TinyMemoryError
 from tinymemory.fields import count, instance_of, required_str, str_tuple, to_tuple_of
-from tinymemory.meta import ItemKind, MetaFilter
+from tinymemory.meta import ItemKind, MetaFilter, as_filter
 from tinymemory.namespace import Reach
 from tinymemory.operations import Hit, ListRequest, RecallRequest
 from tinymemory.timestamps import format_whole_seconds, to_utc
@@ -76,14 +76,6 @@ def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def _filter(value: MetaFilter | None) -> MetaFilter:
-    if value is None:
-        return MetaFilter()
-    if not isinstance(value, MetaFilter):
-        raise InvalidRequest("`filter` must be a MetaFilter")
-    return value
-
-
 @attrs.frozen(kw_only=True)
 class Brief:
     """One section of the document: a heading, and the question recalled to fill it."""
@@ -91,7 +83,7 @@ class Brief:
     heading: str = attrs.field(validator=required_str)
     question: str = attrs.field(validator=required_str)
     #: Which items the answer may draw on.
-    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=_filter)
+    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
 
 
 #: The four briefs a spec holds unless told otherwise.

@@ -7,6 +7,7 @@ from datetime import datetime
 
 import attrs
 
+from tinymemory.errors import InvalidRequest
 from tinymemory.fields import (
     WireEnum,
     count,
@@ -201,3 +202,12 @@ class MetaFilter:
 
 
 _EMPTY_FILTER = MetaFilter()
+
+
+def as_filter(value: MetaFilter | None) -> MetaFilter:
+    """``value``, or the empty filter for ``None``; anything else is refused (a field converter)."""
+    if value is None:
+        return _EMPTY_FILTER
+    if not isinstance(value, MetaFilter):
+        raise InvalidRequest("`filter` must be a MetaFilter")
+    return value

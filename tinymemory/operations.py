@@ -24,7 +24,7 @@ from tinymemory.fields import (
     to_tuple_of,
 )
 from tinymemory.items import Learning, StoreItem
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, item_kinds
+from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, as_filter, item_kinds
 from tinymemory.namespace import Namespace, Reach
 
 #: The most ids one ``get`` takes.
@@ -35,14 +35,6 @@ MAX_BUCKETS = 500
 MAX_SCAN_LIMIT = 50_000
 #: How many items ``explore`` scans when the request does not say.
 DEFAULT_SCAN_LIMIT = 5_000
-
-
-def _filter(value: MetaFilter | None) -> MetaFilter:
-    if value is None:
-        return MetaFilter()
-    if not isinstance(value, MetaFilter):
-        raise InvalidRequest("`filter` must be a MetaFilter")
-    return value
 
 
 def _score(value: float) -> float:
@@ -63,7 +55,7 @@ class RecallRequest:
     """A question to answer from memory, under ``filter``, citing at most ``limit`` items."""
 
     question: str = attrs.field(validator=required_str)
-    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=_filter)
+    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
     instructions: str | None = attrs.field(default=None, validator=optional_str)
 
@@ -116,7 +108,7 @@ class FetchRequest:
 
     query: str = attrs.field(validator=required_str)
     mode: FetchMode = attrs.field(default=FetchMode.HYBRID, converter=FetchMode)
-    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=_filter)
+    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
     cursor: str | None = attrs.field(default=None, validator=optional_str)
 
@@ -172,7 +164,7 @@ class FetchPage:
 class ListRequest:
     """A page of stored items under ``filter``, without ranking."""
 
-    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=_filter)
+    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=50, validator=count)
     cursor: str | None = attrs.field(default=None, validator=optional_str)
 
@@ -311,7 +303,7 @@ class ExploreRequest:
     """Count the items ``filter`` admits per value of ``facet``."""
 
     facet: Facet = attrs.field(converter=Facet)
-    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=_filter)
+    filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=50, validator=count)
     scan_limit: int = attrs.field(default=DEFAULT_SCAN_LIMIT, validator=count)
 
