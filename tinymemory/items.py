@@ -113,6 +113,11 @@ def _turns(value: Iterable[Turn]) -> tuple[Turn, ...]:
     return turns
 
 
+def fingerprint_json(text: str) -> str:
+    """The id of an item whose canonical JSON, ``observed_at`` cleared, is ``text``."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
+
+
 class _ItemBehaviour:
     """What the three item classes share: identity and replacing metadata."""
 
@@ -128,8 +133,7 @@ class _ItemBehaviour:
         from tinymemory.wire import to_json
 
         unobserved = attrs.evolve(self, meta=attrs.evolve(self.meta, observed_at=None))  # type: ignore[misc]
-        digest = hashlib.sha256(to_json(unobserved).encode("utf-8")).hexdigest()
-        return digest[:40]
+        return fingerprint_json(to_json(unobserved))
 
     def with_meta(self, meta: MemoryMeta) -> StoreItem:
         """A copy of the item carrying ``meta`` instead."""

@@ -1,0 +1,133 @@
+"""Connections to one database file: one per thread, set up the same way, and write transactions.
+
+A file database gets a connection per thread (and per process, so a forked
+child never shares its parent's). ``:memory:`` has one connection, which a
+lock serialises, since every connection to ``:memory:`` would be a database
+of its own. Every write runs in ``BEGIN IMMEDIATE``, so a second writer
+waits on the busy timeout instead of failing on upgrade from a read.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from tinymemory.errors import ConfigError, Unavailable
+
+from .location import IN_MEMORY
+from .schema import migrate
+
+#: How long a connection waits for another writer, in seconds.
+BUSY_TIMEOUT = 5.0
+#: The WAL is cut back to this size after a checkpoint.
+JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
+SYNCHRONOUS = ("normal", "full")
+
+
+class Connections:
+    """Hands out this thread's connection to ``path``, made and set up on first use."""
+
+    def __init__(self, path: str, *, synchronous: str = "normal") -> None:
+        if synchronous not in SYNCHRONOUS:
+            raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
+        self.path = path
+        self.in_memory = path == IN_MEMORY
+        self._synchronous = synchronous.upper()
+        self._local = threading.local()
+        self._lock = threading.RLock()
+        self._open: list[sqlite3.Connection] = []
+        self._closed = False
+        if not self.in_memory:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        migrate(self._connect())
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            # check_same_thread is off only so close() may close every thread's
+            # connection; each connection is otherwise used by its own thread.
+            connection = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            if not self.in_memory:
+                connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute(f"PRAGMA synchronous = {self._synchronous}")
+            connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA secure_delete = ON")
+            connection.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+        except sqlite3.Error as error:
+            raise ConfigError(f"cannot open the sqlite database `{self.path}`: {error}") from None
+        with self._lock:
+            if self._closed:
+                connection.close()
+                raise Unavailable("the sqlite engine is closed")
+            self._open.append(connection)
+            self._local.connection = connection
+            self._local.pid = os.getpid()
+        return connection
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection."""
+        if self._closed:
+            raise Unavailable("the sqlite engine is closed")
+        if self.in_memory and self._open:
+            return self._open[0]
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None or self._local.pid != os.getpid():
+            connection = self._connect()
+        return connection
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """A connection for reads; reads of one statement see one snapshot."""
+        if self.in_memory:
+            with self._lock:
+                yield self.connection()
+        else:
+            yield self.connection()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A connection inside a read transaction, so several statements see one snapshot."""
+        with self.reading() as connection:
+            connection.execute("BEGIN")
+            try:
+                yield connection
+            finally:
+                connection.execute("COMMIT")
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """A connection inside ``BEGIN IMMEDIATE``, committed on success, rolled back on error."""
+        with self._lock if self.in_memory else _no_lock():
+            connection = self.connection()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as error:
+                raise Unavailable(f"the sqlite database is busy: {error}") from None
+            try:
+                yield connection
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close every connection; later calls raise ``Unavailable``."""
+        with self._lock:
+            self._closed = True
+            for connection in self._open:
+                connection.close()
+            self._open.clear()
+
+
+@contextmanager
+def _no_lock() -> Iterator[None]:
+    yield

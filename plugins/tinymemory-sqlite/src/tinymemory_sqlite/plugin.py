@@ -1,0 +1,60 @@
+"""The plugin's hooks: the engine ``sqlite`` and the embedder ``hashing``.
+
+Engine options (``[engines.sqlite]`` in the configuration, or
+``EngineSettings(options=...)``): ``path`` (the database file, or
+``:memory:``), ``embedder`` (the name of any installed embedder; ``hashing``
+by default) and ``synchronous`` (``normal`` or ``full``).
+"""
+
+from __future__ import annotations
+
+from tinymemory import EngineCredential, EngineSettings, MemoryEngine
+from tinymemory.errors import ConfigError
+from tinymemory.hookspecs import Embedder, EngineFactory, hookimpl
+from tinymemory.plugins import embedders
+
+from .embedding import HashingEmbedder
+from .engine import DESCRIPTOR, SqliteEngine
+
+OPTIONS = ("path", "embedder", "synchronous")
+
+
+def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+    """The engine for these settings; unknown options and embedders are ``ConfigError``."""
+    unknown = sorted(set(settings.options) - set(OPTIONS))
+    if unknown:
+        raise ConfigError(
+            f"engine `sqlite` has no option `{unknown[0]}` (options: {', '.join(OPTIONS)})"
+        )
+    synchronous = settings.options.get("synchronous", "normal")
+    if not isinstance(synchronous, str):
+        raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
+    return SqliteEngine(
+        settings.options.get("path"),
+        embedder=_embedder(settings.options.get("embedder")),
+        synchronous=synchronous,
+    )
+
+
+def _embedder(name: object) -> Embedder | None:
+    if name is None:
+        return None
+    if not isinstance(name, str):
+        raise ConfigError("the sqlite engine's `embedder` must be an embedder's name")
+    installed = embedders()
+    if name not in installed:
+        names = ", ".join(sorted(installed)) or "none"
+        raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
+    return installed[name]
+
+
+@hookimpl
+def tinymemory_engines() -> list[EngineFactory]:
+    """The embedded engine ``sqlite``."""
+    return [EngineFactory(descriptor=DESCRIPTOR, build=build)]
+
+
+@hookimpl
+def tinymemory_embedders() -> list[Embedder]:
+    """The dependency-free default embedder ``hashing``."""
+    return [HashingEmbedder()]

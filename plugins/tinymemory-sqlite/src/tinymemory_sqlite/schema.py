@@ -1,0 +1,134 @@
+"""The database layout, versioned with ``PRAGMA user_version`` and migrated forward on open.
+
+Each item is one ``items`` row holding its JSON form whole, with the fields
+filters read copied into columns. Its text is cut into ``pieces`` (one for
+all but long documents), each with a vector and a row in the FTS5 index
+``pieces_fts``, which triggers keep in step. ``nodes`` holds each namespace
+once, with what reach tests need: its depth and where its deepest
+``service:`` segment is.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tinymemory.errors import ConfigError
+
+_VERSION_1 = """
+CREATE TABLE settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE nodes (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL UNIQUE,
+    depth INTEGER NOT NULL,
+    last_service INTEGER NOT NULL
+);
+
+CREATE TABLE items (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    node INTEGER NOT NULL REFERENCES nodes(id),
+    source_kind TEXT NOT NULL,
+    source_id TEXT,
+    workspace TEXT,
+    folder TEXT,
+    file_path TEXT,
+    language TEXT,
+    repo TEXT,
+    commit_ref TEXT,
+    url TEXT,
+    thread_id TEXT,
+    turns TEXT,
+    agent_id TEXT,
+    tool_call TEXT,
+    observed_at TEXT,
+    body TEXT NOT NULL
+);
+CREATE INDEX items_node ON items(node, kind);
+CREATE INDEX items_workspace ON items(workspace) WHERE workspace IS NOT NULL;
+
+CREATE TABLE item_tags (
+    tag TEXT NOT NULL,
+    item INTEGER NOT NULL REFERENCES items(seq) ON DELETE CASCADE,
+    PRIMARY KEY (tag, item)
+) WITHOUT ROWID;
+CREATE INDEX item_tags_item ON item_tags(item);
+
+CREATE TABLE pieces (
+    id INTEGER PRIMARY KEY,
+    item INTEGER NOT NULL REFERENCES items(seq) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    first_page INTEGER,
+    last_page INTEGER,
+    section TEXT,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX pieces_item ON pieces(item);
+
+CREATE VIRTUAL TABLE pieces_fts USING fts5(
+    text,
+    content = 'pieces',
+    content_rowid = 'id',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER pieces_indexed AFTER INSERT ON pieces BEGIN
+    INSERT INTO pieces_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER pieces_unindexed AFTER DELETE ON pieces BEGIN
+    INSERT INTO pieces_fts(pieces_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+
+INSERT INTO settings(key, value) VALUES ('generation', '0');
+"""
+
+#: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``.
+MIGRATIONS: tuple[str, ...] = (_VERSION_1,)
+#: The version this code reads and writes.
+VERSION = len(MIGRATIONS)
+
+
+def migrate(connection: sqlite3.Connection) -> None:
+    """Bring the database up to :data:`VERSION`; ``ConfigError`` when it is newer than that.
+
+    Runs in one ``BEGIN IMMEDIATE`` transaction and reads the version again
+    inside it, so two processes opening a new file migrate it once.
+    """
+    if _version(connection) == VERSION:
+        return
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        current = _version(connection)
+        if current > VERSION:
+            raise ConfigError(
+                f"the database is at schema version {current}, newer than this "
+                f"tinymemory-sqlite reads ({VERSION}); upgrade tinymemory-sqlite"
+            )
+        for script in MIGRATIONS[current:]:
+            for statement in _statements(script):
+                connection.execute(statement)
+        connection.execute(f"PRAGMA user_version = {VERSION}")
+        connection.execute("COMMIT")
+    except BaseException:
+        connection.execute("ROLLBACK")
+        raise
+
+
+def _version(connection: sqlite3.Connection) -> int:
+    return int(connection.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements (``executescript`` would commit the transaction)."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    return [statement for statement in statements if statement]

@@ -1,0 +1,209 @@
+"""What the engine adds to the contract: a file that persists, search that never
+breaks on a query's syntax, long documents by pieces, stable cursors, and recall."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import tinymemory as tm
+from tinymemory_sqlite import SqliteEngine
+
+
+def _learning(text: str, **meta: object) -> tm.Learning:
+    return tm.Learning(text=text, meta=tm.MemoryMeta(**meta))  # type: ignore[arg-type]
+
+
+def test_memory_persists_in_the_file(db_path: Path) -> None:
+    with SqliteEngine(db_path) as first:
+        receipt = first.store(_learning("The deploy key rotates every Monday"))
+    with SqliteEngine(db_path) as second:
+        page = second.fetch(tm.FetchRequest(query="deploy key", mode=tm.FetchMode.KEYWORD))
+        assert [hit.id for hit in page.hits] == [receipt.id]
+        assert second.store(_learning("The deploy key rotates every Monday")).replayed
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"', "tabs*", "tabs NEAR spaces", "tabs AND", "(tabs", "tabs)", "-tabs", "text:tabs", "^", "'"],
+)
+def test_query_syntax_is_searched_as_text(engine: SqliteEngine, query: str) -> None:
+    engine.store(_learning("The user prefers tabs over spaces"))
+    for mode in tm.FetchMode:
+        engine.fetch(tm.FetchRequest(query=query, mode=mode))
+    words = [hit.text for hit in engine.fetch(tm.FetchRequest(query=query, mode="keyword")).hits]
+    assert words == (["The user prefers tabs over spaces"] if "tabs" in query else [])
+
+
+def test_keyword_search_folds_case_and_diacritics(engine: SqliteEngine) -> None:
+    engine.store(_learning("Le CAFÉ crème est servi à Noël"))
+    for query in ("cafe creme", "café", "NOEL"):
+        hits = engine.fetch(tm.FetchRequest(query=query, mode=tm.FetchMode.KEYWORD)).hits
+        assert len(hits) == 1, query
+
+
+def test_every_word_ranks_above_some_words(engine: SqliteEngine) -> None:
+    both = engine.store(_learning("harbour crane at dawn")).id
+    one = engine.store(_learning("harbour at dusk, and the harbour again, harbour")).id
+    hits = engine.fetch(tm.FetchRequest(query="harbour crane", mode=tm.FetchMode.KEYWORD)).hits
+    assert [hit.id for hit in hits] == [both, one]
+    assert hits[0].score > hits[1].score > 0
+
+
+def test_a_long_document_ranks_by_pieces_and_reads_whole(engine: SqliteEngine) -> None:
+    pages = [f"Page {n} talks about {'lighthouses ' * 40}." for n in range(1, 4)]
+    pages[1] = "## Tides\n\nThe spring tide table for the northern harbour. " + "Sea " * 600
+    body = "\f".join(pages)
+    document = tm.Document(title="Coast guide", body=body, meta=tm.MemoryMeta(tags=["guide"]))
+    stored = engine.store(document).id
+    hits = engine.fetch(tm.FetchRequest(query="spring tide table", mode="keyword")).hits
+    assert [hit.id for hit in hits] == [stored]
+    assert "spring tide table" in hits[0].text
+    assert len(hits[0].text) < len(document.render_text())
+    assert hits[0].meta.tags == ("guide", "page:2", "section:Tides")
+    for mode in tm.FetchMode:
+        assert len(engine.fetch(tm.FetchRequest(query="lighthouses", mode=mode)).hits) == 1
+    [listed] = engine.list(tm.ListRequest()).items
+    assert listed.text == document.render_text()
+    assert listed.meta.tags == ("guide",)
+    [exported] = engine.export(tm.ListRequest()).items
+    assert exported.item == document
+
+
+def test_cursors_stay_stable_while_others_write(db_path: Path) -> None:
+    with SqliteEngine(db_path) as reader, SqliteEngine(db_path) as writer:
+        for number in range(30):
+            writer.store(_learning(f"beacon signal number {number}"))
+        seen: list[str] = []
+        for added, mode in enumerate(tm.FetchMode):
+            request = tm.FetchRequest(query="beacon signal", mode=mode, limit=7)
+            page = reader.fetch(request)
+            seen = [hit.id for hit in page.hits]
+            writer.store(_learning(f"beacon signal added during {mode.value}"))
+            while page.next_cursor:
+                page = reader.fetch(
+                    tm.FetchRequest(query="beacon signal", mode=mode, limit=7, cursor=page.next_cursor)
+                )
+                seen += [hit.id for hit in page.hits]
+            # Exactly the items there were at the first page: none twice, none added since.
+            assert len(seen) == len(set(seen)) == 30 + added, mode
+        listed: list[str] = []
+        page_list = reader.list(tm.ListRequest(limit=8))
+        writer.forget(tm.ForgetTarget.by_ids([page_list.items[0].id]))
+        writer.store(_learning("beacon stored while listing"))
+        while True:
+            listed += [hit.id for hit in page_list.items]
+            if page_list.next_cursor is None:
+                break
+            page_list = reader.list(tm.ListRequest(limit=8, cursor=page_list.next_cursor))
+        # 33 stored, one forgotten after the first page had listed it, one stored since.
+        assert len(listed) == len(set(listed)) == 34
+
+
+def test_cursors_are_checked(engine: SqliteEngine) -> None:
+    for number in range(3):
+        engine.store(_learning(f"anchor {number}"))
+    page = engine.fetch(tm.FetchRequest(query="anchor", mode="keyword", limit=1))
+    assert page.next_cursor
+    with pytest.raises(tm.InvalidRequest, match="another request"):
+        engine.fetch(tm.FetchRequest(query="other", mode="keyword", cursor=page.next_cursor))
+    with pytest.raises(tm.InvalidRequest, match="unknown cursor"):
+        engine.list(tm.ListRequest(cursor=page.next_cursor))
+    for bad in ("7", "", "tm1.l.3", "!!!"):
+        with pytest.raises(tm.InvalidRequest, match="unknown cursor"):
+            engine.list(tm.ListRequest(cursor=bad))
+
+
+def test_recall_answers_with_sentences_it_cites(engine: SqliteEngine) -> None:
+    tabs = engine.store(_learning("The user prefers tabs over spaces. They use vim.")).id
+    engine.store(_learning("The release ships on Friday."))
+    question = tm.RecallRequest(question="Does the user prefer tabs or spaces?")
+    answer = engine.recall(question)
+    assert answer.model == "extractive"
+    assert answer.answer.startswith("The user prefers tabs over spaces. [1]")
+    assert answer.citations[0].id == tabs
+    assert answer.citations[0].snippet == "The user prefers tabs over spaces."
+    assert engine.recall(question) == answer
+
+
+def test_recall_with_nothing_relevant_cites_nothing(engine: SqliteEngine) -> None:
+    engine.store(_learning("The user prefers tabs over spaces"))
+    answer = engine.recall(tm.RecallRequest(question="What is the capital of Peru?"))
+    assert answer.citations == ()
+    assert answer.answer == "Nothing stored answers this question."
+
+
+def test_a_bad_batch_writes_nothing(engine: SqliteEngine) -> None:
+    good = _learning("kept out with its batch")
+    with pytest.raises(tm.InvalidRequest):
+        engine.store_many([good, _learning("\ud800 lone surrogate")])
+    assert engine.list(tm.ListRequest()).items == ()
+
+
+def test_a_failing_embedder_writes_nothing(db_path: Path) -> None:
+    class Broken:
+        name = "broken"
+        dimensions = 16
+
+        def embed(self, texts: object) -> list[list[float]]:
+            raise RuntimeError("no vectors today")
+
+    with SqliteEngine(db_path, embedder=Broken()) as engine:
+        with pytest.raises(RuntimeError):
+            engine.store(_learning("never written"))
+        assert engine.list(tm.ListRequest()).items == ()
+
+
+def test_a_file_keeps_its_embedder(db_path: Path) -> None:
+    from tinymemory_sqlite import HashingEmbedder
+
+    with SqliteEngine(db_path) as engine:
+        engine.store(_learning("vectors of 256 dimensions"))
+    with pytest.raises(tm.ConfigError, match="embedder = \"hashing\""):
+        SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=64))
+
+
+def test_a_newer_schema_is_refused(db_path: Path) -> None:
+    import sqlite3
+
+    SqliteEngine(db_path).close()
+    with sqlite3.connect(db_path) as connection:
+        connection.execute("PRAGMA user_version = 99")
+    with pytest.raises(tm.ConfigError, match="schema version 99"):
+        SqliteEngine(db_path)
+
+
+def test_threads_share_one_engine(engine: SqliteEngine) -> None:
+    def store(thread: int) -> None:
+        for number in range(50):
+            engine.store(_learning(f"thread {thread} item {number}"))
+
+    workers = [threading.Thread(target=store, args=(thread,)) for thread in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    explored = engine.explore(tm.ExploreRequest(facet=tm.Facet.KIND))
+    assert explored.total == 200
+    hits = engine.fetch(tm.FetchRequest(query="thread item", mode="vector", limit=500)).hits
+    assert len(hits) == 200
+
+
+def test_another_engine_on_the_file_sees_writes_in_vector_search(db_path: Path) -> None:
+    with SqliteEngine(db_path) as one, SqliteEngine(db_path) as other:
+        request = tm.FetchRequest(query="quartz lantern", mode="vector")
+        assert other.fetch(request).hits == ()
+        stored = one.store(_learning("a quartz lantern")).id
+        assert [hit.id for hit in other.fetch(request).hits] == [stored]
+        other.forget(tm.ForgetTarget.by_ids([stored]))
+        assert one.fetch(request).hits == ()
+
+
+def test_explore_scans_at_most_the_scan_limit(engine: SqliteEngine) -> None:
+    engine.store_many([_learning(f"note {n}", tags=["a", "b"][: n % 3]) for n in range(9)])
+    page = engine.explore(tm.ExploreRequest(facet=tm.Facet.TAG, scan_limit=6))
+    assert (page.total, page.truncated) == (6, True)
+    assert {bucket.value: bucket.count for bucket in page.buckets} == {"a": 4, "b": 2}
+    assert page.missing == 2
