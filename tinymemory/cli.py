@@ -1,7 +1,8 @@
 """The ``tinymemory`` command line.
 
-Core commands list what is installed; plugins add their own commands through
-the ``tinymemory_register_commands`` hook.
+Core commands list what is installed; the data commands (``store``,
+``fetch``, ``export``, ...) come from :mod:`tinymemory.data_commands`; plugins
+add their own commands through the ``tinymemory_register_commands`` hook.
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from pathlib import Path
 
 import click
 
+from tinymemory.cli_options import at_option, reach_from, reach_option, table
 from tinymemory.conformance.profiles import PROFILES
 from tinymemory.context import ContextCompiler, ContextSpec
+from tinymemory.data_commands import add_data_commands
 from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import ConfigError, TinyMemoryError
-from tinymemory.namespace import Namespace, Reach
+from tinymemory.namespace import Namespace
 from tinymemory.plugins import list_plugins, plugin_manager
 from tinymemory.registry import (
     MemoryConfig,
@@ -32,19 +35,14 @@ from tinymemory.tool_schemas import READ_TOOLS, tool_specs
 from tinymemory.wire import to_data
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
-    lines = [
-        "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in [headers, *rows]
-    ]
-    return "\n".join(lines)
-
-
 @click.group(name="tinymemory")
 @click.version_option(package_name="tinymemory")
 def cli() -> None:
     """TinyMemory: memory for AI agents."""
+
+
+# Registered from their own module so this one stays about what is installed.
+add_data_commands(cli)
 
 
 @cli.command()
@@ -68,7 +66,7 @@ def engines(as_json: bool) -> None:
         )
         for d in descriptors
     ]
-    click.echo(_table(("ID", "LABEL", "FETCH MODES", "WHERE", "NEEDS"), rows))
+    click.echo(table(("ID", "LABEL", "FETCH MODES", "WHERE", "NEEDS"), rows))
 
 
 @cli.command()
@@ -88,7 +86,7 @@ def plugins(as_json: bool) -> None:
         )
         for info in infos
     ]
-    click.echo(_table(("NAME", "DISTRIBUTION", "VERSION", "HOOKS"), rows))
+    click.echo(table(("NAME", "DISTRIBUTION", "VERSION", "HOOKS"), rows))
 
 
 @cli.command()
@@ -120,18 +118,6 @@ def config(as_json: bool) -> None:
         click.echo(f"{key:<12} {'-' if shown in (None, '') else shown}")
 
 
-def _namespace(ctx: click.Context, param: click.Parameter, value: str | None) -> Namespace | None:
-    if value is None:
-        return None
-    try:
-        return Namespace.parse(value)
-    except TinyMemoryError as error:
-        raise click.BadParameter(error.message) from None
-
-
-_REACHES = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
-
-
 @cli.command("context")
 @click.option(
     "--budget",
@@ -140,19 +126,8 @@ _REACHES = {"of": Reach.of, "exact": Reach.exact, "subtree": Reach.subtree}
     show_default=True,
     help="Most tokens the document may take (four characters each).",
 )
-@click.option(
-    "--at",
-    "at",
-    callback=_namespace,
-    metavar="NAMESPACE",
-    help="Whose memory: the node to read from (team:acme/agent:writer); default every node.",
-)
-@click.option(
-    "--reach",
-    "reach_kind",
-    type=click.Choice(sorted(_REACHES)),
-    help="How far from --at to read: of (it and its ancestors, the default), exact, subtree.",
-)
+@at_option("Whose memory: the node to read from (team:acme/agent:writer); default every node.")
+@reach_option()
 @click.option(
     "-o",
     "--output",
@@ -168,10 +143,7 @@ def context_command(
     as_json: bool,
 ) -> None:
     """Compile context.md from the configured engine: briefs and learnings within a budget."""
-    reach = None
-    if at is not None or reach_kind is not None:
-        reach = _REACHES[reach_kind or "of"](at or Namespace.ROOT)
-    spec = ContextSpec(budget_tokens=budget, reach=reach)
+    spec = ContextSpec(budget_tokens=budget, reach=reach_from(at, reach_kind))
     with MemoryConfig.load().build(EngineCredential.from_env()) as engine:
         doc = ContextCompiler().compile(engine, spec)
     if output is not None:
@@ -232,7 +204,7 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
         )
         for spec in specs
     ]
-    click.echo(_table(("NAME", "KIND", "WHAT IT DOES"), rows))
+    click.echo(table(("NAME", "KIND", "WHAT IT DOES"), rows))
 
 
 @cli.command("conformance")

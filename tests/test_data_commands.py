@@ -1,0 +1,747 @@
+"""The data commands of the ``tinymemory`` command line: store, fetch, ..., import, erase."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pytest
+from click.testing import CliRunner, Result
+
+import tinymemory as tm
+import tinymemory.plugins
+from tinymemory import data_commands
+from tinymemory.cli import cli, main
+from tinymemory.engine import EngineDescriptor, EngineWrapper, MemoryEngine
+from tinymemory.errors import Unsupported
+from tinymemory.hookspecs import hookimpl
+from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory.reference import ReferenceEngine
+from tinymemory.wire import from_json, to_json
+
+THIS_FILE = str(Path(__file__))
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Built-ins only: no installed plugin (a scrubber, a converter) changes what is stored."""
+    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
+    reset_plugins()
+    yield
+    reset_plugins()
+
+
+def use_engine(monkeypatch: pytest.MonkeyPatch, engine: MemoryEngine) -> MemoryEngine:
+    """Every command of the test runs on ``engine`` (the reference engine forgets when rebuilt)."""
+    monkeypatch.setattr(data_commands, "_open_engine", lambda: engine)
+    return engine
+
+
+@pytest.fixture
+def engine(monkeypatch: pytest.MonkeyPatch) -> ReferenceEngine:
+    """One reference engine shared by every command the test runs."""
+    shared = ReferenceEngine()
+    use_engine(monkeypatch, shared)
+    return shared
+
+
+def invoke(*args: str, input: str | bytes | None = None) -> Result:
+    result = CliRunner().invoke(cli, list(args), input=input, prog_name="tinymemory")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    return result
+
+
+def ok(*args: str, input: str | bytes | None = None) -> str:
+    """The stdout of a command that must succeed."""
+    result = invoke(*args, input=input)
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def texts(engine: MemoryEngine, filter: tm.MetaFilter | None = None) -> list[str]:
+    page = engine.list(tm.ListRequest(filter=filter, limit=500))
+    return [hit.text for hit in page.items]
+
+
+def fill(engine: MemoryEngine) -> dict[str, str]:
+    """Items at the root, at agent:a and at agent:b; their ids by text."""
+    items: list[tm.StoreItem] = [
+        tm.Learning(text="the office closes at six", meta=tm.MemoryMeta(workspace="acme")),
+        tm.Learning(
+            text="agent a prefers tabs",
+            kind="preference",
+            meta=tm.MemoryMeta(namespace="agent:a", tags=["style"]),
+        ),
+        tm.Learning(
+            text="agent b prefers spaces",
+            meta=tm.MemoryMeta(namespace="agent:b", tags=["style"], workspace="acme"),
+        ),
+        tm.Document(title="Release plan", body="We ship tabs on Friday.\nThen rest."),
+    ]
+    receipts = engine.store_many(items)
+    return {item.render_text(): receipt.id for item, receipt in zip(items, receipts, strict=True)}
+
+
+# --- store ------------------------------------------------------------------------
+
+
+def test_store_a_learning_and_again_as_a_replay(engine: ReferenceEngine) -> None:
+    args = ("store", "The user prefers tabs", "--kind", "preference", "--confidence", "0.9")
+    meta_args = (
+        "--at",
+        "team:acme/agent:writer",
+        "--workspace",
+        "acme",
+        "--tag",
+        "a",
+        "--tag",
+        "b",
+    )
+    output = ok(*args, *meta_args)
+    (hit,) = engine.list(tm.ListRequest()).items
+    assert output == f"stored {hit.id}\n"
+    assert hit.text == "The user prefers tabs"
+    assert hit.confidence == pytest.approx(0.9)
+    assert str(hit.meta.namespace) == "team:acme/agent:writer"
+    assert (hit.meta.workspace, hit.meta.tags) == ("acme", ("a", "b"))
+    assert hit.meta.observed_at is not None
+    (exported,) = engine.export(tm.ListRequest()).items
+    assert isinstance(exported.item, tm.Learning)
+    assert exported.item.kind is tm.LearningKind.PREFERENCE
+    assert json.loads(ok(*args, *meta_args, "--json")) == {"id": hit.id, "replayed": True}
+    assert ok(*args, *meta_args) == f"replayed {hit.id} (already stored)\n"
+
+
+def test_store_a_document_and_text_from_stdin(engine: ReferenceEngine) -> None:
+    receipt = json.loads(ok("store", "--document", "--title", "Plan", "Ship on Friday", "--json"))
+    assert receipt["replayed"] is False
+    ok("store", "-", input="read from stdin\n\n")
+    ok("store", "--document", "-", input="a document\nfrom stdin\n")
+    assert texts(engine) == [
+        "# Plan\n\nShip on Friday",
+        "read from stdin",
+        "a document\nfrom stdin",
+    ]
+    assert texts(engine, tm.MetaFilter(kinds=["document"]))[0] == "# Plan\n\nShip on Friday"
+
+
+def test_store_a_text_file_as_a_document(engine: ReferenceEngine, tmp_path: Path) -> None:
+    note = tmp_path / "notes.md"
+    note.write_text("# Notes\n\nTabs, always. \u2014 the user\n", encoding="utf-8")
+    output = ok("store", "--file", str(note), "--tag", "notes", "--at", "agent:a")
+    (exported,) = engine.export(tm.ListRequest()).items
+    assert output == f"stored {exported.id}\n"
+    document = exported.item
+    assert isinstance(document, tm.Document)
+    assert (document.title, document.body.text) == ("notes.md", note.read_text(encoding="utf-8"))
+    assert document.meta.file_path == str(note.resolve())
+    assert document.meta.source.kind is tm.SourceKind.FILE
+    assert (str(document.meta.namespace), document.meta.tags) == ("agent:a", ("notes",))
+    ok("store", "--file", str(note), "--title", "My notes")
+    assert texts(engine)[1].startswith("# My notes\n\n# Notes")
+
+
+@pytest.mark.parametrize("data", [b"\x89PNG\r\n\x1a\n\x00\x00", b"caf\xe9 latin-1"])
+def test_store_refuses_a_file_that_is_not_utf8_text(
+    engine: ReferenceEngine, tmp_path: Path, data: bytes
+) -> None:
+    file = tmp_path / "picture.bin"
+    file.write_bytes(data)
+    result = invoke("store", "--file", str(file))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"tinymemory: invalid request: `{file}` is not UTF-8 text, "
+        "and no installed document converter reads it\n"
+    )
+    assert texts(engine) == []
+
+
+def test_store_a_file_through_the_first_converter_that_claims_it(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    class Converter:
+        def __init__(self, name: str, magic: bytes) -> None:
+            self.name = name
+            self.magic = magic
+            self.seen: list[tuple[str | None, str | None]] = []
+
+        def sniff(self, data: bytes, name: str | None, mime: str | None) -> bool:
+            self.seen.append((name, mime))
+            return data.startswith(self.magic)
+
+        def convert(self, data: bytes, name: str | None, mime: str | None) -> tm.Document:
+            return tm.Document(body=f"converted by {self.name}", meta=tm.MemoryMeta(language="en"))
+
+    converters = [Converter("first", b"%PDF"), Converter("second", b"%PDF")]
+
+    class Plugin:
+        @hookimpl
+        def tinymemory_document_converters(self) -> list[Converter]:
+            return converters
+
+    plugin_manager().register(Plugin())
+    file = tmp_path / "report.pdf"
+    file.write_bytes(b"%PDF-1.7\x00\x01binary")
+    ok("store", "--file", str(file), "--workspace", "acme")
+    (exported,) = engine.export(tm.ListRequest()).items
+    document = exported.item
+    assert isinstance(document, tm.Document)
+    assert (document.title, document.body.text) == ("report.pdf", "converted by first")
+    assert (document.meta.language, document.meta.workspace) == ("en", "acme")
+    assert document.meta.file_path == str(file.resolve())
+    assert converters[0].seen == [("report.pdf", "application/pdf")]
+    assert converters[1].seen == []
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ([], "pass TEXT (- for stdin) or --file, one of them"),
+        (["text", "--file", THIS_FILE], "pass TEXT (- for stdin) or --file, one of them"),
+        (["text", "--document", "--kind", "fact"], "--kind and --confidence are for learnings"),
+        (["--file", THIS_FILE, "--confidence", "0.5"], "are for learnings"),
+        (["text", "--title", "T"], "--title is for documents: add --document"),
+        (["text", "--confidence", "2"], "2.0 is not in the range 0.0<=x<=1.0"),
+        (["text", "--kind", "rumour"], "'rumour' is not one of 'preference'"),
+        (["text", "--at", "agent:a b"], "namespace id `a b` must be 1 to 128 characters"),
+        (["--file", "no/such/file"], "'no/such/file' does not exist"),
+    ],
+)
+def test_store_refuses_bad_options_as_usage_errors(
+    engine: ReferenceEngine, args: list[str], problem: str
+) -> None:
+    result = invoke("store", *args)
+    assert result.exit_code == 2
+    assert problem in result.stderr
+    assert texts(engine) == []
+
+
+def test_store_refuses_blank_text_cleanly(engine: ReferenceEngine) -> None:
+    result = invoke("store", "   ")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "tinymemory: invalid request: learning text must not be empty\n"
+
+
+# --- fetch and recall ---------------------------------------------------------------
+
+
+def test_fetch_prints_ranked_hits(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    header, *rows = ok("fetch", "tabs", "--mode", "keyword").splitlines()
+    assert header.split() == ["SCORE", "ID", "KIND", "NAMESPACE", "TEXT"]
+    assert [row.split()[:4] for row in rows] == [
+        ["1.000", ids["agent a prefers tabs"], "learning", "agent:a"],
+        ["1.000", ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."], "document", "root"],
+    ]
+    assert rows[1].endswith("root       # Release plan")  # the first line of the text
+    assert ok("fetch", "nothing-like-this", "--mode", "keyword") == "no hits\n"
+
+
+def test_fetch_json_pages_with_the_cursor(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    first = json.loads(ok("fetch", "tabs", "--mode", "keyword", "--limit", "1", "--json"))
+    assert [hit["id"] for hit in first["hits"]] == [ids["agent a prefers tabs"]]
+    assert first["hits"][0]["score"] == 1.0
+    assert first["next_cursor"] == "1"
+    assert ok("fetch", "tabs", "--mode", "keyword", "--limit", "1").endswith("next cursor: 1\n")
+    second = json.loads(ok("fetch", "tabs", "--mode", "keyword", "--cursor", "1", "--json"))
+    assert [hit["kind"] for hit in second["hits"]] == ["document"]
+    assert "next_cursor" not in second
+
+
+class KeywordOnly(EngineWrapper):
+    """The reference engine declaring only the modes given."""
+
+    def __init__(self, inner: MemoryEngine, *modes: tm.FetchMode) -> None:
+        super().__init__(inner)
+        self.modes = modes
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        return attrs.evolve(self.inner.descriptor, fetch_modes=self.modes)
+
+
+def test_fetch_defaults_to_hybrid_else_the_engines_first_mode(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    inner = ReferenceEngine()
+    fill(inner)
+    asked: list[tm.FetchMode] = []
+
+    class Recording(KeywordOnly):
+        def handle_fetch(self, request: tm.FetchRequest) -> tm.FetchPage:
+            asked.append(request.mode)
+            return super().handle_fetch(request)
+
+    use_engine(monkeypatch, Recording(inner, tm.FetchMode.VECTOR, tm.FetchMode.HYBRID))
+    ok("fetch", "tabs")
+    use_engine(monkeypatch, Recording(inner, tm.FetchMode.VECTOR, tm.FetchMode.KEYWORD))
+    ok("fetch", "tabs")
+    assert asked == [tm.FetchMode.HYBRID, tm.FetchMode.VECTOR]
+    result = invoke("fetch", "tabs", "--mode", "keyword")  # declared, so asked for as given
+    assert result.exit_code == 0
+    result = invoke("fetch", "tabs", "--mode", "hybrid")
+    assert result.exit_code == 1
+    assert (
+        result.stderr == "tinymemory: unsupported: engine `reference` does not offer hybrid fetch\n"
+    )
+    use_engine(monkeypatch, KeywordOnly(inner))
+    result = invoke("fetch", "tabs")
+    assert result.stderr == "tinymemory: unsupported: engine `reference` serves no fetch mode\n"
+
+
+def test_recall_prints_the_answer_then_numbered_citations(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    output = ok("recall", "who prefers tabs", "--limit", "1")
+    assert output == (
+        "From 1 stored items: agent a prefers tabs\n"
+        "\n"
+        f"[1] {ids['agent a prefers tabs']}  learning  agent a prefers tabs\n"
+    )
+    answer = from_json(ok("recall", "who prefers tabs", "--limit", "2", "--json"), tm.RecallAnswer)
+    assert [citation.id for citation in answer.citations][:1] == [ids["agent a prefers tabs"]]
+    assert len(answer.citations) == 2
+    assert answer.model == "reference"
+
+
+def test_recall_refuses_a_blank_question_and_a_zero_limit(engine: ReferenceEngine) -> None:
+    result = invoke("recall", " ")
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "tinymemory: invalid request: recall question must not be empty\n",
+    )
+    assert invoke("recall", "tabs", "--limit", "0").exit_code == 2
+
+
+# --- list, get and explore ----------------------------------------------------------------
+
+
+def test_list_prints_a_table_and_the_next_cursor(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    header, *rows, last = ok("list", "--limit", "3").splitlines()
+    assert header.split() == ["ID", "KIND", "NAMESPACE", "TEXT"]
+    assert [row.split()[0] for row in rows] == list(ids.values())[:3]
+    assert rows[0].split(maxsplit=3)[1:] == ["learning", "root", "the office closes at six"]
+    assert rows[1].index("agent:a") == header.index("NAMESPACE")
+    assert last == "next cursor: 3"
+    rest = ok("list", "--cursor", "3").splitlines()
+    assert [row.split()[0] for row in rest[1:]] == list(ids.values())[3:]
+    assert ok("list", "--workspace", "nobody") == "no items\n"
+
+
+def test_list_json_and_kind_filters(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    page = from_json(ok("list", "--kind", "document", "--json"), tm.ListPage)
+    assert [hit.id for hit in page.items] == [
+        ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."]
+    ]
+    assert page.next_cursor is None
+    page = from_json(ok("list", "--kind", "document", "--kind", "learning", "--json"), tm.ListPage)
+    assert len(page.items) == 4
+    page = from_json(ok("list", "--tag", "style", "--workspace", "acme", "--json"), tm.ListPage)
+    assert [hit.text for hit in page.items] == ["agent b prefers spaces"]
+    assert "next_cursor" in ok("list", "--limit", "1", "--json")
+
+
+def test_get_prints_items_whole_in_the_order_named(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    document_id = ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."]
+    output = ok("get", ids["agent a prefers tabs"], document_id)
+    first, second = output.split("\n---\n")
+    assert first == (
+        f"id: {ids['agent a prefers tabs']}\n"
+        "kind: learning\n"
+        "confidence: 0.8\n"
+        "namespace: agent:a\n"
+        'source: {"kind":"agent"}\n'
+        "tags: style\n"
+        "\n"
+        "agent a prefers tabs"
+    )
+    assert second.startswith(f"id: {document_id}\nkind: document\nnamespace: root\n")
+    assert second.endswith("\n\n# Release plan\n\nWe ship tabs on Friday.\nThen rest.\n")
+    data = json.loads(ok("get", document_id, "--json"))
+    assert data["missing"] == []
+    (item,) = data["items"]
+    assert from_json(json.dumps(item), tm.Hit).text.startswith("# Release plan")
+
+
+def test_get_reports_ids_it_cannot_find_and_exits_1(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    known = ids["the office closes at six"]
+    result = invoke("get", "nope", known)
+    assert result.exit_code == 1
+    assert result.stdout.startswith(f"id: {known}\n")
+    assert result.stderr == "tinymemory: not found: nope\n"
+    result = invoke("get", "nope", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {"items": [], "missing": ["nope"]}
+    assert invoke("get").exit_code == 2
+
+
+def test_get_reads_more_ids_than_one_request_takes(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    many = [*ids.values(), *(f"missing-{n}" for n in range(tm.MAX_GET_IDS))]
+    result = invoke("get", *many, "--json")
+    data = json.loads(result.stdout)
+    assert [item["id"] for item in data["items"]] == list(ids.values())
+    assert len(data["missing"]) == tm.MAX_GET_IDS
+
+
+def test_explore_prints_buckets_and_totals(engine: ReferenceEngine) -> None:
+    fill(engine)
+    assert ok("explore", "workspace") == ("WORKSPACE  COUNT\nacme       2\n\ntotal 4, missing 2\n")
+    assert ok("explore", "kind", "--limit", "1") == (
+        "KIND      COUNT\nlearning  3\n\ntotal 4, missing 0\n1 more values (raise --limit)\n"
+    )
+    page = from_json(ok("explore", "tag", "--json"), tm.ExplorePage)
+    assert [(bucket.value, bucket.count) for bucket in page.buckets] == [("style", 2)]
+    assert (page.total, page.missing, page.truncated) == (4, 2, False)
+    assert ok("explore", "tag", "--workspace", "nobody") == "total 0, missing 0\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["explore", "colour"], "'colour' is not one of 'kind', 'source'"),
+        (["explore", "kind", "--limit", "0"], "0 is not in the range 1<=x<=500"),
+        (["list", "--limit", "0"], "0 is not in the range x>=1"),
+        (["fetch", "tabs", "--mode", "telepathy"], "'telepathy' is not one of"),
+        (["list", "--at", "nobody"], "namespace segment `nobody` must be written kind:id"),
+        (["list", "--reach", "everywhere"], "'everywhere' is not one of"),
+        (["list", "--kind", "memo"], "'memo' is not one of 'document'"),
+    ],
+)
+def test_reads_refuse_bad_options_as_usage_errors(
+    engine: ReferenceEngine, args: list[str], problem: str
+) -> None:
+    result = invoke(*args)
+    assert result.exit_code == 2
+    assert problem in result.stderr
+
+
+def test_an_engine_refusal_is_one_line_through_main_too(
+    engine: ReferenceEngine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = invoke("list", "--cursor", "x")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "tinymemory: invalid request: unknown cursor `x`\n"
+    assert main(["list", "--cursor", "x"]) == 1
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", "tinymemory: invalid request: unknown cursor `x`\n")
+
+
+# --- --at and --reach ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "seen"),
+    [
+        ([], ["the office closes at six", "agent a prefers tabs", "agent b prefers spaces"]),
+        (["--at", "agent:a"], ["the office closes at six", "agent a prefers tabs"]),
+        (
+            ["--at", "agent:a", "--reach", "of"],
+            ["the office closes at six", "agent a prefers tabs"],
+        ),
+        (["--at", "agent:a", "--reach", "exact"], ["agent a prefers tabs"]),
+        (["--at", "root", "--reach", "exact"], ["the office closes at six"]),
+        (["--reach", "exact"], ["the office closes at six"]),
+        (["--at", "agent:b", "--reach", "subtree"], ["agent b prefers spaces"]),
+    ],
+)
+def test_at_and_reach_confine_every_read(
+    engine: ReferenceEngine, args: list[str], seen: list[str]
+) -> None:
+    ids = fill(engine)
+    learnings = ["--kind", "learning", *args]
+    listed = from_json(ok("list", *learnings, "--json"), tm.ListPage)
+    assert [hit.text for hit in listed.items] == seen
+    fetched = from_json(ok("fetch", "prefers office", *learnings, "--json"), tm.FetchPage)
+    assert sorted(hit.text for hit in fetched.hits) == sorted(seen)
+    answer = from_json(ok("recall", "prefers office", *learnings, "--json"), tm.RecallAnswer)
+    assert sorted(citation.snippet for citation in answer.citations) == sorted(seen)
+    explored = from_json(ok("explore", "namespace", *learnings, "--json"), tm.ExplorePage)
+    assert explored.total == len(seen)
+    exported = [json.loads(line)["id"] for line in ok("export", *learnings).splitlines()]
+    assert exported == [ids[text] for text in seen]
+
+
+# --- forget -------------------------------------------------------------------------------
+
+
+def test_forget_by_ids(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    assert ok("forget", ids["agent a prefers tabs"], "unknown-id") == "forgot 1 item\n"
+    assert json.loads(ok("forget", ids["agent a prefers tabs"], "--json")) == {"forgotten": 0}
+    assert "agent a prefers tabs" not in texts(engine)
+    assert len(texts(engine)) == 3
+
+
+def test_forget_by_ids_within_a_reach_spares_what_it_cannot_see(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    both = (ids["agent a prefers tabs"], ids["agent b prefers spaces"])
+    assert ok("forget", *both, "--at", "agent:a") == "forgot 1 item\n"
+    assert "agent b prefers spaces" in texts(engine)
+    assert "agent a prefers tabs" not in texts(engine)
+
+
+def test_forget_by_filter(engine: ReferenceEngine) -> None:
+    fill(engine)
+    assert ok("forget", "--tag", "style") == "forgot 2 items\n"
+    assert json.loads(ok("forget", "--at", "root", "--reach", "exact", "--json")) == {
+        "forgotten": 2
+    }
+    assert texts(engine) == []
+
+
+def test_forget_refuses_no_target_and_ids_with_a_filter(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    result = invoke("forget")
+    assert result.exit_code == 2
+    assert "forget needs ids or a filter option" in result.stderr
+    result = invoke("forget", ids["agent a prefers tabs"], "--tag", "style")
+    assert result.exit_code == 2
+    assert "pass ids or --workspace/--tag/--kind, not both" in result.stderr
+    assert len(texts(engine)) == 4
+
+
+# --- export and import ---------------------------------------------------------------------
+
+
+def exported_lines(engine: MemoryEngine) -> list[str]:
+    return [to_json(exported) for exported in engine.export(tm.ListRequest(limit=500)).items]
+
+
+def test_export_writes_json_lines_to_stdout(engine: ReferenceEngine) -> None:
+    fill(engine)
+    output = ok("export")
+    assert output.splitlines() == exported_lines(engine)
+    first = from_json(output.splitlines()[0], tm.Exported)
+    assert first.item == engine.export(tm.ListRequest(limit=1)).items[0].item
+    assert ok("export", "--json") == output  # --json is only the summary of a file export
+
+
+def test_export_pages_through_everything(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(data_commands, "EXPORT_PAGE", 2)
+    engine.store_many([tm.Learning(text=f"fact {n}") for n in range(5)])
+    assert ok("export").splitlines() == exported_lines(engine)
+
+
+def test_export_to_a_file_prints_a_summary(engine: ReferenceEngine, tmp_path: Path) -> None:
+    fill(engine)
+    target = tmp_path / "memory.jsonl"
+    assert ok("export", "-o", str(target)) == f"exported 4 items to {target}\n"
+    assert target.read_text(encoding="utf-8").splitlines() == exported_lines(engine)
+    summary = json.loads(ok("export", "-o", str(target), "--tag", "style", "--json"))
+    assert summary == {"exported": 2, "file": str(target), "incomplete": []}
+    assert len(target.read_text(encoding="utf-8").splitlines()) == 2
+
+
+def test_export_shows_progress_on_a_terminal_and_never_on_stdout(
+    engine: ReferenceEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(engine)
+    monkeypatch.setattr(data_commands, "_stderr_is_terminal", lambda: True)
+    target = tmp_path / "memory.jsonl"
+    result = invoke("export", "-o", str(target))
+    assert result.stdout == f"exported 4 items to {target}\n"
+    assert "exporting" in result.stderr
+    assert target.read_text(encoding="utf-8").splitlines() == exported_lines(engine)
+    result = invoke("export")  # to stdout: no bar at all
+    assert (result.stdout.splitlines(), result.stderr) == (exported_lines(engine), "")
+
+
+def test_an_engine_that_cannot_export_is_a_clean_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    class NoExport(EngineWrapper):
+        def handle_export(self, request: tm.ListRequest) -> tm.ExportPage:
+            raise Unsupported("engine `reference` does not export items")
+
+    use_engine(monkeypatch, NoExport(ReferenceEngine()))
+    target = tmp_path / "memory.jsonl"
+    result = invoke("export", "-o", str(target))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == "tinymemory: unsupported: engine `reference` does not export items\n"
+    assert not target.exists()
+
+
+def test_export_then_import_keeps_ids_and_reimport_is_all_replays(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    ids = fill(engine)
+    dump = tmp_path / "memory.jsonl"
+    ok("export", "-o", str(dump))
+    other = use_engine(monkeypatch, ReferenceEngine())
+    assert ok("import", str(dump)) == "imported 4 items: 4 stored, 0 replays\n"
+    assert [hit.id for hit in other.list(tm.ListRequest()).items] == list(ids.values())
+    assert exported_lines(other) == exported_lines(engine)
+    assert json.loads(ok("import", str(dump), "--json")) == {"stored": 0, "replayed": 4}
+    assert ok("import", "-", input=dump.read_bytes()) == "imported 4 items: 0 stored, 4 replays\n"
+
+
+def test_import_reads_bare_items_and_skips_blank_lines(engine: ReferenceEngine) -> None:
+    lines = [
+        to_json(tm.Learning(text="a bare learning")),
+        "",
+        "   ",
+        to_json(tm.Exported(id="ignored", item=tm.Document(body="an exported document"))),
+    ]
+    assert ok("import", "-", input="\n".join(lines)) == "imported 2 items: 2 stored, 0 replays\n"
+    assert texts(engine) == ["a bare learning", "an exported document"]
+    assert ok("import", "-", input="") == "imported 0 items: 0 stored, 0 replays\n"
+
+
+def test_import_at_rehomes_every_item(engine: ReferenceEngine, tmp_path: Path) -> None:
+    item = tm.Learning(text="moved", meta=tm.MemoryMeta(namespace="agent:a", tags=["x"]))
+    dump = tmp_path / "one.jsonl"
+    dump.write_text(to_json(tm.Exported(id=item.fingerprint(), item=item)) + "\n", encoding="utf-8")
+    ok("import", str(dump), "--at", "team:acme")
+    (hit,) = engine.list(tm.ListRequest()).items
+    assert (str(hit.meta.namespace), hit.meta.tags) == ("team:acme", ("x",))
+    assert hit.id != item.fingerprint()
+    assert hit.id == item.with_meta(attrs.evolve(item.meta, namespace="team:acme")).fingerprint()
+
+
+def test_import_stores_in_batches_with_progress(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    batches: list[int] = []
+
+    class Counting(ReferenceEngine):
+        def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+            batches.append(len(items))
+            return super().handle_store_many(items)
+
+    target = use_engine(monkeypatch, Counting())
+    monkeypatch.setattr(data_commands, "_stderr_is_terminal", lambda: True)
+    count = tm.MAX_STORE_MANY * 2 + 5
+    dump = "\n".join(to_json(tm.Learning(text=f"fact {n}")) for n in range(count))
+    result = invoke("import", "-", input=dump)
+    assert result.stdout == f"imported {count} items: {count} stored, 0 replays\n"
+    assert "importing" in result.stderr
+    assert batches == [tm.MAX_STORE_MANY, tm.MAX_STORE_MANY, 5]
+    assert len(texts(target)) == count
+
+
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        (b"{not json", "line 2: not valid json: "),
+        (b'{"type": "memo", "text": "x"}', "line 2: `memo` is not an item type"),
+        (b'{"type": "learning", "text": "  "}', "line 2: learning text must not be empty"),
+        (b'{"id": "x", "item": {"type": "learning"}}', "line 2: cannot read Exported: "),
+        (b'{"type": "learning", "text": "x", "confidence": 3}', "line 2: learning confidence 3"),
+        (b"[1, 2]", "line 2: a stored item is a json object"),
+        (b'{"type": "learning", "text": "caf\xe9"}', "line 2: not UTF-8 text"),
+    ],
+)
+def test_import_checks_every_line_before_storing_anything(
+    engine: ReferenceEngine, bad: bytes, problem: str
+) -> None:
+    good = to_json(tm.Learning(text="fine")).encode()
+    result = invoke("import", "-", input=b"\n".join([good, bad, good]))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr.startswith(f"tinymemory: invalid request: {problem}")
+    assert len(result.stderr.splitlines()) == 1
+    assert texts(engine) == []
+
+
+def test_import_refuses_a_missing_file_as_a_usage_error(engine: ReferenceEngine) -> None:
+    result = invoke("import", "no/such/file.jsonl")
+    assert result.exit_code == 2
+    assert "No such file or directory" in result.stderr
+
+
+# --- erase ------------------------------------------------------------------------------
+
+
+def test_erase_asks_first_and_a_no_erases_nothing(engine: ReferenceEngine) -> None:
+    fill(engine)
+    result = invoke("erase", "--at", "agent:a", input="n\n")
+    assert result.exit_code == 1
+    assert "Erase every item at agent:a, for good? [y/N]: n" in result.stderr
+    assert "Aborted!" in result.stderr
+    assert result.stdout == ""
+    assert len(texts(engine)) == 4
+    assert ok("erase", "--at", "agent:a", input="y\n") == "erased 1 scope\n"
+    assert "agent a prefers tabs" not in texts(engine)
+
+
+def test_erase_with_yes_kinds_and_subtree(engine: ReferenceEngine) -> None:
+    fill(engine)
+    engine.store(tm.Document(body="team doc", meta=tm.MemoryMeta(namespace="team:t/agent:c")))
+    engine.store(tm.Learning(text="team fact", meta=tm.MemoryMeta(namespace="team:t")))
+    report = json.loads(
+        ok("erase", "--at", "team:t", "--subtree", "--kind", "learning", "--yes", "--json")
+    )
+    assert report == {"erased_scopes": 1, "receipts": []}
+    assert "team doc" in texts(engine)
+    assert ok("erase", "--at", "team:t", "--subtree", "-y") == "erased 1 scope\n"
+    assert len(texts(engine)) == 4
+    result = invoke("erase", "--at", "root", "--kind", "document", input="y\n")
+    assert "Erase document items at root, for good?" in result.stderr
+    assert len(texts(engine)) == 3
+
+
+def test_erasing_the_whole_tree_needs_the_flag_and_always_asks(engine: ReferenceEngine) -> None:
+    fill(engine)
+    result = invoke("erase", "--at", "root", "--subtree", "--yes")
+    assert result.exit_code == 2
+    assert "erasing every item at every node needs --whole-tree" in result.stderr
+    whole = ("erase", "--at", "root", "--subtree", "--whole-tree", "--yes")
+    result = invoke(*whole, input="n\n")
+    assert result.exit_code == 1
+    assert "Erase the whole memory tree, every item at every node, for good?" in result.stderr
+    assert len(texts(engine)) == 4
+    assert ok(*whole, input="y\n") == "erased 4 scopes\n"
+    assert texts(engine) == []
+
+
+def test_erase_needs_a_node(engine: ReferenceEngine) -> None:
+    result = invoke("erase")
+    assert result.exit_code == 2
+    assert "Missing option '--at'" in result.stderr
+
+
+# --- the configured engine ---------------------------------------------------------------
+
+
+@pytest.fixture
+def reference_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point the configuration at the reference engine."""
+    file = tmp_path / "memory.toml"
+    file.write_text('engine = "reference"\n', encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
+    monkeypatch.delenv("TINYMEMORY_ENDPOINT", raising=False)
+    monkeypatch.delenv("TINYMEMORY_API_KEY", raising=False)
+    return file
+
+
+def test_commands_build_the_configured_engine(
+    reference_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["store", "The user prefers tabs", "--json"]) == 0
+    receipt = json.loads(capsys.readouterr().out)
+    assert receipt == {
+        "id": tm.Learning(text="The user prefers tabs").fingerprint(),
+        "replayed": False,
+    }
+    assert main(["list"]) == 0  # a new reference engine: empty
+    assert capsys.readouterr().out == "no items\n"
+
+
+def test_an_unknown_configured_engine_is_a_clean_error(
+    reference_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "nope")
+    result = invoke("list")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "tinymemory: configuration error: unknown engine `nope`; installed engines: reference\n"
+    )

@@ -1,0 +1,709 @@
+"""The ``tinymemory`` data commands, on the engine the configuration names.
+
+``store``, ``fetch``, ``recall``, ``list``, ``get``, ``explore``, ``forget``,
+``export``, ``import`` and ``erase``. Each prints readable text, or with
+``--json`` the contract's JSON forms. A :class:`~tinymemory.errors.TinyMemoryError`
+ends a command with ``tinymemory: <kind>: <message>`` on stderr and status 1;
+a bad option or argument is a usage error (status 2).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import itertools
+import json
+import mimetypes
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any, BinaryIO, TypeVar, cast
+
+import attrs
+import click
+
+from tinymemory.cli_options import at_option, json_option, reach_from, reach_option, table
+from tinymemory.engine import LISTING_PAGE, MemoryEngine
+from tinymemory.errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory.f32 import display_f32
+from tinymemory.items import (
+    MAX_STORE_MANY,
+    Document,
+    Learning,
+    LearningKind,
+    StoreItem,
+    StoreReceipt,
+    validate_item,
+)
+from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
+from tinymemory.namespace import Namespace, Reach
+from tinymemory.operations import (
+    MAX_BUCKETS,
+    MAX_GET_IDS,
+    EraseRequest,
+    ExploreRequest,
+    Exported,
+    ExportPage,
+    Facet,
+    FetchMode,
+    FetchRequest,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    ListRequest,
+    RecallRequest,
+)
+from tinymemory.plugins import document_converters
+from tinymemory.registry import MemoryConfig
+from tinymemory.settings import EngineCredential
+from tinymemory.tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
+from tinymemory.wire import dumps, from_data, to_data, to_json
+
+T = TypeVar("T")
+Command = Callable[..., None]
+
+#: How many items ``export`` asks the engine for at a time.
+EXPORT_PAGE = LISTING_PAGE
+#: How much of an item's first line a table shows.
+TEXT_WIDTH = 72
+
+_COMMANDS: list[click.Command] = []
+
+
+def _open_engine() -> MemoryEngine:
+    """The configured engine: the one place a data command builds one."""
+    return MemoryConfig.load().build(EngineCredential.from_env())
+
+
+def add_data_commands(group: click.Group) -> None:
+    """Add every data command to ``group`` (the ``tinymemory`` command)."""
+    for command in _COMMANDS:
+        group.add_command(command)
+
+
+class EngineFailure(click.ClickException):
+    """A :class:`TinyMemoryError` met by a data command, shown as ``tinymemory.cli.main`` shows one.
+
+    Raised inside the command, so the group ends cleanly however it is run
+    (the console script, ``main`` or a ``CliRunner``).
+    """
+
+    def __init__(self, error: TinyMemoryError) -> None:
+        super().__init__(str(error))
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print ``tinymemory: <kind>: <message>`` on stderr."""
+        click.echo(f"tinymemory: {self.format_message()}", file=file, err=True)
+
+
+def _data_command(name: str) -> Callable[[Command], click.Command]:
+    """``click.command(name)``, with TinyMemoryError mapped to a clean exit, registered."""
+
+    def decorate(func: Command) -> click.Command:
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> None:
+            try:
+                func(*args, **kwargs)
+            except TinyMemoryError as error:
+                raise EngineFailure(error) from None
+
+        command = click.command(name)(run)
+        _COMMANDS.append(command)
+        return command
+
+    return decorate
+
+
+# --- shared options ---------------------------------------------------------------
+
+
+def _workspace_option(help: str) -> Callable[[Command], Command]:
+    return click.option("--workspace", metavar="NAME", help=help)
+
+
+def _tags_option(help: str) -> Callable[[Command], Command]:
+    return click.option("--tag", "tags", multiple=True, metavar="TAG", help=help)
+
+
+def _kinds_option(help: str) -> Callable[[Command], Command]:
+    return click.option(
+        "--kind",
+        "kinds",
+        multiple=True,
+        type=click.Choice([kind.value for kind in ItemKind]),
+        help=help,
+    )
+
+
+def filter_options(func: Command) -> Command:
+    """Add ``--at``, ``--reach``, ``--workspace``, ``--tag``, ``--kind``; pass one ``filter``."""
+
+    @functools.wraps(func)
+    def with_filter(
+        *args: Any,
+        at: Namespace | None,
+        reach_kind: str | None,
+        workspace: str | None,
+        tags: tuple[str, ...],
+        kinds: tuple[str, ...],
+        **kwargs: Any,
+    ) -> None:
+        chosen = MetaFilter(
+            reach=reach_from(at, reach_kind), workspace=workspace, tags_any=tags, kinds=kinds
+        )
+        func(*args, filter=chosen, **kwargs)
+
+    options = (
+        at_option("Read the memory of this node (team:acme/agent:writer); default every node."),
+        reach_option(),
+        _workspace_option("Only items of this workspace."),
+        _tags_option("Only items with this tag (repeat: any of them)."),
+        _kinds_option("Only items of this kind (repeat: any of them)."),
+    )
+    for option in reversed(options):
+        with_filter = option(with_filter)
+    return with_filter
+
+
+def _limit_option(default: int, maximum: int | None = None) -> Callable[[Command], Command]:
+    return click.option(
+        "--limit",
+        type=click.IntRange(min=1, max=maximum),
+        default=default,
+        show_default=True,
+        help="Most results to show.",
+    )
+
+
+_cursor_option = click.option("--cursor", help="Continue from the cursor a previous page gave.")
+
+
+# --- output helpers ---------------------------------------------------------------
+
+
+def _first_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    line = lines[0] if lines else ""
+    return line if len(line) <= TEXT_WIDTH else line[: TEXT_WIDTH - 3] + "..."
+
+
+def _echo_json(data: Any) -> None:
+    # wire.dumps writes scores and confidences in their shortest f32 form.
+    click.echo(dumps(data))
+
+
+def _echo_next(cursor: str | None) -> None:
+    if cursor is not None:
+        click.echo(f"next cursor: {cursor}")
+
+
+def _stderr_is_terminal() -> bool:
+    return click.get_text_stream("stderr").isatty()
+
+
+@contextlib.contextmanager
+def _progress(items: Iterable[T], label: str) -> Iterator[Iterable[T]]:
+    """``items``, drawn as a progress bar on stderr when it is a terminal (never on stdout)."""
+    if not _stderr_is_terminal():
+        yield items
+        return
+    stderr = click.get_text_stream("stderr")
+    with click.progressbar(items, label=label, show_pos=True, file=stderr) as bar:
+        yield bar
+
+
+def _batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+# --- store ----------------------------------------------------------------------
+
+
+@_data_command("store")
+@click.argument("text", required=False)
+@click.option(
+    "--kind",
+    "learning_kind",
+    type=click.Choice([kind.value for kind in LearningKind]),
+    help=f"What the learning records (default {DEFAULT_LEARNING_KIND.value}).",
+)
+@click.option(
+    "--confidence",
+    type=click.FloatRange(0.0, 1.0),
+    help=f"How sure the learning is, 0 to 1 (default {display_f32(DEFAULT_CONFIDENCE)}).",
+)
+@click.option("--document", "as_document", is_flag=True, help="Store TEXT as a Document.")
+@click.option("--title", help="The document's title (--file: default the file's name).")
+@click.option(
+    "--file",
+    "file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Store this file as a Document (UTF-8 text, or a format a converter plugin reads).",
+)
+@at_option("The node to store the item at (team:acme/agent:writer); default the root.")
+@_workspace_option("The item's workspace.")
+@_tags_option("A tag for the item (repeatable).")
+@json_option("Print the receipt as JSON.")
+def store(
+    text: str | None,
+    learning_kind: str | None,
+    confidence: float | None,
+    as_document: bool,
+    title: str | None,
+    file: Path | None,
+    at: Namespace | None,
+    workspace: str | None,
+    tags: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Store TEXT as a learning, or as a document (--document, --file); - reads stdin."""
+    if (text is None) == (file is None):
+        raise click.UsageError("pass TEXT (- for stdin) or --file, one of them")
+    document = as_document or file is not None
+    if document and (learning_kind is not None or confidence is not None):
+        raise click.UsageError("--kind and --confidence are for learnings, not documents")
+    if title is not None and not document:
+        raise click.UsageError("--title is for documents: add --document")
+    meta = MemoryMeta(
+        namespace=at or Namespace.ROOT, workspace=workspace, tags=tags, observed_at=_now()
+    )
+    item: StoreItem
+    if file is not None:
+        item = _file_document(file, title, meta)
+    else:
+        # Trailing newlines from stdin are dropped, as the shell's $(...) drops them.
+        body = click.get_text_stream("stdin").read().rstrip("\r\n") if text == "-" else str(text)
+        if document:
+            item = Document(title=title, body=body, meta=meta)
+        else:
+            item = Learning(
+                text=body,
+                kind=learning_kind or DEFAULT_LEARNING_KIND,
+                confidence=DEFAULT_CONFIDENCE if confidence is None else confidence,
+                meta=meta,
+            )
+    with _open_engine() as engine:
+        receipt = engine.store(item)
+    if as_json:
+        click.echo(to_json(receipt))
+    else:
+        click.echo(_receipt_line(receipt))
+
+
+def _receipt_line(receipt: StoreReceipt) -> str:
+    if receipt.replayed:
+        return f"replayed {receipt.id} (already stored)"
+    return f"stored {receipt.id}"
+
+
+#: The meta fields ``store --file`` sets, over whatever a converter set.
+_PLACED_FIELDS = ("namespace", "workspace", "tags", "observed_at", "file_path", "source")
+
+
+def _file_document(path: Path, title: str | None, meta: MemoryMeta) -> Document:
+    """The file as a Document: the first converter plugin claiming it, else its UTF-8 text."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise click.FileError(str(path), error.strerror) from None
+    name = path.name
+    mime = mimetypes.guess_type(name)[0]
+    placed = attrs.evolve(
+        meta, file_path=str(path.resolve()), source=SourceRef(kind=SourceKind.FILE)
+    )
+    for converter in document_converters():
+        if converter.sniff(data, name, mime):
+            converted = converter.convert(data, name, mime)
+            # Keep what the converter worked out (a language, say); the rest is ours.
+            kept = attrs.evolve(
+                converted.meta,
+                **{field: getattr(placed, field) for field in _PLACED_FIELDS},
+            )
+            return attrs.evolve(converted, title=title or converted.title or name, meta=kept)
+    try:
+        text: str | None = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or "\x00" in text:  # a NUL byte means binary, even when it decodes
+        raise InvalidRequest(
+            f"`{path}` is not UTF-8 text, and no installed document converter reads it"
+        )
+    return Document(title=title or name, body=text, mime=mime, meta=placed)
+
+
+# --- reads -----------------------------------------------------------------------
+
+
+def _hit_rows(hits: Sequence[Hit]) -> list[tuple[str, ...]]:
+    return [
+        (hit.id, hit.kind.value, str(hit.meta.namespace), _first_line(hit.text)) for hit in hits
+    ]
+
+
+@_data_command("fetch")
+@click.argument("query")
+@click.option(
+    "--mode",
+    type=click.Choice([mode.value for mode in FetchMode]),
+    help="How to rank (default hybrid when the engine offers it, else its first mode).",
+)
+@_limit_option(10)
+@_cursor_option
+@filter_options
+@json_option("Print the page of hits as JSON.")
+def fetch(
+    query: str,
+    mode: str | None,
+    limit: int,
+    cursor: str | None,
+    filter: MetaFilter,
+    as_json: bool,
+) -> None:
+    """Rank stored items against QUERY by keyword, vector or hybrid search."""
+    with _open_engine() as engine:
+        chosen = FetchMode(mode) if mode else default_mode(engine.descriptor.fetch_modes)
+        if chosen is None:
+            raise Unsupported(f"engine `{engine.descriptor.id}` serves no fetch mode")
+        request = FetchRequest(query=query, mode=chosen, filter=filter, limit=limit, cursor=cursor)
+        page = engine.fetch(request)
+    if as_json:
+        click.echo(to_json(page))
+        return
+    if not page.hits:
+        click.echo("no hits")
+    else:
+        rows = [
+            (f"{hit.score:.3f}", *row)
+            for hit, row in zip(page.hits, _hit_rows(page.hits), strict=True)
+        ]
+        click.echo(table(("SCORE", "ID", "KIND", "NAMESPACE", "TEXT"), rows))
+    _echo_next(page.next_cursor)
+
+
+@_data_command("recall")
+@click.argument("question")
+@_limit_option(10)
+@filter_options
+@json_option("Print the answer and its citations as JSON.")
+def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
+    """Answer QUESTION from memory, then list the items the answer cites."""
+    with _open_engine() as engine:
+        answer = engine.recall(RecallRequest(question=question, filter=filter, limit=limit))
+    if as_json:
+        click.echo(to_json(answer))
+        return
+    click.echo(answer.answer)
+    if answer.citations:
+        click.echo()
+    for number, citation in enumerate(answer.citations, start=1):
+        snippet = _first_line(citation.snippet)
+        click.echo(f"[{number}] {citation.id}  {citation.kind.value}  {snippet}")
+
+
+@_data_command("list")
+@_limit_option(50)
+@_cursor_option
+@filter_options
+@json_option("Print the page of items as JSON.")
+def list_command(limit: int, cursor: str | None, filter: MetaFilter, as_json: bool) -> None:
+    """List stored items, without ranking, a page at a time."""
+    with _open_engine() as engine:
+        page = engine.list(ListRequest(filter=filter, limit=limit, cursor=cursor))
+    if as_json:
+        click.echo(to_json(page))
+        return
+    if not page.items:
+        click.echo("no items")
+    else:
+        click.echo(table(("ID", "KIND", "NAMESPACE", "TEXT"), _hit_rows(page.items)))
+    _echo_next(page.next_cursor)
+
+
+@_data_command("get")
+@click.argument("ids", nargs=-1, required=True, metavar="ID...")
+@json_option("Print the items (and the ids not found) as JSON.")
+@click.pass_context
+def get(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
+    """Print items whole by id: text and metadata. Exits 1 when an id is not found."""
+    hits: list[Hit] = []
+    with _open_engine() as engine:
+        for batch in _batched(ids, MAX_GET_IDS):
+            hits.extend(engine.get(GetRequest(ids=batch)))
+    found = {hit.id for hit in hits}
+    missing = [item_id for item_id in dict.fromkeys(ids) if item_id not in found]
+    if as_json:
+        _echo_json({"items": [to_data(hit) for hit in hits], "missing": missing})
+    else:
+        click.echo("\n---\n".join(_whole(hit) for hit in hits), nl=bool(hits))
+        if missing:
+            click.echo(f"tinymemory: not found: {', '.join(missing)}", err=True)
+    if missing:
+        ctx.exit(1)
+
+
+def _whole(hit: Hit) -> str:
+    """An item as ``get`` prints it: ``key: value`` lines, a blank line, then its text."""
+    fields: dict[str, Any] = {"id": hit.id, "kind": hit.kind.value}
+    if hit.confidence is not None:
+        fields["confidence"] = display_f32(hit.confidence)
+    fields["namespace"] = str(hit.meta.namespace)  # the wire form leaves the root out
+    fields.update(to_data(hit.meta))
+    lines = []
+    for key, value in fields.items():
+        if isinstance(value, list):
+            shown = ", ".join(map(str, value))
+        elif isinstance(value, dict):
+            shown = dumps(value)
+        else:
+            shown = str(value)
+        lines.append(f"{key}: {shown}")
+    return "\n".join([*lines, "", hit.text])
+
+
+@_data_command("explore")
+@click.argument("facet", metavar="FACET", type=click.Choice([facet.value for facet in Facet]))
+@_limit_option(50, MAX_BUCKETS)
+@filter_options
+@json_option("Print the buckets and counts as JSON.")
+def explore(facet: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
+    """Count stored items per value of FACET, largest first.
+
+    FACET: kind, source, source_id, workspace, folder, file_path, language,
+    repo, url, thread, agent, tool_call, tag or namespace.
+    """
+    with _open_engine() as engine:
+        page = engine.explore(ExploreRequest(facet=facet, filter=filter, limit=limit))
+    if as_json:
+        click.echo(to_json(page))
+        return
+    if page.buckets:
+        rows = [(bucket.value, str(bucket.count)) for bucket in page.buckets]
+        click.echo(table((facet.upper(), "COUNT"), rows))
+        click.echo()
+    click.echo(f"total {page.total}, missing {page.missing}")
+    if page.more_buckets:
+        click.echo(f"{page.more_buckets} more values (raise --limit)")
+    if page.truncated:
+        click.echo("the scan stopped early: counts are a lower bound")
+
+
+# --- writes ----------------------------------------------------------------------
+
+
+@_data_command("forget")
+@click.argument("ids", nargs=-1, metavar="[ID...]")
+@filter_options
+@json_option("Print the report as JSON.")
+def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
+    """Forget items by id, or every item the filter options admit.
+
+    With ids, --at/--reach confine the forget to the items that reach sees.
+    Never everything: no ids and no filter option is refused.
+    """
+    if ids and not attrs.evolve(filter, reach=None).is_empty():
+        raise click.UsageError("pass ids or --workspace/--tag/--kind, not both")
+    if not ids and filter.is_empty():
+        raise click.UsageError(
+            "forget needs ids or a filter option (--at, --reach, --workspace, --tag, --kind)"
+        )
+    with _open_engine() as engine:
+        if not ids:
+            report = engine.forget(ForgetTarget.by_filter(filter))
+        elif filter.reach is not None:
+            report = engine.forget_within(ids, filter.reach)
+        else:
+            report = engine.forget(ForgetTarget.by_ids(ids))
+    if as_json:
+        click.echo(to_json(report))
+    else:
+        click.echo(f"forgot {report.forgotten} item{'' if report.forgotten == 1 else 's'}")
+
+
+@_data_command("export")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the items to this file instead of stdout.",
+)
+@filter_options
+@json_option("With -o, print the summary as JSON.")
+def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
+    """Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`."""
+    incomplete: list[str] = []
+    count = 0
+    with _open_engine() as engine:
+        pages = _export_pages(engine, filter)
+        first = next(pages)  # an engine that refuses export does so before any file is made
+
+        def exported() -> Iterator[Exported]:
+            for page in itertools.chain([first], pages):
+                incomplete.extend(page.incomplete)
+                yield from page.items
+
+        with contextlib.ExitStack() as stack:
+            if output is None:
+                sink: IO[str] = click.get_text_stream("stdout")
+                items: Iterable[Exported] = exported()
+            else:
+                sink = stack.enter_context(_open_output(output))
+                items = stack.enter_context(_progress(exported(), "exporting"))
+            for item in items:
+                sink.write(to_json(item) + "\n")
+                count += 1
+            sink.flush()
+    if incomplete:
+        click.echo(
+            f"tinymemory: {len(incomplete)} items are held only in part: {', '.join(incomplete)}",
+            err=True,
+        )
+    if output is None:
+        return  # stdout holds the items and nothing else
+    if as_json:
+        _echo_json({"exported": count, "file": str(output), "incomplete": incomplete})
+    else:
+        click.echo(f"exported {count} item{'' if count == 1 else 's'} to {output}")
+
+
+def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPage]:
+    cursor: str | None = None
+    while True:
+        page = engine.export(ListRequest(filter=filter, limit=EXPORT_PAGE, cursor=cursor))
+        yield page
+        if page.next_cursor is None:
+            return
+        if page.next_cursor == cursor:
+            raise EngineError(f"export cursor `{cursor}` came back unchanged")
+        cursor = page.next_cursor
+
+
+def _open_output(path: Path) -> IO[str]:
+    try:
+        return path.open("w", encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(str(path), error.strerror) from None
+
+
+@_data_command("import")
+@click.argument("source", metavar="FILE", type=click.File("rb"))
+@at_option("Store every item at this node instead of its own (its id changes with it).")
+@json_option("Print the counts as JSON.")
+def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> None:
+    """Store the items of a JSON-lines FILE (from `export`, or one item per line); - is stdin.
+
+    Every line is checked before anything is stored: a bad line stores nothing.
+    """
+    items = read_items(source, at)
+    receipts: list[StoreReceipt] = []
+    if items:
+        with _open_engine() as engine, _progress(items, "importing") as shown:
+            for batch in _batched(shown, MAX_STORE_MANY):
+                receipts.extend(engine.store_many(batch))
+    replayed = sum(receipt.replayed for receipt in receipts)
+    stored = len(receipts) - replayed
+    if as_json:
+        _echo_json({"stored": stored, "replayed": replayed})
+    else:
+        click.echo(f"imported {len(receipts)} items: {stored} stored, {replayed} replays")
+
+
+def read_items(lines: Iterable[bytes], at: Namespace | None = None) -> list[StoreItem]:
+    """The items of JSON lines: each an ``Exported`` or a bare StoreItem; blank lines skipped.
+
+    ``at`` re-homes every item to that node. A line that is not a valid item
+    is ``InvalidRequest`` naming its number.
+    """
+    items = []
+    for number, line in enumerate(lines, start=1):
+        try:
+            item = _read_line(line, at)
+        except TinyMemoryError as error:
+            raise InvalidRequest(f"line {number}: {error.message}") from None
+        if item is not None:
+            items.append(item)
+    return items
+
+
+def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("not UTF-8 text") from None
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise InvalidRequest(f"not valid json: {error}") from None
+    # An export line wraps the item ({"id", "item"}); a bare item is tagged by "type".
+    if isinstance(data, dict) and "item" in data and "type" not in data:
+        item = from_data(data, Exported).item
+    else:
+        # StoreItem is a union, which mypy will not take as a type[T].
+        item = from_data(data, cast("type[StoreItem]", StoreItem))
+    if at is not None:
+        item = item.with_meta(attrs.evolve(item.meta, namespace=at))
+    return validate_item(item)
+
+
+@_data_command("erase")
+@at_option("The node to erase at (root for the root).", required=True)
+@click.option("--subtree", is_flag=True, help="Also erase everything below --at.")
+@_kinds_option("Erase only items of this kind (repeatable; default every kind).")
+@click.option(
+    "--whole-tree",
+    is_flag=True,
+    help="Allow erasing every item at every node (--at root --subtree, every kind).",
+)
+@click.option(
+    "-y", "--yes", is_flag=True, help="Do not ask first (the whole tree is always asked)."
+)
+@json_option("Print the report as JSON.")
+def erase(
+    at: Namespace,
+    subtree: bool,
+    kinds: tuple[str, ...],
+    whole_tree: bool,
+    yes: bool,
+    as_json: bool,
+) -> None:
+    """Delete items for good: every item (of --kind) at a node, and with --subtree below it."""
+    reach = Reach.subtree(at) if subtree else Reach.exact(at)
+    request = EraseRequest(reach=reach, kinds=kinds, whole_tree=whole_tree)
+    everything = _is_whole_tree(request)
+    if everything and not whole_tree:
+        raise click.UsageError("erasing every item at every node needs --whole-tree")
+    if everything:
+        click.confirm(
+            "Erase the whole memory tree, every item at every node, for good?",
+            abort=True,
+            err=True,
+        )
+    elif not yes:
+        what = " and ".join(kinds) + " items" if kinds else "every item"
+        below = " and everything below it" if subtree else ""
+        click.confirm(f"Erase {what} at {at}{below}, for good?", abort=True, err=True)
+    with _open_engine() as engine:
+        report = engine.erase(request)
+    if as_json:
+        click.echo(to_json(report))
+        return
+    click.echo(f"erased {report.erased_scopes} scope{'' if report.erased_scopes == 1 else 's'}")
+    for receipt in report.receipts:
+        click.echo(f"receipt: {receipt}")
+
+
+def _is_whole_tree(request: EraseRequest) -> bool:
+    # The contract's own interlock says what "the whole tree" is: the request
+    # is one exactly when it would be refused without `whole_tree`.
+    try:
+        attrs.evolve(request, whole_tree=False).validate()
+    except InvalidRequest:
+        return True
+    return False
