@@ -688,17 +688,23 @@ def test_erase_with_yes_kinds_and_subtree(engine: ReferenceEngine) -> None:
     assert len(texts(engine)) == 3
 
 
-def test_erasing_the_whole_tree_needs_the_flag_and_always_asks(engine: ReferenceEngine) -> None:
+def test_erasing_the_whole_tree_needs_the_flag_and_asks(engine: ReferenceEngine) -> None:
     fill(engine)
     result = invoke("erase", "--at", "root", "--subtree", "--yes")
     assert result.exit_code == 2
     assert "erasing every item at every node needs --whole-tree" in result.stderr
-    whole = ("erase", "--at", "root", "--subtree", "--whole-tree", "--yes")
+    whole = ("erase", "--at", "root", "--subtree", "--whole-tree")
     result = invoke(*whole, input="n\n")
     assert result.exit_code == 1
     assert "Erase the whole memory tree, every item at every node, for good?" in result.stderr
     assert len(texts(engine)) == 4
     assert ok(*whole, input="y\n") == "erased 4 scopes\n"
+    assert texts(engine) == []
+
+
+def test_a_script_erases_the_whole_tree_with_both_flags(engine: ReferenceEngine) -> None:
+    fill(engine)
+    assert ok("erase", "--at", "root", "--subtree", "--whole-tree", "--yes") == "erased 4 scopes\n"
     assert texts(engine) == []
 
 

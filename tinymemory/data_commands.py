@@ -662,7 +662,7 @@ def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
     help="Allow erasing every item at every node (--at root --subtree, every kind).",
 )
 @click.option(
-    "-y", "--yes", is_flag=True, help="Do not ask first (the whole tree is always asked)."
+    "-y", "--yes", is_flag=True, help="Do not ask first (for scripts; the whole tree still needs --whole-tree)."
 )
 @json_option("Print the report as JSON.")
 def erase(
@@ -679,7 +679,7 @@ def erase(
     everything = _is_whole_tree(request)
     if everything and not whole_tree:
         raise click.UsageError("erasing every item at every node needs --whole-tree")
-    if everything:
+    if everything and not yes:
         click.confirm(
             "Erase the whole memory tree, every item at every node, for good?",
             abort=True,

@@ -1,0 +1,77 @@
+"""The plugin's README, and the README's command-line session, run as written."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from doc_examples import examples  # noqa: E402
+
+PLUGIN_README = ROOT / "plugins" / "tinymemory-sqlite" / "README.md"
+SESSION = re.compile(r"```console\n(.*?)```", re.S)
+
+
+@pytest.mark.parametrize(("code", "expected"), examples(PLUGIN_README))
+def test_readme_example_runs_and_prints_what_it_shows(code: str, expected: str | None) -> None:
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(compile(code, "example", "exec"), {"__name__": "docs"})
+    if expected is not None:
+        assert output.getvalue() == expected
+
+
+def _sessions() -> list[str]:
+    return SESSION.findall((ROOT / "README.md").read_text(encoding="utf-8"))
+
+
+def test_the_readme_shows_a_session() -> None:
+    assert any("$ tinymemory store" in session for session in _sessions())
+
+
+def test_the_readme_session_runs_with_no_configuration(tmp_path: Path) -> None:
+    """Each `$ tinymemory ...` line is a new process over the default database, and prints what the README shows."""
+    command = Path(sys.executable).parent / "tinymemory"
+    assert command.exists(), "the tinymemory command is installed with the core"
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+    }
+    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", "TINYMEMORY_SQLITE_PATH"):
+        env.pop(name, None)
+    for session in _sessions():
+        for line, expected in _steps(session):
+            result = subprocess.run(
+                [str(command), *shlex.split(line)[1:]],
+                env=env,
+                cwd=tmp_path,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert result.returncode == 0, result.stderr
+            assert result.stdout == expected, line
+    assert (tmp_path / "data" / "tinymemory" / "memory.db").exists()
+
+
+def _steps(session: str) -> list[tuple[str, str]]:
+    """``(command, expected output)`` for each ``$ `` line of a console block."""
+    steps: list[tuple[str, str]] = []
+    for line in session.splitlines(keepends=True):
+        if line.startswith("$ "):
+            steps.append((line[2:].strip(), ""))
+        elif steps:
+            steps[-1] = (steps[-1][0], steps[-1][1] + line)
+    return steps
