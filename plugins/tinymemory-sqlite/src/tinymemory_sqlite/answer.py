@@ -1,0 +1,197 @@
+"""The extractive recall answer: the passages' sentences that best match the question.
+
+No model is involved. The relevant passages (best first) are cut into
+sentences; each sentence scores the question's content words it holds (a
+trailing ``s`` ignored), rarer words weighing more, plus a small bonus for its
+passage's rank. The best few sentences, each followed by a citation marker
+``[n]``, are the answer. The result depends only on the arguments, so the same
+question over the same hits always gives the same answer.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+import attrs
+
+from .embedding import STOP_WORDS, words
+
+# STOP_WORDS is defined with the embedder, which weighs them down, and exported here too.
+__all__ = ["MAX_SENTENCE_CHARS", "STOP_WORDS", "Extract", "extract_answer", "sentences"]
+
+#: The longest sentence quoted whole; a longer one is cut at a word boundary.
+MAX_SENTENCE_CHARS = 400
+
+# Markdown structure at a line's start: heading marks, quote marks, list bullets.
+_LINE_MARK = re.compile(r"(?:#{1,6}(?=\s|$)|>(?=[\s>]|$)|[-*+•](?=\s)|\d{1,3}[.)](?=\s))\s*")
+_CLOSING_HASHES = re.compile(r"\s+#+$")
+# A sentence ends at . ! or ? (maybe closed by a quote or bracket) before whitespace.
+_SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*\s+")
+# Abbreviations whose period does not end a sentence.
+_ABBREVIATION = re.compile(r"(?:^|\W)(?:e\.g|i\.e|mr|mrs|ms|dr|prof|vs|cf)\.$", re.IGNORECASE)
+# Citation-like markers already in a passage; removed so every [n] of an answer is ours.
+_MARKER = re.compile(r"\[\s*\d+\s*\]")
+_SPACES = re.compile(r"\s+")
+# How much a passage's rank adds to a matching sentence's score: the best passage's
+# sentences score 10% more, the second's 5%, ... enough to settle near-ties only.
+_RANK_BONUS = 0.1
+
+
+@attrs.frozen
+class Extract:
+    """An extractive answer and the passages it quotes."""
+
+    #: The answer: sentences, each followed by its citation marker `` [n]``.
+    text: str
+    #: Indices into the passages, in citation order (``[1]`` is ``sources[0]``).
+    sources: tuple[int, ...]
+    #: Per source, the sentences taken from it, in its own order, joined by a space.
+    snippets: tuple[str, ...]
+
+
+def sentences(passage: str) -> list[str]:
+    """``passage`` cut into sentences: at line breaks and at ``.``, ``!``, ``?`` before whitespace.
+
+    Markdown heading marks, quote marks and list bullets at line starts are
+    dropped, whitespace runs become one space, bracketed numbers (``[3]``) are
+    removed, and pieces without a letter or digit are skipped. A sentence
+    longer than :data:`MAX_SENTENCE_CHARS` is cut at a word boundary and ends in ``…``.
+    """
+    found: list[str] = []
+    for line in passage.splitlines():
+        line = line.strip()
+        while mark := _LINE_MARK.match(line):  # `> - item` has two
+            line = line[mark.end() :]
+        line = _CLOSING_HASHES.sub("", line)
+        for piece in _split_line(line):
+            piece = _clean(piece)
+            if any(char.isalnum() for char in piece):
+                found.append(_cut(piece))
+    return found
+
+
+def _split_line(line: str) -> list[str]:
+    pieces: list[str] = []
+    start = 0
+    for end in _SENTENCE_END.finditer(line):
+        stop = end.start()  # the first . ! or ?
+        # Room for the longest abbreviation and the non-word character before it.
+        if line[stop] == "." and _ABBREVIATION.search(line, max(0, stop - 5), stop + 1):
+            continue
+        pieces.append(line[start : end.end()])
+        start = end.end()
+    pieces.append(line[start:])
+    return pieces
+
+
+def _clean(text: str) -> str:
+    # Removing one marker can join two halves into another (`[[1]2]`), hence the loop.
+    while _MARKER.search(text):
+        text = _MARKER.sub(" ", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def _cut(sentence: str) -> str:
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return sentence
+    head = sentence[: MAX_SENTENCE_CHARS - 1]
+    if not sentence[MAX_SENTENCE_CHARS - 1].isspace():
+        space = head.rfind(" ")
+        if space > 0:  # else one endless word: cut inside it
+            head = head[:space]
+    return (head.rstrip(" ,;:-") or head) + "…"
+
+
+@attrs.frozen
+class _Sentence:
+    passage: int
+    position: int
+    text: str
+    #: Its folded words in order: the same words count as the same sentence.
+    key: str
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, passage: int, position: int, text: str) -> _Sentence:
+        found = words(text)
+        return cls(passage, position, text, " ".join(found), frozenset(map(_stem, found)))
+
+
+def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int = 4) -> Extract:
+    """The answer to ``question`` quoted from ``passages`` (relevant texts, best first).
+
+    At most ``max_sentences`` distinct sentences sharing content words with the
+    question, best first; when none shares one, the first sentence. Sources are
+    numbered in order of first use. Empty only when no passage holds a word.
+    ``ValueError`` for no passages or ``max_sentences`` below 1.
+    """
+    if not passages:
+        raise ValueError("an answer needs at least one passage")
+    if max_sentences < 1:
+        raise ValueError(f"max_sentences must be at least 1, not {max_sentences}")
+    pool = [
+        _Sentence.of(index, position, text)
+        for index, passage in enumerate(passages)
+        for position, text in enumerate(sentences(passage))
+    ]
+    if not pool:
+        return Extract(text="", sources=(), snippets=())
+    wanted = {_stem(word) for word in words(question) if word not in STOP_WORDS}
+    weights = _rarity(wanted, pool)
+
+    scored: list[tuple[float, int, int, _Sentence]] = []
+    for sentence in pool:
+        # Summed in sorted order: set order varies between processes, float sums may not.
+        match = sum(weights[word] for word in sorted(wanted & sentence.words))
+        if match > 0:
+            score = match * (1 + _RANK_BONUS / (1 + sentence.passage))
+            scored.append((-score, sentence.passage, sentence.position, sentence))
+    scored.sort(key=lambda entry: entry[:3])
+
+    chosen: list[_Sentence] = []
+    seen: set[str] = set()
+    for *_, sentence in scored:
+        if sentence.key in seen:
+            continue
+        seen.add(sentence.key)
+        chosen.append(sentence)
+        if len(chosen) == max_sentences:
+            break
+    if not chosen:
+        chosen = [pool[0]]  # the first sentence of the first passage holding one
+    return _cite(chosen)
+
+
+def _stem(word: str) -> str:
+    """``word`` without a plural-like ``s``: ``prefer`` finds ``prefers``, ``tab`` ``tabs``."""
+    if len(word) > 3 and word[-1] == "s" and word[-2] != "s":
+        return word[:-1]
+    return word
+
+
+def _rarity(wanted: set[str], pool: list[_Sentence]) -> dict[str, float]:
+    """Each question word's weight: ``ln(1 + sentences / sentences holding it)``."""
+    holding = dict.fromkeys(wanted, 0)
+    for sentence in pool:
+        for word in wanted & sentence.words:
+            holding[word] += 1
+    return {
+        word: math.log(1 + len(pool) / count) if count else 0.0 for word, count in holding.items()
+    }
+
+
+def _cite(chosen: list[_Sentence]) -> Extract:
+    number: dict[int, int] = {}
+    parts: list[str] = []
+    for sentence in chosen:
+        marker = number.setdefault(sentence.passage, len(number) + 1)
+        parts.append(f"{sentence.text} [{marker}]")
+    sources = tuple(number)
+    in_passage_order = sorted(chosen, key=lambda sentence: sentence.position)
+    snippets = tuple(
+        " ".join(sentence.text for sentence in in_passage_order if sentence.passage == source)
+        for source in sources
+    )
+    return Extract(text=" ".join(parts), sources=sources, snippets=snippets)

@@ -1,0 +1,260 @@
+"""The extractive recall answer."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tinymemory_sqlite.answer import (
+    MAX_SENTENCE_CHARS,
+    STOP_WORDS,
+    Extract,
+    extract_answer,
+    sentences,
+)
+from tinymemory_sqlite.embedding import fold
+
+MARKER = re.compile(r"\[(\d+)\]")
+
+
+def cited(text: str) -> list[int]:
+    return [int(number) for number in MARKER.findall(text)]
+
+
+def test_citations_are_numbered_in_order_of_first_use() -> None:
+    passages = [
+        "The office plant needs water on Mondays.",
+        "Releases ship on Friday. The release checklist lives in the wiki.",
+        "The user prefers tabs over spaces.",
+    ]
+    extract = extract_answer("When do releases ship, and what about tabs?", passages)
+    assert extract == Extract(
+        text="Releases ship on Friday. [1] The user prefers tabs over spaces. [2] "
+        "The release checklist lives in the wiki. [1]",
+        sources=(1, 2),
+        snippets=(
+            "Releases ship on Friday. The release checklist lives in the wiki.",
+            "The user prefers tabs over spaces.",
+        ),
+    )
+
+
+def test_every_cited_passage_has_its_snippet() -> None:
+    passages = [
+        "Alpha ships first. Nothing else here.",
+        "Beta ships second.",
+        "Gamma ships third. Alpha again.",
+    ]
+    extract = extract_answer("alpha beta gamma", passages)
+    assert len(extract.sources) == len(extract.snippets) == 3
+    for source, snippet in zip(extract.sources, extract.snippets, strict=True):
+        for sentence in sentences(snippet):
+            assert sentence in sentences(passages[source])
+    assert extract.snippets[extract.sources.index(2)] == "Gamma ships third. Alpha again."
+
+
+def test_the_answer_is_deterministic_across_processes() -> None:
+    # Ties between words of equal rarity must not depend on set order (hash seed).
+    script = (
+        "from tinymemory_sqlite.answer import extract_answer;"
+        "print(extract_answer('red green blue cyan magenta', ["
+        "'Red and green. Blue and cyan.', 'Magenta and red. Green and blue.',"
+        "'Cyan and magenta. Blue green red.']))"
+    )
+    source = str(Path(__file__).resolve().parents[1] / "src")
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        environment = dict(os.environ, PYTHONHASHSEED=seed)
+        environment["PYTHONPATH"] = os.pathsep.join(
+            [source, *filter(None, [environment.get("PYTHONPATH")])]
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env=environment,
+            check=True,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    first = extract_answer("red green blue", ["Red green blue. Blue green red."])
+    assert first == extract_answer("red green blue", ["Red green blue. Blue green red."])
+
+
+def test_no_shared_word_falls_back_to_the_first_sentence() -> None:
+    passages = ["# Notes\n\nFirst thing. Second thing.", "Other passage."]
+    extract = extract_answer("What about quantum chromodynamics?", passages)
+    assert extract == Extract(text="Notes [1]", sources=(0,), snippets=("Notes",))
+
+
+def test_the_fallback_skips_passages_without_sentences() -> None:
+    extract = extract_answer("unrelated", ["---\n***", "Real text here. More."])
+    assert extract == Extract(
+        text="Real text here. [1]", sources=(1,), snippets=("Real text here.",)
+    )
+
+
+def test_passages_without_any_word_give_an_empty_answer() -> None:
+    assert extract_answer("anything", ["", "--- !!!"]) == Extract(text="", sources=(), snippets=())
+
+
+def test_stop_words_are_ignored() -> None:
+    passages = [
+        "What is it that you do with all of this?",
+        "The deploy key is stored in the vault.",
+    ]
+    extract = extract_answer("What is the deploy key for this?", passages)
+    assert extract.text == "The deploy key is stored in the vault. [1]"
+    assert extract.sources == (1,)
+    # Only stop words: nothing to match, so the first sentence.
+    only = extract_answer("what is this?", passages)
+    assert only.sources == (0,)
+
+
+def test_stop_words_are_folded_common_english_words() -> None:
+    assert 100 <= len(STOP_WORDS) <= 160
+    assert {"the", "a", "is", "what", "of", "and", "s", "t"} <= STOP_WORDS
+    assert all(fold(word) == word and word.isalpha() for word in STOP_WORDS)
+
+
+def test_rarer_words_weigh_more() -> None:
+    passages = [
+        "The project uses Python. The project has tests. The project is old.",
+        "Kubernetes runs the cluster.",
+    ]
+    extract = extract_answer("project kubernetes", passages, max_sentences=1)
+    assert extract.text == "Kubernetes runs the cluster. [1]"
+
+
+def test_a_better_ranked_passage_wins_a_tie() -> None:
+    passages = ["Lunch is at noon.", "Lunch is at one."]
+    assert extract_answer("lunch", passages, max_sentences=1).sources == (0,)
+    assert extract_answer("lunch", passages).sources == (0, 1)
+
+
+def test_more_shared_words_beat_the_rank_bonus() -> None:
+    passages = ["Lunch is at noon.", "Team lunch is at one in the canteen."]
+    extract = extract_answer("team lunch canteen", passages, max_sentences=1)
+    assert extract.sources == (1,)
+
+
+def test_a_trailing_s_is_ignored_when_matching() -> None:
+    extract = extract_answer("Which editor does the user prefer?", ["Tabs. The user prefers vim."])
+    assert extract.text == "The user prefers vim. [1]"
+
+
+def test_duplicate_sentences_are_taken_once() -> None:
+    passages = ["The build uses Bazel.", "Note: the build uses bazel!", "The build uses Bazel."]
+    extract = extract_answer("build bazel", passages)
+    assert extract.text == "The build uses Bazel. [1] Note: the build uses bazel! [2]"
+    assert extract.sources == (0, 1)
+
+
+def test_at_most_max_sentences() -> None:
+    passage = " ".join(f"Cats nap in spot {number}." for number in range(10))
+    assert len(cited(extract_answer("cats", [passage]).text)) == 4
+    assert len(cited(extract_answer("cats", [passage], max_sentences=2).text)) == 2
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="at least one passage"):
+        extract_answer("question", [])
+    with pytest.raises(ValueError, match="max_sentences"):
+        extract_answer("question", ["text"], max_sentences=0)
+
+
+def test_a_long_sentence_is_cut_at_a_word_boundary() -> None:
+    words = [f"word{number}" for number in range(200)]
+    passage = " ".join(words) + ". Short one."
+    (long, short) = sentences(passage)
+    assert short == "Short one."
+    assert len(long) <= MAX_SENTENCE_CHARS
+    assert long.endswith("…")
+    assert long[:-1].split(" ") == words[: len(long[:-1].split(" "))]
+    extract = extract_answer("word0", [passage])
+    assert extract.text == f"{long} [1]"
+
+
+def test_one_endless_word_is_cut_inside() -> None:
+    (cut,) = sentences("x" * 1000)
+    assert cut == "x" * (MAX_SENTENCE_CHARS - 1) + "…"
+
+
+def test_sentence_splitting() -> None:
+    passage = (
+        "## Release plan ##\n"
+        "- Ship on Friday!  Then rest.\n"
+        "* Ask Dr. Smith, e.g. by mail? Yes.\n"
+        "> 1. Quoted item (see [3]).\n"
+        "1) Numbered\titem\n"
+        "\n"
+        "---\n"
+        'He said "done." Next line\n'
+        ">= 3 replicas\n"
+        "Version 1.5 is out.\n"
+        "#hashtag stays"
+    )
+    assert sentences(passage) == [
+        "Release plan",
+        "Ship on Friday!",
+        "Then rest.",
+        "Ask Dr. Smith, e.g. by mail?",
+        "Yes.",
+        "Quoted item (see ).",
+        "Numbered item",
+        'He said "done."',
+        "Next line",
+        ">= 3 replicas",
+        "Version 1.5 is out.",
+        "#hashtag stays",
+    ]
+
+
+def test_markers_in_passages_never_pose_as_citations() -> None:
+    extract = extract_answer("moon landing", ["The moon landing [12] was in 1969 [[1]2]."])
+    assert extract.text == "The moon landing was in 1969 . [1]"
+
+
+def test_diacritics_and_case_are_folded_when_matching() -> None:
+    extract = extract_answer("CAFÉ opening hours", ["Nothing. The cafe opens at eight."])
+    assert extract.text == "The cafe opens at eight. [1]"
+
+
+passage_text = st.lists(
+    st.one_of(
+        st.sampled_from(
+            ["alpha", "beta", "the", "of", "[1]", "[2]", "#", "-", ".", "!", "?", "\n", " ", "é"]
+        ),
+        st.text(max_size=8),
+    ),
+    max_size=30,
+).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    question=passage_text,
+    passages=st.lists(passage_text, min_size=1, max_size=5),
+    max_sentences=st.integers(min_value=1, max_value=5),
+)
+def test_every_marker_has_a_source_and_every_source_is_cited(
+    question: str, passages: list[str], max_sentences: int
+) -> None:
+    extract = extract_answer(question, passages, max_sentences=max_sentences)
+    numbers = cited(extract.text)
+    # Every [n] has a source, every source is cited, and numbers appear in first-use order.
+    assert set(numbers) == set(range(1, len(extract.sources) + 1))
+    assert list(dict.fromkeys(numbers)) == list(range(1, len(extract.sources) + 1))
+    assert len(set(extract.sources)) == len(extract.sources)
+    assert all(0 <= source < len(passages) for source in extract.sources)
+    assert len(extract.snippets) == len(extract.sources)
+    assert all(extract.snippets)
+    assert len(numbers) <= max_sentences
+    assert not extract.text or extract.text.endswith("]")
+    assert extract == extract_answer(question, passages, max_sentences=max_sentences)
