@@ -12,6 +12,7 @@ their shortest form), which item fingerprints hash.
 from __future__ import annotations
 
 import json
+import json.encoder
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -263,6 +264,10 @@ def _refuse_constant(name: str) -> float:
     raise InvalidRequest(f"not valid json: `{name}` is not a json number")
 
 
+# What json.dumps(text, ensure_ascii=False) writes, without building an encoder per string.
+_quoted: Callable[[str], str] = json.encoder.encode_basestring
+
+
 def dumps(data: Any) -> str:
     """Compact JSON of plain data: key order kept, non-ASCII raw, floats as shortest f32."""
     parts: list[str] = []
@@ -278,7 +283,7 @@ def _write(value: Any, parts: list[str]) -> None:
     elif value is False:
         parts.append("false")
     elif isinstance(value, str):
-        parts.append(json.dumps(value, ensure_ascii=False))
+        parts.append(_quoted(value))
     elif isinstance(value, int):
         parts.append(str(value))
     elif isinstance(value, float):
@@ -288,7 +293,7 @@ def _write(value: Any, parts: list[str]) -> None:
         for index, (key, item) in enumerate(value.items()):
             if index:
                 parts.append(",")
-            parts.append(json.dumps(str(key), ensure_ascii=False))
+            parts.append(_quoted(str(key)))
             parts.append(":")
             _write(item, parts)
         parts.append("}")

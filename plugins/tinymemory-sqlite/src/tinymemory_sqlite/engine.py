@@ -24,9 +24,9 @@ from tinymemory import (
     EngineHealth,
     EraseReport,
     EraseRequest,
-    Exported,
-    ExploreRequest,
     ExplorePage,
+    ExploreRequest,
+    Exported,
     ExportPage,
     Facet,
     FetchMode,
@@ -37,18 +37,18 @@ from tinymemory import (
     GetRequest,
     Hit,
     InvalidRequest,
-    ItemKind,
     ListPage,
     ListRequest,
     MemoryEngine,
     MetaFilter,
+    Namespace,
     RecallAnswer,
     RecallRequest,
     StoreItem,
     StoreReceipt,
 )
 from tinymemory.engine import build_explore_page
-from tinymemory.errors import ConfigError, EngineError
+from tinymemory.errors import ConfigError
 from tinymemory.hookspecs import Embedder
 from tinymemory.items import Document, fingerprint_json
 from tinymemory.pieces import Piece, cut_pieces
@@ -194,7 +194,7 @@ class SqliteEngine(MemoryEngine):
         raise ConfigError(
             f"the sqlite database `{self.path}` holds vectors from embedder "
             f"`{recorded['name']}` ({recorded['dimensions']} dimensions), not "
-            f"`{self.embedder.name}`; open it with embedder = \"{recorded['name']}\""
+            f'`{self.embedder.name}`; open it with embedder = "{recorded["name"]}"'
         )
 
     # --- store --------------------------------------------------------------
@@ -212,35 +212,21 @@ class SqliteEngine(MemoryEngine):
             stored = _existing(connection, ids)
         # Embedding is the slow part: it runs before the transaction, for new items only.
         vectors = self._embed(entry for entry in _first_copies(prepared) if entry.id not in stored)
-        receipts: list[StoreReceipt] = []
-        added: list[tuple[int, int, np.ndarray[Any, Any]]] = []
         with self._connections.writing() as connection:
             stored = _existing(connection, ids)
-            fresh = [
-                entry for entry in _first_copies(prepared) if entry.id not in stored
-            ]
+            fresh = [entry for entry in _first_copies(prepared) if entry.id not in stored]
             missing = [entry for entry in fresh if entry.id not in vectors]
             vectors.update(self._embed(missing))  # forgotten meanwhile by someone else
-            nodes: dict[str, int] = {}
-            written: set[str] = set()
-            before = bump_generation(connection) if fresh else -1
-            for entry in prepared:
-                if entry.id in stored or entry.id in written:
-                    receipts.append(StoreReceipt(entry.id, replayed=True))
-                    continue
-                seq = _insert(connection, entry, nodes)
-                for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
-                    piece_id = _insert_piece(connection, seq, piece, vector)
-                    added.append((piece_id, seq, vector))
-                written.add(entry.id)
-                receipts.append(StoreReceipt(entry.id, replayed=False))
-        if added:
-            self._vectors.added(
-                before,
-                [piece for piece, _, _ in added],
-                [seq for _, seq, _ in added],
-                np.stack([vector for _, _, vector in added]),
-            )
+            if fresh:
+                before = bump_generation(connection)
+                added = _write(connection, fresh, vectors)
+        if fresh:
+            self._vectors.added(before, added.pieces, added.items, added.vectors)
+        written = {entry.id for entry in fresh}
+        receipts = []
+        for entry in prepared:
+            receipts.append(StoreReceipt(entry.id, replayed=entry.id not in written))
+            written.discard(entry.id)
         return receipts
 
     def _embed(self, entries: Iterable[_Prepared]) -> dict[str, np.ndarray[Any, Any]]:
@@ -319,9 +305,9 @@ class SqliteEngine(MemoryEngine):
                 f"SELECT count(*) FROM (SELECT 1 FROM items i WHERE {clause.sql} LIMIT ?)",
                 (*clause.params, request.scan_limit + 1),
             ).fetchone()[0]
-            total = connection.execute(f"{scanned} SELECT count(*) FROM scanned", params).fetchone()[
-                0
-            ]
+            total = connection.execute(
+                f"{scanned} SELECT count(*) FROM scanned", params
+            ).fetchone()[0]
         counts = {value: number for value, number in groups if value is not None}
         missing = sum(number for value, number in groups if value is None)
         return build_explore_page(
@@ -347,9 +333,7 @@ class SqliteEngine(MemoryEngine):
         clause = erase_clause(request.reach.at, request.reach.descendants)
         if request.kinds:
             kinds = [kind.value for kind in request.kinds]
-            clause = clause & Clause(
-                f"i.kind IN ({', '.join('?' * len(kinds))})", tuple(kinds)
-            )
+            clause = clause & Clause(f"i.kind IN ({', '.join('?' * len(kinds))})", tuple(kinds))
         scopes = self._delete(clause)
         return EraseReport(erased_scopes=len(set(scopes)))
 
@@ -363,9 +347,14 @@ class SqliteEngine(MemoryEngine):
                 return []
             before = bump_generation(connection)
             seqs = [seq for seq, _, _ in doomed]
+            doomed_seqs = json.dumps(seqs)
             connection.execute(
-                "DELETE FROM items WHERE seq IN (SELECT value FROM json_each(?))",
-                (json.dumps(seqs),),
+                "INSERT INTO pieces_fts(pieces_fts, rowid, text) SELECT 'delete', id, text "
+                "FROM pieces WHERE item IN (SELECT value FROM json_each(?))",
+                (doomed_seqs,),
+            )
+            connection.execute(
+                "DELETE FROM items WHERE seq IN (SELECT value FROM json_each(?))", (doomed_seqs,)
             )
             connection.execute(
                 "DELETE FROM nodes WHERE NOT EXISTS (SELECT 1 FROM items WHERE node = nodes.id)"
@@ -394,7 +383,9 @@ class SqliteEngine(MemoryEngine):
         depth = offset + request.limit
         with self._connections.snapshot() as connection:
             bound = cursor.bound_seq if cursor else _last_seq(connection)
-            ranking = self._ranking(connection, request.mode, request.query, request.filter, bound, depth + 1)
+            ranking = self._ranking(
+                connection, request.mode, request.query, request.filter, bound, depth + 1
+            )
             chosen = ranking[offset:depth]
             hits = _hits(connection, chosen)
         next_cursor = None
@@ -502,65 +493,105 @@ def _existing(connection: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
     return {row[0] for row in rows}
 
 
-def _node(connection: sqlite3.Connection, entry: _Prepared, nodes: dict[str, int]) -> int:
-    namespace = entry.item.meta.namespace
+@attrs.frozen
+class _Added:
+    """The pieces a write added: their ids, their items' ``seq`` and their vectors."""
+
+    pieces: list[int]
+    items: list[int]
+    vectors: np.ndarray[Any, Any]
+
+
+def _write(
+    connection: sqlite3.Connection,
+    entries: list[_Prepared],
+    vectors: dict[str, np.ndarray[Any, Any]],
+) -> _Added:
+    """Write new items, their tags, pieces and index rows, a statement per table.
+
+    Inside ``BEGIN IMMEDIATE`` no one else writes, so the ``seq`` and piece
+    ids are counted on from the highest ever handed out.
+    """
+    seq = _last_seq(connection)
+    piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
+    nodes: dict[str, int] = {}
+    items, tags, pieces = [], [], []
+    added = _Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
+    for entry in entries:
+        seq += 1
+        items.append((seq, _node(connection, entry.item.meta.namespace, nodes), *_columns(entry)))
+        tags += [(tag, seq) for tag in entry.item.meta.tags]
+        for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
+            piece_id += 1
+            first, last = piece.pages or (None, None)
+            pieces.append(
+                (
+                    piece_id,
+                    seq,
+                    piece.start,
+                    first,
+                    last,
+                    piece.section,
+                    piece.text,
+                    vector.tobytes(),
+                )
+            )
+            added.pieces.append(piece_id)
+            added.items.append(seq)
+    connection.executemany(
+        "INSERT INTO items(seq, node, id, kind, source_kind, source_id, workspace, folder, "
+        "file_path, language, repo, commit_ref, url, thread_id, turns, agent_id, tool_call, "
+        "observed_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        items,
+    )
+    connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
+    connection.executemany(
+        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        pieces,
+    )
+    connection.executemany(
+        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
+    )
+    return added
+
+
+def _node(connection: sqlite3.Connection, namespace: Namespace, nodes: dict[str, int]) -> int:
+    """The node's id, its row added when it is new."""
     path = node_path(namespace)
     if path not in nodes:
         connection.execute(
             "INSERT OR IGNORE INTO nodes(path, depth, last_service) VALUES (?, ?, ?)",
             (path, namespace.depth, last_service(namespace)),
         )
-        nodes[path] = connection.execute("SELECT id FROM nodes WHERE path = ?", (path,)).fetchone()[0]
+        row = connection.execute("SELECT id FROM nodes WHERE path = ?", (path,)).fetchone()
+        nodes[path] = int(row[0])
     return nodes[path]
 
 
-def _insert(connection: sqlite3.Connection, entry: _Prepared, nodes: dict[str, int]) -> int:
-    """Write the item's row and tags; its ``seq``."""
+def _columns(entry: _Prepared) -> tuple[object, ...]:
+    """The item's row from ``id`` on: what filters read, then its JSON form."""
     item = entry.item
     meta = item.meta
-    row = connection.execute(
-        "INSERT INTO items(id, kind, node, source_kind, source_id, workspace, folder, file_path, "
-        "language, repo, commit_ref, url, thread_id, turns, agent_id, tool_call, observed_at, body) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
-        (
-            entry.id,
-            item.item_kind.value,
-            _node(connection, entry, nodes),
-            meta.source.kind.value,
-            meta.source.id,
-            meta.workspace,
-            meta.folder,
-            meta.file_path,
-            meta.language,
-            meta.repo,
-            meta.commit,
-            meta.url,
-            meta.thread_id,
-            turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
-            meta.agent_id,
-            meta.tool_call.name if meta.tool_call else None,
-            sortable_time(meta.observed_at) if meta.observed_at else None,
-            entry.body,
-        ),
-    ).fetchone()
-    seq = int(row[0])
-    connection.executemany(
-        "INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)",
-        [(tag, seq) for tag in meta.tags],
+    return (
+        entry.id,
+        item.item_kind.value,
+        meta.source.kind.value,
+        meta.source.id,
+        meta.workspace,
+        meta.folder,
+        meta.file_path,
+        meta.language,
+        meta.repo,
+        meta.commit,
+        meta.url,
+        meta.thread_id,
+        turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
+        meta.agent_id,
+        meta.tool_call.name if meta.tool_call else None,
+        sortable_time(meta.observed_at) if meta.observed_at else None,
+        entry.body,
     )
-    return seq
-
-
-def _insert_piece(
-    connection: sqlite3.Connection, seq: int, piece: Piece, vector: np.ndarray[Any, Any]
-) -> int:
-    first, last = piece.pages or (None, None)
-    cursor = connection.execute(
-        "INSERT INTO pieces(item, ord, first_page, last_page, section, text, vector) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (seq, piece.start, first, last, piece.section, piece.text, vector.astype(np.float32).tobytes()),
-    )
-    return int(cursor.lastrowid or 0)
 
 
 def _item(body: str) -> StoreItem:
@@ -668,7 +699,9 @@ def _hits(connection: sqlite3.Connection, ranked: list[_Ranked]) -> list[Hit]:
     for entry in ranked:
         item_id, body, text, first, last, section = found[entry.piece]
         item = _item(body)
-        tags = Piece(text=text, start=0, pages=(first, last) if first else None, section=section).tags()
+        tags = Piece(
+            text=text, start=0, pages=(first, last) if first else None, section=section
+        ).tags()
         hit = Hit.of_item(item_id, item, entry.score)
         if tags:
             hit = attrs.evolve(hit, meta=attrs.evolve(hit.meta, tags=hit.meta.tags + tags))
