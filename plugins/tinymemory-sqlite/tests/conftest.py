@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine
 
 

@@ -40,7 +40,10 @@ def test_the_readme_shows_a_session() -> None:
 
 
 def test_the_readme_session_runs_with_no_configuration(tmp_path: Path) -> None:
-    """Each `$ tinymemory ...` line is a new process over the default database, and prints what the README shows."""
+    """Each `$ tinymemory ...` line is a new process over the default database.
+
+    Each prints what the README shows.
+    """
     command = Path(sys.executable).parent / "tinymemory"
     assert command.exists(), "the tinymemory command is installed with the core"
     env = {

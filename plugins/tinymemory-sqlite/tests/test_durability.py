@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
-
-import tinymemory as tm
 from tinymemory_sqlite import SqliteEngine
 from tinymemory_sqlite.connections import Connections
+
+import tinymemory as tm
 
 BATCH = 100
 
@@ -31,7 +31,10 @@ engine = SqliteEngine(sys.argv[1])
 start = int(sys.argv[2])
 for batch in range(start, start + 10_000):
     items = [
-        tm.Learning(text=f"batch {batch} item {n} " + "filler " * 20, meta=tm.MemoryMeta(tags=[f"b{batch}"]))
+        tm.Learning(
+            text=f"batch {batch} item {n} " + "filler " * 20,
+            meta=tm.MemoryMeta(tags=[f"b{batch}"]),
+        )
         for n in range(100)
     ]
     engine.store_many(items)
@@ -102,13 +105,12 @@ def test_two_processes_writing_at_once_lose_nothing(db_path: Path) -> None:
 
 
 def test_a_write_takes_the_lock_when_it_begins(db_path: Path) -> None:
-    """Every write transaction is BEGIN IMMEDIATE: a deferred one would fail, not wait, on upgrade."""
+    """Every write is BEGIN IMMEDIATE: a deferred one would fail, not wait, on upgrade."""
     connections = Connections(str(db_path))
     other = sqlite3.connect(db_path, timeout=0, isolation_level=None)
     try:
-        with connections.writing():
-            with pytest.raises(sqlite3.OperationalError, match="locked"):
-                other.execute("BEGIN IMMEDIATE")
+        with connections.writing(), pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.execute("BEGIN IMMEDIATE")
         other.execute("BEGIN IMMEDIATE")
         other.execute("COMMIT")
     finally:
@@ -142,7 +144,10 @@ def _file_bytes(path: Path) -> bytes:
 def _crowd(engine: SqliteEngine) -> None:
     for start in range(0, 2000, 100):
         engine.store_many(
-            [tm.Learning(text=f"ordinary note {n} about ledgers") for n in range(start, start + 100)]
+            [
+                tm.Learning(text=f"ordinary note {n} about ledgers")
+                for n in range(start, start + 100)
+            ]
         )
 
 
@@ -153,14 +158,18 @@ def test_forgotten_text_leaves_every_byte_of_the_files(db_path: Path) -> None:
         assert SECRET.encode() in _file_bytes(db_path)
         assert engine.forget(tm.ForgetTarget.by_ids([secret])).forgotten == 1
         assert SECRET.encode() not in _file_bytes(db_path)
-        assert len(engine.fetch(tm.FetchRequest(query="ledgers", mode="keyword", limit=5)).hits) == 5
+        assert (
+            len(engine.fetch(tm.FetchRequest(query="ledgers", mode="keyword", limit=5)).hits) == 5
+        )
 
 
 def test_erased_text_leaves_every_byte_of_the_files(db_path: Path) -> None:
     node = tm.Namespace.parse("user:alice")
     with SqliteEngine(db_path) as engine:
         _crowd(engine)
-        engine.store(tm.Document(body=f"alice's {SECRET} notes", meta=tm.MemoryMeta(namespace=node)))
+        engine.store(
+            tm.Document(body=f"alice's {SECRET} notes", meta=tm.MemoryMeta(namespace=node))
+        )
         engine.erase(tm.EraseRequest(reach=tm.Reach.subtree(node)))
         data = _file_bytes(db_path)
         assert SECRET.encode() not in data

@@ -7,9 +7,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from tinymemory_sqlite import SqliteEngine
 
 import tinymemory as tm
-from tinymemory_sqlite import SqliteEngine
 
 
 def _learning(text: str, **meta: object) -> tm.Learning:
@@ -27,7 +27,18 @@ def test_memory_persists_in_the_file(db_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ['"', "tabs*", "tabs NEAR spaces", "tabs AND", "(tabs", "tabs)", "-tabs", "text:tabs", "^", "'"],
+    [
+        '"',
+        "tabs*",
+        "tabs NEAR spaces",
+        "tabs AND",
+        "(tabs",
+        "tabs)",
+        "-tabs",
+        "text:tabs",
+        "^",
+        "'",
+    ],
 )
 def test_query_syntax_is_searched_as_text(engine: SqliteEngine, query: str) -> None:
     engine.store(_learning("The user prefers tabs over spaces"))
@@ -84,7 +95,9 @@ def test_cursors_stay_stable_while_others_write(db_path: Path) -> None:
             writer.store(_learning(f"beacon signal added during {mode.value}"))
             while page.next_cursor:
                 page = reader.fetch(
-                    tm.FetchRequest(query="beacon signal", mode=mode, limit=7, cursor=page.next_cursor)
+                    tm.FetchRequest(
+                        query="beacon signal", mode=mode, limit=7, cursor=page.next_cursor
+                    )
                 )
                 seen += [hit.id for hit in page.hits]
             # Exactly the items there were at the first page: none twice, none added since.
@@ -161,7 +174,7 @@ def test_a_file_keeps_its_embedder(db_path: Path) -> None:
 
     with SqliteEngine(db_path) as engine:
         engine.store(_learning("vectors of 256 dimensions"))
-    with pytest.raises(tm.ConfigError, match="embedder = \"hashing\""):
+    with pytest.raises(tm.ConfigError, match='embedder = "hashing"'):
         SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=64))
 
 

@@ -83,7 +83,7 @@ def reach_clause(reach: Reach | None) -> Clause:
 
 
 def erase_clause(at: Namespace, descendants: bool) -> Clause:
-    """The nodes an erase at ``at`` reaches: ``at``, and everything below it with ``descendants``."""
+    """The nodes an erase at ``at`` reaches: ``at``, and with ``descendants`` all below it."""
     path = node_path(at)
     if not descendants:
         return Clause("i.node IN (SELECT id FROM nodes WHERE path = ?)", (path,))

@@ -95,7 +95,7 @@ class VectorIndex:
             self._generation = before + 1
 
     def ranked(self, query: Floats, bound_seq: int) -> Iterator[tuple[int, int, float]]:
-        """``(item seq, piece id, score)`` of items up to ``bound_seq``, best piece of each, best first.
+        """``(item seq, piece id, score)`` of items up to ``bound_seq``: best piece, best first.
 
         Only positive scores count. Ties go to the lower piece id. The order is
         produced in growing prefixes, so a caller who stops early pays for a
