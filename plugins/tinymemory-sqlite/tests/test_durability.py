@@ -94,7 +94,7 @@ def test_a_writer_killed_mid_batch_loses_only_that_batch(db_path: Path) -> None:
 
 
 def test_two_processes_writing_at_once_lose_nothing(db_path: Path) -> None:
-    SqliteEngine(db_path).close()
+    """Both open a file that does not exist yet, so they also create its schema at once."""
     writers = [_python(_ONE_BY_ONE, db_path, name) for name in ("a", "b")]
     for writer in writers:
         out, err = writer.communicate(timeout=300)
