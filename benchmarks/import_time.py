@@ -20,7 +20,8 @@ import json, sys, time
 start = time.perf_counter()
 import tinymemory
 elapsed = time.perf_counter() - start
-heavy = [m for m in ("pluggy", "cattrs", "tinymemory.reference", "importlib.metadata") if m in sys.modules]
+watched = ("pluggy", "cattrs", "tinymemory.reference", "importlib.metadata")
+heavy = [name for name in watched if name in sys.modules]
 print(json.dumps({"ms": elapsed * 1000, "heavy": heavy}))
 """
 

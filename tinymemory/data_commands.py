@@ -662,7 +662,10 @@ def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
     help="Allow erasing every item at every node (--at root --subtree, every kind).",
 )
 @click.option(
-    "-y", "--yes", is_flag=True, help="Do not ask first (for scripts; the whole tree still needs --whole-tree)."
+    "-y",
+    "--yes",
+    is_flag=True,
+    help="Do not ask first (for scripts; the whole tree still needs --whole-tree).",
 )
 @json_option("Print the report as JSON.")
 def erase(

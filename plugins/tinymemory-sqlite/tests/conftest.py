@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from tinymemory_sqlite.answer import (
     MAX_SENTENCE_CHARS,
     STOP_WORDS,

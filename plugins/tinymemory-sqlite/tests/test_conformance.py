@@ -7,10 +7,10 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tinymemory_sqlite import SqliteEngine
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
+from tinymemory_sqlite import SqliteEngine
 
 
 class TestOnAFile(ConformanceTests):

@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
-from tinymemory_sqlite import SqliteEngine
-from tinymemory_sqlite.connections import Connections
 
 import tinymemory as tm
+from tinymemory_sqlite import SqliteEngine
+from tinymemory_sqlite.connections import Connections
 
 BATCH = 100
 

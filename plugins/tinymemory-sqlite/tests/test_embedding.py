@@ -12,11 +12,11 @@ import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tinymemory_sqlite import embedding
-from tinymemory_sqlite.embedding import STOP_WORDS, HashingEmbedder, as_matrix, fold, words
 
 from tinymemory.errors import ConfigError, EngineError
 from tinymemory.hookspecs import Embedder
+from tinymemory_sqlite import embedding
+from tinymemory_sqlite.embedding import STOP_WORDS, HashingEmbedder, as_matrix, fold, words
 
 MASK = (1 << 64) - 1
 CHAR = 0x243F6A8885A308D3

@@ -7,9 +7,9 @@ import threading
 from pathlib import Path
 
 import pytest
-from tinymemory_sqlite import SqliteEngine
 
 import tinymemory as tm
+from tinymemory_sqlite import SqliteEngine
 
 
 def _learning(text: str, **meta: object) -> tm.Learning:
