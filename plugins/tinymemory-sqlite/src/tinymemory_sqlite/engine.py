@@ -112,7 +112,7 @@ _FACET_COLUMNS = {
 
 @attrs.frozen
 class _Prepared:
-    """An item ready to write: its id, JSON form, filter columns and pieces."""
+    """An item ready to write: its id, its JSON form and the pieces its text is ranked by."""
 
     id: str
     item: StoreItem
@@ -210,18 +210,18 @@ class SqliteEngine(MemoryEngine):
         ids = list(dict.fromkeys(entry.id for entry in prepared))
         with self._connections.reading() as connection:
             stored = _existing(connection, ids)
-        # Embedding is the slow part: it runs before the transaction, for new items only.
+        # Embedding runs before the write transaction (which it would hold up), for new items only.
         vectors = self._embed(entry for entry in _first_copies(prepared) if entry.id not in stored)
         with self._connections.writing() as connection:
             stored = _existing(connection, ids)
             fresh = [entry for entry in _first_copies(prepared) if entry.id not in stored]
-            missing = [entry for entry in fresh if entry.id not in vectors]
-            vectors.update(self._embed(missing))  # forgotten meanwhile by someone else
-            if fresh:
-                before = bump_generation(connection)
-                added = _write(connection, fresh, vectors)
-        if fresh:
-            self._vectors.added(before, added.pieces, added.items, added.vectors)
+            if not fresh:
+                return [StoreReceipt(entry.id, replayed=True) for entry in prepared]
+            # Forgotten by another writer since the first look, so not embedded yet.
+            vectors.update(self._embed(entry for entry in fresh if entry.id not in vectors))
+            before = bump_generation(connection)
+            added = _write(connection, fresh, vectors)
+        self._vectors.added(before, added.pieces, added.items, added.vectors)
         written = {entry.id for entry in fresh}
         receipts = []
         for entry in prepared:
@@ -483,7 +483,10 @@ def _prepare(item: StoreItem) -> _Prepared:
 
 def _first_copies(prepared: Sequence[_Prepared]) -> list[_Prepared]:
     """Each item once, at its first place in the batch (a later copy is a replay)."""
-    return list({entry.id: entry for entry in reversed(prepared)}.values())[::-1]
+    firsts: dict[str, _Prepared] = {}
+    for entry in prepared:
+        firsts.setdefault(entry.id, entry)
+    return list(firsts.values())
 
 
 def _existing(connection: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
