@@ -14,6 +14,7 @@ import functools
 import itertools
 import json
 import mimetypes
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -198,7 +199,7 @@ def _echo_next(cursor: str | None) -> None:
 
 
 def _stderr_is_terminal() -> bool:
-    return click.get_text_stream("stderr").isatty()
+    return sys.stderr.isatty()
 
 
 @contextlib.contextmanager
@@ -207,8 +208,7 @@ def _progress(items: Iterable[T], label: str) -> Iterator[Iterable[T]]:
     if not _stderr_is_terminal():
         yield items
         return
-    stderr = click.get_text_stream("stderr")
-    with click.progressbar(items, label=label, show_pos=True, file=stderr) as bar:
+    with click.progressbar(items, label=label, show_pos=True, file=sys.stderr) as bar:
         yield bar
 
 
@@ -278,7 +278,7 @@ def store(
         item = _file_document(file, title, meta)
     else:
         # Trailing newlines from stdin are dropped, as the shell's $(...) drops them.
-        body = click.get_text_stream("stdin").read().rstrip("\r\n") if text == "-" else str(text)
+        body = sys.stdin.read().rstrip("\r\n") if text == "-" else str(text)
         if document:
             item = Document(title=title, body=body, meta=meta)
         else:
@@ -549,7 +549,7 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
 
         with contextlib.ExitStack() as stack:
             if output is None:
-                sink: IO[str] = click.get_text_stream("stdout")
+                sink: IO[str] = sys.stdout
                 items: Iterable[Exported] = exported()
             else:
                 sink = stack.enter_context(_open_output(output))
