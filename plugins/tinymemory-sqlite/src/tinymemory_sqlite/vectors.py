@@ -47,18 +47,28 @@ class VectorIndex:
         self._size = 0
 
     def refresh(self, connection: sqlite3.Connection) -> None:
-        """Read the matrix again when the file has moved on from it."""
+        """Read the matrix again when the file has moved on from it.
+
+        Rows are copied straight into one matrix, a page of rows at a time,
+        so reading 100k vectors holds one copy of them, not three.
+        """
         generation = read_generation(connection)
         with self._lock:
             if generation == self._generation:
                 return
-            rows = connection.execute("SELECT id, item, vector FROM pieces ORDER BY id").fetchall()
-            self._pieces = np.fromiter((row[0] for row in rows), np.int64, len(rows))
-            self._items = np.fromiter((row[1] for row in rows), np.int64, len(rows))
-            joined = b"".join(row[2] for row in rows)
-            matrix = np.frombuffer(joined, np.float32).reshape(len(rows), self.dimensions)
-            self._matrix = matrix.copy()
-            self._size = len(rows)
+            count = connection.execute("SELECT count(*) FROM pieces").fetchone()[0]
+            self._reserve(count, keep=0)
+            size = 0
+            rows = connection.execute("SELECT id, item, vector FROM pieces ORDER BY id")
+            while page := rows.fetchmany(1024):
+                for piece, item, vector in page:
+                    if size == len(self._pieces):
+                        self._reserve(size + 1, keep=size)
+                    self._pieces[size] = piece
+                    self._items[size] = item
+                    self._matrix[size] = np.frombuffer(vector, np.float32)
+                    size += 1
+            self._size = size
             self._generation = generation
 
     def added(self, before: int, pieces: Sequence[int], items: Sequence[int], rows: Floats) -> None:
@@ -68,18 +78,25 @@ class VectorIndex:
                 self._generation = None
                 return
             size = self._size + len(pieces)
-            if size > len(self._pieces):
-                capacity = max(size, 2 * len(self._pieces), 64)
-                self._pieces = _grown(self._pieces, capacity)
-                self._items = _grown(self._items, capacity)
-                matrix = np.zeros((capacity, self.dimensions), np.float32)
-                matrix[: self._size] = self._matrix[: self._size]
-                self._matrix = matrix
+            self._reserve(size, keep=self._size)
             self._pieces[self._size : size] = pieces
             self._items[self._size : size] = items
             self._matrix[self._size : size] = rows
             self._size = size
             self._generation = before + 1
+
+    def _reserve(self, rows: int, *, keep: int) -> None:
+        """Room for ``rows`` rows, keeping the first ``keep``; grows by a quarter, not double."""
+        if rows <= len(self._pieces):
+            return
+        capacity = max(rows, len(self._pieces) + len(self._pieces) // 4, 1024)
+        pieces = np.zeros(capacity, np.int64)
+        items = np.zeros(capacity, np.int64)
+        matrix = np.zeros((capacity, self.dimensions), np.float32)
+        pieces[:keep] = self._pieces[:keep]
+        items[:keep] = self._items[:keep]
+        matrix[:keep] = self._matrix[:keep]
+        self._pieces, self._items, self._matrix = pieces, items, matrix
 
     def removed(self, before: int, items: Sequence[int]) -> None:
         """Apply a committed write that removed ``items``' pieces."""
@@ -105,7 +122,8 @@ class VectorIndex:
             pieces = self._pieces[: self._size]
             items = self._items[: self._size]
             scores = self._matrix[: self._size] @ query
-        scores[items > bound_seq] = 0.0
+        if len(items) and items.max() > bound_seq:
+            scores[items > bound_seq] = 0.0
         positive = int(np.count_nonzero(scores > 0))
         seen: set[int] = set()
         done = 0
@@ -113,8 +131,8 @@ class VectorIndex:
         while done < positive:
             window = min(window, positive)
             if window < len(scores):
-                threshold = -np.partition(-scores, window - 1)[window - 1]
-                chosen = np.flatnonzero(scores >= threshold)
+                best = np.argpartition(scores, len(scores) - window)[len(scores) - window :]
+                chosen = np.flatnonzero(scores >= scores[best].min())
             else:
                 chosen = np.flatnonzero(scores > 0)
             chosen = chosen[scores[chosen] > 0]
@@ -126,9 +144,3 @@ class VectorIndex:
                     yield item, int(pieces[index]), float(scores[index])
             done = len(order)
             window *= 8
-
-
-def _grown(values: Ints, capacity: int) -> Ints:
-    grown = np.zeros(capacity, np.int64)
-    grown[: len(values)] = values
-    return grown
