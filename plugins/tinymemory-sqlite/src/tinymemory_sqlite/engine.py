@@ -37,6 +37,7 @@ from tinymemory import (
     GetRequest,
     Hit,
     InvalidRequest,
+    Learning,
     ListPage,
     ListRequest,
     MemoryEngine,
@@ -708,11 +709,17 @@ def _hits(connection: sqlite3.Connection, ranked: list[_Ranked]) -> list[Hit]:
     for entry in ranked:
         item_id, body, text, first, last, section = found[entry.piece]
         item = _item(body)
-        tags = Piece(
-            text=text, start=0, pages=(first, last) if first else None, section=section
-        ).tags()
-        hit = Hit.of_item(item_id, item, entry.score)
-        if tags:
-            hit = attrs.evolve(hit, meta=attrs.evolve(hit.meta, tags=hit.meta.tags + tags))
-        hits.append(attrs.evolve(hit, text=text))
+        pages = (first, last) if first else None
+        tags = Piece(text=text, start=0, pages=pages, section=section).tags()
+        meta = attrs.evolve(item.meta, tags=item.meta.tags + tags) if tags else item.meta
+        hits.append(
+            Hit(
+                id=item_id,
+                kind=item.item_kind,
+                text=text,
+                meta=meta,
+                score=entry.score,
+                confidence=item.confidence if isinstance(item, Learning) else None,
+            )
+        )
     return hits
