@@ -21,6 +21,7 @@ from tinymemory.errors import ConfigError, Unavailable
 from tinymemory.hookspecs import hookimpl
 from tinymemory.plugins import plugin_manager, reset_plugins
 from tinymemory.reference import DESCRIPTOR as REFERENCE
+from tinymemory.reference import ReferenceEngine
 from tinymemory.wire import to_data
 
 CORE_COMMANDS = frozenset(cli.commands)
@@ -86,7 +87,6 @@ def test_engines_json_holds_the_reference_descriptor() -> None:
 def test_engines_shows_what_a_remote_engine_needs() -> None:
     from tinymemory.engine import EngineDescriptor
     from tinymemory.hookspecs import EngineFactory
-    from tinymemory.reference import ReferenceEngine
 
     class Remote:
         @hookimpl
@@ -402,7 +402,6 @@ def reference_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def reference_specs(*, writes: bool = True) -> list[tinymemory.ToolSpec]:
-    from tinymemory.reference import ReferenceEngine
 
     tools = tinymemory.MemoryTools(ReferenceEngine())
     return list((tools if writes else tools.read_only()).specs())
@@ -456,7 +455,6 @@ def test_tools_with_an_unknown_engine_is_a_clean_error(
 def register_filled_engine(*items: tinymemory.StoreItem) -> None:
     """An engine `filled` whose every build holds ``items``."""
     from tinymemory.hookspecs import EngineFactory
-    from tinymemory.reference import ReferenceEngine
 
     def build(settings: object, credential: object) -> ReferenceEngine:
         engine = ReferenceEngine()
@@ -611,3 +609,28 @@ def test_conformance_refuses_an_unknown_engine_or_check(
     code, output = invoke("conformance", "--profile", "fast")
     assert code == 2
     assert "'fast' is not one of" in output
+
+
+def test_conformance_takes_settings_and_a_peer_for_the_isolation_check(
+    reference_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tinymemory.hookspecs import EngineFactory
+
+    stores: dict[object, ReferenceEngine] = {}
+
+    class SharedStores:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            def build(settings: tinymemory.EngineSettings, credential: object) -> ReferenceEngine:
+                return stores.setdefault(settings.options["store"], ReferenceEngine())
+
+            return [EngineFactory(descriptor=attrs.evolve(REFERENCE, id="shared"), build=build)]
+
+    plugin_manager().register(SharedStores())
+    one_store = ("conformance", "shared", "--check", "isolation", "--settings", '{"store": "a"}')
+    assert invoke(*one_store)[0] == 1
+    assert invoke(*one_store, "--peer-settings", '{"store": "b"}')[0] == 0
+    assert main(["conformance", "shared", "--settings", "[1]"]) == 1
+    assert "--settings must be a JSON object" in capsys.readouterr().err
+    assert main(["conformance", "shared", "--peer-settings", "{"]) == 1
+    assert "--peer-settings is not valid JSON" in capsys.readouterr().err

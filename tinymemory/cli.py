@@ -19,7 +19,7 @@ from tinymemory.cli_options import at_option, reach_from, reach_option, table
 from tinymemory.conformance.profiles import PROFILES
 from tinymemory.context import ContextCompiler, ContextSpec
 from tinymemory.data_commands import add_data_commands
-from tinymemory.engine import EngineDescriptor
+from tinymemory.engine import EngineDescriptor, MemoryEngine
 from tinymemory.errors import ConfigError, TinyMemoryError
 from tinymemory.namespace import Namespace
 from tinymemory.plugins import list_plugins, plugin_manager
@@ -28,6 +28,7 @@ from tinymemory.registry import (
     build_engine,
     config_path,
     list_engines,
+    settings_from_json,
 )
 from tinymemory.settings import API_KEY_VARIABLE, EngineCredential, redact_url
 from tinymemory.timestamps import format_timestamp
@@ -215,6 +216,19 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
     help="How many random examples to try (default: $TINYMEMORY_CONFORMANCE_PROFILE or default).",
 )
 @click.option("--check", "checks", multiple=True, metavar="NAME", help="Run only this check.")
+@click.option(
+    "--settings",
+    "settings_json",
+    metavar="JSON",
+    help="The engine's settings as a JSON object, instead of the configuration's "
+    '(e.g. \'{"path": ":memory:"}\' for the sqlite engine).',
+)
+@click.option(
+    "--peer-settings",
+    "peer_json",
+    metavar="JSON",
+    help="Settings of a second user of the same store, for the isolation check.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def conformance_command(
@@ -222,17 +236,26 @@ def conformance_command(
     engine_id: str | None,
     profile: str | None,
     checks: tuple[str, ...],
+    settings_json: str | None,
+    peer_json: str | None,
     as_json: bool,
 ) -> None:
     """Run the conformance suite against an installed engine (default: the configured one).
 
-    The engine is built from the configuration's settings for it, and each
-    check stores under a workspace of its own and forgets it afterwards. Exits
-    1 when a check fails.
+    The engine is built from the configuration's settings for it (or
+    --settings), and each check stores under a workspace of its own and
+    forgets it afterwards. The isolation check needs two users of one store:
+    by default two engines with the same settings, or --peer-settings for
+    the second. Exits 1 when a check fails.
     """
     loaded = MemoryConfig.load()
     chosen = engine_id or loaded.engine
-    settings = loaded.settings_for(chosen)
+    settings = (
+        settings_from_json(chosen, settings_json, "--settings")
+        if settings_json is not None
+        else loaded.settings_for(chosen)
+    )
+    peer = settings_from_json(chosen, peer_json, "--peer-settings") if peer_json else None
     credential = EngineCredential.from_env()
     build_engine(chosen, settings, credential).close()  # a ConfigError now, not per check
     try:
@@ -250,8 +273,13 @@ def conformance_command(
             for line in result.detail.splitlines():
                 click.echo(f"         {line}")
 
+    def pair() -> tuple[MemoryEngine, MemoryEngine]:
+        first = build_engine(chosen, settings, credential)
+        return first, build_engine(chosen, peer or settings, credential)
+
     report = runner.run(
         lambda: build_engine(chosen, settings, credential),
+        pair=pair,
         profile=profile,
         checks=checks or None,
         on_result=heard,

@@ -8,6 +8,7 @@ engine to use from a TOML file and the environment.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from collections.abc import Mapping
@@ -122,6 +123,17 @@ def settings_from_table(engine_id: str, table: Mapping[str, Any], source: str) -
     except ConfigError as error:
         message = error.message
     raise ConfigError(f"{source}: `engines.{engine_id}`: {message}")
+
+
+def settings_from_json(engine_id: str, text: str, source: str) -> EngineSettings:
+    """Settings from a JSON object shaped like the engine's config table (command-line options)."""
+    try:
+        table: Any = json.loads(text)
+    except ValueError as error:
+        raise ConfigError(f"{source} is not valid JSON: {error}") from None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source} must be a JSON object")
+    return settings_from_table(engine_id, table, source)
 
 
 def _engine_table(value: Mapping[str, EngineSettings]) -> dict[str, EngineSettings]:

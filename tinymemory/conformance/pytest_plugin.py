@@ -19,9 +19,7 @@ This module imports nothing heavy, since pytest loads it in every run.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import attrs
 import pytest
@@ -69,18 +67,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _settings(engine: str, option: str, text: str | None) -> EngineSettings | None:
-    from tinymemory.registry import settings_from_table
+    from tinymemory.registry import settings_from_json
 
     if text is None:
         return None
     try:
-        table: Any = json.loads(text)
-    except ValueError as error:
-        raise pytest.UsageError(f"{option} is not valid JSON: {error}") from None
-    if not isinstance(table, dict):
-        raise pytest.UsageError(f"{option} must be a JSON object")
-    try:
-        return settings_from_table(engine, table, option)
+        return settings_from_json(engine, text, option)
     except TinyMemoryError as error:
         raise pytest.UsageError(error.message) from None
 
