@@ -70,6 +70,7 @@ from .filters import (
     turns_text,
 )
 from .location import database_path
+from .vectors import Floats as Vector
 from .vectors import VectorIndex, bump_generation
 
 DESCRIPTOR = EngineDescriptor(
@@ -382,10 +383,12 @@ class SqliteEngine(MemoryEngine):
         cursor = cursors.decode_ranked(request.cursor, digest)
         offset = cursor.offset if cursor else 0
         depth = offset + request.limit
+        # Embedded before the read transaction, which a slow embedder would hold open.
+        vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
             bound = cursor.bound_seq if cursor else _last_seq(connection)
             ranking = self._ranking(
-                connection, request.mode, request.query, request.filter, bound, depth + 1
+                connection, request.mode, request.query, vector, request.filter, bound, depth + 1
             )
             chosen = ranking[offset:depth]
             hits = _hits(connection, chosen)
@@ -395,18 +398,18 @@ class SqliteEngine(MemoryEngine):
         return FetchPage(hits=hits, next_cursor=next_cursor)
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        vector = self._embed_query(request.question)
+        clause = filter_clause(request.filter)
+        words = keyword.query_words(request.question)
         with self._connections.snapshot() as connection:
             bound = _last_seq(connection)
-            clause = filter_clause(request.filter)
-            words = keyword.query_words(request.question)
             matched = _keyword_ranking(connection, words, clause, bound, request.limit)
-            similar = self._vector_ranking(
-                connection, request.question, clause, bound, request.limit
-            )
+            similar = self._vector_ranking(connection, vector, clause, bound, request.limit)
+            # Relevant: holding a word of the question, or close to it in meaning.
+            relevant = {entry.item for entry in matched}
+            relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
             fused = _fused([matched, similar], request.limit)
-            close = {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-            relevant = [entry for entry in fused if entry.item in close or _holds(matched, entry)]
-            hits = _hits(connection, relevant)
+            hits = _hits(connection, [entry for entry in fused if entry.item in relevant])
         if not hits:
             return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)
         extract = extract_answer(request.question, [hit.text for hit in hits])
@@ -427,26 +430,34 @@ class SqliteEngine(MemoryEngine):
         connection: sqlite3.Connection,
         mode: FetchMode,
         query: str,
+        vector: Vector | None,
         filter: MetaFilter,
         bound: int,
         depth: int,
     ) -> list[_Ranked]:
-        """The best ``depth`` items for ``query`` in ``mode`` (fewer when fewer match)."""
+        """The best ``depth`` items for ``query`` in ``mode`` (fewer when fewer match).
+
+        ``vector`` is the query's embedding (``None`` for keyword mode).
+        """
         clause = filter_clause(filter)
-        if mode is FetchMode.KEYWORD:
-            return _keyword_ranking(connection, keyword.query_words(query), clause, bound, depth)
+        words = keyword.query_words(query)
+        if vector is None:
+            return _keyword_ranking(connection, words, clause, bound, depth)
         if mode is FetchMode.VECTOR:
-            return self._vector_ranking(connection, query, clause, bound, depth)
+            return self._vector_ranking(connection, vector, clause, bound, depth)
         # Hybrid fuses a fixed depth of each ranking, so one request's pages agree.
         fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(depth / FUSION_DEPTH)))
-        matched = _keyword_ranking(connection, keyword.query_words(query), clause, bound, fusion)
-        similar = self._vector_ranking(connection, query, clause, bound, fusion)
+        matched = _keyword_ranking(connection, words, clause, bound, fusion)
+        similar = self._vector_ranking(connection, vector, clause, bound, fusion)
         return _fused([matched, similar], depth)
 
+    def _embed_query(self, text: str) -> Vector:
+        vector: Vector = as_matrix(self.embedder, [text])[0]
+        return vector
+
     def _vector_ranking(
-        self, connection: sqlite3.Connection, query: str, clause: Clause, bound: int, depth: int
+        self, connection: sqlite3.Connection, vector: Vector, clause: Clause, bound: int, depth: int
     ) -> list[_Ranked]:
-        vector = as_matrix(self.embedder, [query])[0]
         self._vectors.refresh(connection)
         ranked: list[_Ranked] = []
         batch: list[_Ranked] = []
@@ -688,10 +699,6 @@ def _fused(rankings: Sequence[list[_Ranked]], depth: int) -> list[_Ranked]:
             pieces.setdefault(entry.item, entry.piece)
     ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
     return [_Ranked(item, pieces[item], scores[item]) for item in ordered]
-
-
-def _holds(ranking: list[_Ranked], entry: _Ranked) -> bool:
-    return any(other.item == entry.item for other in ranking)
 
 
 def _hits(connection: sqlite3.Connection, ranked: list[_Ranked]) -> list[Hit]:
