@@ -18,8 +18,7 @@ import attrs
 
 from .embedding import STOP_WORDS, words
 
-# STOP_WORDS is defined with the embedder, which weighs them down, and exported here too.
-__all__ = ["MAX_SENTENCE_CHARS", "STOP_WORDS", "Extract", "extract_answer", "sentences"]
+__all__ = ["MAX_SENTENCE_CHARS", "Extract", "extract_answer", "sentences"]
 
 #: The longest sentence quoted whole; a longer one is cut at a word boundary.
 MAX_SENTENCE_CHARS = 400
