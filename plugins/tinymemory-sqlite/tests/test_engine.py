@@ -220,3 +220,26 @@ def test_explore_scans_at_most_the_scan_limit(engine: SqliteEngine) -> None:
     assert (page.total, page.truncated) == (6, True)
     assert {bucket.value: bucket.count for bucket in page.buckets} == {"a": 4, "b": 2}
     assert page.missing == 2
+
+
+def test_a_file_that_is_not_a_database_is_a_config_error(db_path: Path) -> None:
+    db_path.write_bytes(b"these are notes, not a database " * 200)
+    with pytest.raises(tm.ConfigError, match="file is not a database"):
+        SqliteEngine(db_path)
+
+
+def test_sqlite_failures_surface_as_the_contract_s_errors(engine: SqliteEngine) -> None:
+    engine.store(_learning("a note"))
+    connection = engine._connections.connection()
+    connection.execute("DROP TABLE item_tags")
+    with pytest.raises(tm.EngineError, match="no such table"):
+        engine.store(_learning("another note", tags=["x"]))
+    assert [hit.text for hit in engine.list(tm.ListRequest()).items] == ["a note"]
+
+
+def test_a_closed_engine_is_unavailable(db_path: Path) -> None:
+    engine = SqliteEngine(db_path)
+    engine.close()
+    with pytest.raises(tm.Unavailable, match="closed"):
+        engine.list(tm.ListRequest())
+    assert not engine.health().serving

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tinymemory.errors import ConfigError, Unavailable
+from tinymemory.errors import ConfigError, EngineError, TinyMemoryError, Unavailable
 
 from .location import IN_MEMORY
 from .schema import migrate
@@ -43,7 +43,11 @@ class Connections:
         self._closed = False
         if not self.in_memory:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        migrate(self._connect())
+        try:
+            migrate(self._connect())
+        except sqlite3.Error as error:
+            self.close()
+            raise ConfigError(f"cannot open the sqlite database `{path}`: {error}") from None
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -87,10 +91,7 @@ class Connections:
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
         """A connection for reads; reads of one statement see one snapshot."""
-        if self.in_memory:
-            with self._lock:
-                yield self.connection()
-        else:
+        with self._lock if self.in_memory else _no_lock(), _translated():
             yield self.connection()
 
     @contextmanager
@@ -106,18 +107,16 @@ class Connections:
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """A connection inside ``BEGIN IMMEDIATE``, committed on success, rolled back on error."""
-        with self._lock if self.in_memory else _no_lock():
+        with self._lock if self.in_memory else _no_lock(), _translated():
             connection = self.connection()
-            try:
-                connection.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as error:
-                raise Unavailable(f"the sqlite database is busy: {error}") from None
+            connection.execute("BEGIN IMMEDIATE")
             try:
                 yield connection
+                connection.execute("COMMIT")
             except BaseException:
-                connection.execute("ROLLBACK")
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
                 raise
-            connection.execute("COMMIT")
 
     def close(self) -> None:
         """Close every connection; later calls raise ``Unavailable``."""
@@ -131,3 +130,18 @@ class Connections:
 @contextmanager
 def _no_lock() -> Iterator[None]:
     yield
+
+
+@contextmanager
+def _translated() -> Iterator[None]:
+    """SQLite's errors as the contract's: a busy or locked database is ``Unavailable``."""
+    try:
+        yield
+    except TinyMemoryError:
+        raise
+    except sqlite3.OperationalError as error:
+        if "locked" in str(error) or "busy" in str(error):
+            raise Unavailable(f"the sqlite database is busy: {error}") from None
+        raise EngineError(f"sqlite: {error}") from None
+    except sqlite3.Error as error:
+        raise EngineError(f"sqlite: {error}") from None
