@@ -390,19 +390,7 @@ def test_config_with_a_broken_file_is_a_clean_error(
 # --- tools ------------------------------------------------------------------------
 
 
-@pytest.fixture
-def reference_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point the configuration at the reference engine."""
-    file = tmp_path / "memory.toml"
-    file.write_text('engine = "reference"\n', encoding="utf-8")
-    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
-    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
-    monkeypatch.delenv("TINYMEMORY_API_KEY", raising=False)
-    return file
-
-
 def reference_specs(*, writes: bool = True) -> list[tinymemory.ToolSpec]:
-
     tools = tinymemory.MemoryTools(ReferenceEngine())
     return list((tools if writes else tools.read_only()).specs())
 

@@ -717,18 +717,6 @@ def test_erase_needs_a_node(engine: ReferenceEngine) -> None:
 # --- the configured engine ---------------------------------------------------------------
 
 
-@pytest.fixture
-def reference_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point the configuration at the reference engine."""
-    file = tmp_path / "memory.toml"
-    file.write_text('engine = "reference"\n', encoding="utf-8")
-    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
-    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
-    monkeypatch.delenv("TINYMEMORY_ENDPOINT", raising=False)
-    monkeypatch.delenv("TINYMEMORY_API_KEY", raising=False)
-    return file
-
-
 def test_commands_build_the_configured_engine(
     reference_config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
