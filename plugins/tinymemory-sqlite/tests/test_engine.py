@@ -243,3 +243,10 @@ def test_a_closed_engine_is_unavailable(db_path: Path) -> None:
     with pytest.raises(tm.Unavailable, match="closed"):
         engine.list(tm.ListRequest())
     assert not engine.health().serving
+
+
+def test_a_folder_that_cannot_be_made_is_a_config_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("in the way")
+    with pytest.raises(tm.ConfigError, match="cannot make the folder"):
+        SqliteEngine(blocker / "memory.db")

@@ -42,7 +42,10 @@ class Connections:
         self._open: list[sqlite3.Connection] = []
         self._closed = False
         if not self.in_memory:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise ConfigError(f"cannot make the folder of `{path}`: {error}") from None
         try:
             migrate(self._connect())
         except sqlite3.Error as error:
