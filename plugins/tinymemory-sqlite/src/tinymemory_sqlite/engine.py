@@ -63,6 +63,7 @@ from .filters import (
     Clause,
     erase_clause,
     filter_clause,
+    kinds_clause,
     last_service,
     node_path,
     reach_clause,
@@ -334,8 +335,7 @@ class SqliteEngine(MemoryEngine):
     def handle_erase(self, request: EraseRequest) -> EraseReport:
         clause = erase_clause(request.reach.at, request.reach.descendants)
         if request.kinds:
-            kinds = [kind.value for kind in request.kinds]
-            clause = clause & Clause(f"i.kind IN ({', '.join('?' * len(kinds))})", tuple(kinds))
+            clause = clause & kinds_clause(request.kinds)
         scopes = self._delete(clause)
         return EraseReport(erased_scopes=len(set(scopes)))
 

@@ -7,12 +7,13 @@ the two to the same answers.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 import attrs
 
-from tinymemory import MetaFilter, Namespace, Reach, SegmentKind
+from tinymemory import ItemKind, MetaFilter, Namespace, Reach, SegmentKind
 from tinymemory.timestamps import to_utc
 
 #: The columns of ``items`` matched by equality, by filter field.
@@ -96,12 +97,17 @@ def erase_clause(at: Namespace, descendants: bool) -> Clause:
     )
 
 
+def kinds_clause(kinds: Iterable[ItemKind]) -> Clause:
+    """Items of one of ``kinds``."""
+    values = [kind.value for kind in kinds]
+    return Clause(f"i.kind IN ({_marks(values)})", tuple(values))
+
+
 def filter_clause(filter: MetaFilter) -> Clause:
     """Every field of ``filter`` as one clause over ``items AS i``."""
     parts = [reach_clause(filter.reach)]
     if filter.kinds:
-        kinds = [kind.value for kind in filter.kinds]
-        parts.append(Clause(f"i.kind IN ({_marks(kinds)})", tuple(kinds)))
+        parts.append(kinds_clause(filter.kinds))
     if filter.sources:
         sources = [source.value for source in filter.sources]
         parts.append(Clause(f"i.source_kind IN ({_marks(sources)})", tuple(sources)))
