@@ -19,6 +19,8 @@ from tinymemory_sqlite import SqliteEngine
 from tinymemory_sqlite.connections import Connections
 
 BATCH = 100
+#: Rounds of the SIGKILL test; raise it for a longer soak (the notes' goal is 100).
+CRASH_ROUNDS = int(os.environ.get("TINYMEMORY_CRASH_ROUNDS", "8"))
 
 # A writer that stores batches of 100 learnings, each tagged with its batch
 # number, and says so on stdout once store_many has returned.
@@ -75,7 +77,7 @@ def test_a_writer_killed_mid_batch_loses_only_that_batch(db_path: Path) -> None:
     SqliteEngine(db_path).close()  # the schema exists before the first kill
     rng = random.Random(7)
     acknowledged: set[str] = set()
-    for round_number in range(8):
+    for round_number in range(CRASH_ROUNDS):
         writer = _python(_BATCH_WRITER, db_path, round_number * 10_000)
         time.sleep(rng.uniform(0.6, 1.4))
         writer.send_signal(signal.SIGKILL)
@@ -88,9 +90,12 @@ def test_a_writer_killed_mid_batch_loses_only_that_batch(db_path: Path) -> None:
         # At most the batch in flight was committed without being acknowledged.
         assert len(set(sizes) - acknowledged) <= round_number + 1
     assert acknowledged
+    with sqlite3.connect(db_path) as connection:
+        items = connection.execute("SELECT count(*) FROM items").fetchone()[0]
+    assert items == BATCH * len(_batch_sizes(db_path))
     with SqliteEngine(db_path) as engine:
-        total = engine.explore(tm.ExploreRequest(facet=tm.Facet.KIND, scan_limit=50_000)).total
-        assert total == BATCH * len(_batch_sizes(db_path))
+        hits = engine.fetch(tm.FetchRequest(query="filler", mode="keyword", limit=3)).hits
+        assert len(hits) == 3
 
 
 def test_two_processes_writing_at_once_lose_nothing(db_path: Path) -> None:
