@@ -630,3 +630,13 @@ def test_parse_then_format_round_trips():
 def test_parse_timestamp_errors(text, message):
     with pytest.raises(InvalidRequest, match=re.escape(message)):
         parse_timestamp(text)
+
+
+def test_an_item_with_a_lone_surrogate_has_no_fingerprint():
+    from tinymemory.reference import ReferenceEngine
+
+    item = Learning(text="half a pair: \ud83d")
+    with pytest.raises(InvalidRequest, match="lone surrogate"):
+        item.fingerprint()
+    with pytest.raises(InvalidRequest, match="lone surrogate"):
+        ReferenceEngine().store(item)

@@ -114,8 +114,18 @@ def _turns(value: Iterable[Turn]) -> tuple[Turn, ...]:
 
 
 def fingerprint_json(text: str) -> str:
-    """The id of an item whose canonical JSON, ``observed_at`` cleared, is ``text``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:40]
+    """The id of an item whose canonical JSON, ``observed_at`` cleared, is ``text``.
+
+    ``InvalidRequest`` when the text holds a lone surrogate, which is not
+    unicode text: no engine could store it, and it has no UTF-8 bytes to hash.
+    """
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidRequest(
+            "an item's text holds a lone surrogate, which is not unicode"
+        ) from None
+    return hashlib.sha256(data).hexdigest()[:40]
 
 
 class _ItemBehaviour:

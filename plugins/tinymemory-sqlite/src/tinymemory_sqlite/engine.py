@@ -36,7 +36,6 @@ from tinymemory import (
     ForgetTarget,
     GetRequest,
     Hit,
-    InvalidRequest,
     Learning,
     ListPage,
     ListRequest,
@@ -479,10 +478,6 @@ class SqliteEngine(MemoryEngine):
 def _prepare(item: StoreItem) -> _Prepared:
     """Everything a write needs from ``item``, computed before any I/O."""
     body = to_json(item)
-    try:
-        body.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidRequest("an item's text must be valid unicode, not a lone surrogate") from None
     # The id is the digest of the JSON form with observed_at cleared: the same text when unset.
     item_id = item.fingerprint() if item.meta.observed_at is not None else fingerprint_json(body)
     text = item.render_text()
