@@ -15,7 +15,6 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import attrs
 import numpy as np
 
 from tinymemory import (
@@ -36,12 +35,10 @@ from tinymemory import (
     ForgetTarget,
     GetRequest,
     Hit,
-    Learning,
     ListPage,
     ListRequest,
     MemoryEngine,
     MetaFilter,
-    Namespace,
     RecallAnswer,
     RecallRequest,
     StoreItem,
@@ -50,26 +47,16 @@ from tinymemory import (
 from tinymemory.engine import build_explore_page
 from tinymemory.errors import ConfigError
 from tinymemory.hookspecs import Embedder
-from tinymemory.items import Document, fingerprint_json
-from tinymemory.pieces import Piece, cut_pieces
-from tinymemory.wire import from_json, to_json
+from tinymemory.wire import to_json
 
 from . import cursors, keyword
 from .answer import extract_answer
 from .connections import Connections
 from .embedding import HashingEmbedder, as_matrix
-from .filters import (
-    Clause,
-    erase_clause,
-    filter_clause,
-    kinds_clause,
-    last_service,
-    node_path,
-    reach_clause,
-    sortable_time,
-    turns_text,
-)
+from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
+from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
 from .location import database_path
+from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
 from .vectors import Floats as Vector
 from .vectors import VectorIndex, bump_generation
 
@@ -83,10 +70,6 @@ DESCRIPTOR = EngineDescriptor(
     fetch_modes=(FetchMode.KEYWORD, FetchMode.VECTOR, FetchMode.HYBRID),
 )
 
-#: Documents longer than this many bytes are ranked by pieces of about this size.
-PIECE_TARGET = 2_000
-#: The constant of reciprocal-rank fusion: a hit at rank r adds 1 / (RRF_K + r).
-RRF_K = 60
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
 #: For recall, a hit holding none of the question's words is relevant from this similarity up.
@@ -110,25 +93,6 @@ _FACET_COLUMNS = {
     Facet.TOOL_CALL: "i.tool_call",
     Facet.NAMESPACE: "(SELECT path FROM nodes WHERE id = i.node)",
 }
-
-
-@attrs.frozen
-class _Prepared:
-    """An item ready to write: its id, its JSON form and the pieces its text is ranked by."""
-
-    id: str
-    item: StoreItem
-    body: str
-    pieces: tuple[Piece, ...]
-
-
-@attrs.frozen
-class _Ranked:
-    """An item's place in a ranking: its ``seq``, its best piece and a score (higher is better)."""
-
-    item: int
-    piece: int
-    score: float
 
 
 class SqliteEngine(MemoryEngine):
@@ -208,21 +172,21 @@ class SqliteEngine(MemoryEngine):
         return self._store(items)
 
     def _store(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
-        prepared = [_prepare(item) for item in items]
+        prepared = [prepare(item) for item in items]
         ids = list(dict.fromkeys(entry.id for entry in prepared))
         with self._connections.reading() as connection:
-            stored = _existing(connection, ids)
+            stored = existing(connection, ids)
         # Embedding runs before the write transaction (which it would hold up), for new items only.
-        vectors = self._embed(entry for entry in _first_copies(prepared) if entry.id not in stored)
+        vectors = self._embed(entry for entry in first_copies(prepared) if entry.id not in stored)
         with self._connections.writing() as connection:
-            stored = _existing(connection, ids)
-            fresh = [entry for entry in _first_copies(prepared) if entry.id not in stored]
+            stored = existing(connection, ids)
+            fresh = [entry for entry in first_copies(prepared) if entry.id not in stored]
             if not fresh:
                 return [StoreReceipt(entry.id, replayed=True) for entry in prepared]
             # Forgotten by another writer since the first look, so not embedded yet.
             vectors.update(self._embed(entry for entry in fresh if entry.id not in vectors))
             before = bump_generation(connection)
-            added = _write(connection, fresh, vectors)
+            added = write(connection, fresh, vectors)
         self._vectors.added(before, added.pieces, added.items, added.vectors)
         written = {entry.id for entry in fresh}
         receipts = []
@@ -231,7 +195,7 @@ class SqliteEngine(MemoryEngine):
             written.discard(entry.id)
         return receipts
 
-    def _embed(self, entries: Iterable[_Prepared]) -> dict[str, np.ndarray[Any, Any]]:
+    def _embed(self, entries: Iterable[Prepared]) -> dict[str, np.ndarray[Any, Any]]:
         chosen = list(entries)
         texts = [piece.text for entry in chosen for piece in entry.pieces]
         if not texts:
@@ -249,14 +213,14 @@ class SqliteEngine(MemoryEngine):
     def handle_list(self, request: ListRequest) -> ListPage:
         rows, next_cursor = self._page(request)
         return ListPage(
-            items=[Hit.of_item(item_id, _item(body)) for _, item_id, body in rows],
+            items=[Hit.of_item(item_id, parse_item(body)) for _, item_id, body in rows],
             next_cursor=next_cursor,
         )
 
     def handle_export(self, request: ListRequest) -> ExportPage:
         rows, next_cursor = self._page(request)
         return ExportPage(
-            items=[Exported(id=item_id, item=_item(body)) for _, item_id, body in rows],
+            items=[Exported(id=item_id, item=parse_item(body)) for _, item_id, body in rows],
             next_cursor=next_cursor,
         )
 
@@ -285,7 +249,9 @@ class SqliteEngine(MemoryEngine):
                 (json.dumps(ids), *clause.params),
             ).fetchall()
         found = dict(rows)
-        return [Hit.of_item(item_id, _item(found[item_id])) for item_id in ids if item_id in found]
+        return [
+            Hit.of_item(item_id, parse_item(found[item_id])) for item_id in ids if item_id in found
+        ]
 
     def handle_explore(self, request: ExploreRequest) -> ExplorePage:
         clause = filter_clause(request.filter)
@@ -385,12 +351,12 @@ class SqliteEngine(MemoryEngine):
         # Embedded before the read transaction, which a slow embedder would hold open.
         vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
-            bound = cursor.bound_seq if cursor else _last_seq(connection)
+            bound = cursor.bound_seq if cursor else last_seq(connection)
             ranking = self._ranking(
                 connection, request.mode, request.query, vector, request.filter, bound, depth + 1
             )
             chosen = ranking[offset:depth]
-            hits = _hits(connection, chosen)
+            hits = ranked_hits(connection, chosen)
         next_cursor = None
         if len(ranking) > depth:
             next_cursor = cursors.encode(cursors.RankedCursor(bound, depth, digest))
@@ -401,14 +367,14 @@ class SqliteEngine(MemoryEngine):
         clause = filter_clause(request.filter)
         words = keyword.query_words(request.question)
         with self._connections.snapshot() as connection:
-            bound = _last_seq(connection)
-            matched = _keyword_ranking(connection, words, clause, bound, request.limit)
+            bound = last_seq(connection)
+            matched = keyword_ranking(connection, words, clause, bound, request.limit)
             similar = self._vector_ranking(connection, vector, clause, bound, request.limit)
             # Relevant: holding a word of the question, or close to it in meaning.
             relevant = {entry.item for entry in matched}
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-            fused = _fused([matched, similar], request.limit)
-            hits = _hits(connection, [entry for entry in fused if entry.item in relevant])
+            best = fused([matched, similar], request.limit)
+            hits = ranked_hits(connection, [entry for entry in best if entry.item in relevant])
         if not hits:
             return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)
         extract = extract_answer(request.question, [hit.text for hit in hits])
@@ -433,7 +399,7 @@ class SqliteEngine(MemoryEngine):
         filter: MetaFilter,
         bound: int,
         depth: int,
-    ) -> list[_Ranked]:
+    ) -> list[Ranked]:
         """The best ``depth`` items for ``query`` in ``mode`` (fewer when fewer match).
 
         ``vector`` is the query's embedding (``None`` for keyword mode).
@@ -441,14 +407,14 @@ class SqliteEngine(MemoryEngine):
         clause = filter_clause(filter)
         words = keyword.query_words(query)
         if vector is None:
-            return _keyword_ranking(connection, words, clause, bound, depth)
+            return keyword_ranking(connection, words, clause, bound, depth)
         if mode is FetchMode.VECTOR:
             return self._vector_ranking(connection, vector, clause, bound, depth)
         # Hybrid fuses a fixed depth of each ranking, so one request's pages agree.
         fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(depth / FUSION_DEPTH)))
-        matched = _keyword_ranking(connection, words, clause, bound, fusion)
+        matched = keyword_ranking(connection, words, clause, bound, fusion)
         similar = self._vector_ranking(connection, vector, clause, bound, fusion)
-        return _fused([matched, similar], depth)
+        return fused([matched, similar], depth)
 
     def _embed_query(self, text: str) -> Vector:
         vector: Vector = as_matrix(self.embedder, [text])[0]
@@ -456,272 +422,17 @@ class SqliteEngine(MemoryEngine):
 
     def _vector_ranking(
         self, connection: sqlite3.Connection, vector: Vector, clause: Clause, bound: int, depth: int
-    ) -> list[_Ranked]:
+    ) -> list[Ranked]:
         self._vectors.refresh(connection)
-        ranked: list[_Ranked] = []
-        batch: list[_Ranked] = []
+        ranked: list[Ranked] = []
+        batch: list[Ranked] = []
         size = depth + 32
         for item, piece, score in self._vectors.ranked(vector, bound):
-            batch.append(_Ranked(item, piece, score))
+            batch.append(Ranked(item, piece, score))
             if len(batch) >= size:
-                ranked += _admitted(connection, batch, clause)
+                ranked += admitted(connection, batch, clause)
                 if len(ranked) >= depth:
                     return ranked[:depth]
                 batch, size = [], size * 8
-        ranked += _admitted(connection, batch, clause)
+        ranked += admitted(connection, batch, clause)
         return ranked[:depth]
-
-
-# --- preparing and writing items ------------------------------------------------
-
-
-def _prepare(item: StoreItem) -> _Prepared:
-    """Everything a write needs from ``item``, computed before any I/O."""
-    body = to_json(item)
-    # The id is the digest of the JSON form with observed_at cleared: the same text when unset.
-    item_id = item.fingerprint() if item.meta.observed_at is not None else fingerprint_json(body)
-    text = item.render_text()
-    if isinstance(item, Document):
-        pieces = tuple(cut_pieces(text, PIECE_TARGET))
-    else:
-        pieces = (Piece(text=text, start=0),)
-    return _Prepared(id=item_id, item=item, body=body, pieces=pieces)
-
-
-def _first_copies(prepared: Sequence[_Prepared]) -> list[_Prepared]:
-    """Each item once, at its first place in the batch (a later copy is a replay)."""
-    firsts: dict[str, _Prepared] = {}
-    for entry in prepared:
-        firsts.setdefault(entry.id, entry)
-    return list(firsts.values())
-
-
-def _existing(connection: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
-    rows = connection.execute(
-        "SELECT id FROM items WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
-    )
-    return {row[0] for row in rows}
-
-
-@attrs.frozen
-class _Added:
-    """The pieces a write added: their ids, their items' ``seq`` and their vectors."""
-
-    pieces: list[int]
-    items: list[int]
-    vectors: np.ndarray[Any, Any]
-
-
-def _write(
-    connection: sqlite3.Connection,
-    entries: list[_Prepared],
-    vectors: dict[str, np.ndarray[Any, Any]],
-) -> _Added:
-    """Write new items, their tags, pieces and index rows, a statement per table.
-
-    Inside ``BEGIN IMMEDIATE`` no one else writes, so the ``seq`` and piece
-    ids are counted on from the highest ever handed out.
-    """
-    seq = _last_seq(connection)
-    piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
-    nodes: dict[str, int] = {}
-    items, tags, pieces = [], [], []
-    added = _Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
-    for entry in entries:
-        seq += 1
-        items.append((seq, _node(connection, entry.item.meta.namespace, nodes), *_columns(entry)))
-        tags += [(tag, seq) for tag in entry.item.meta.tags]
-        for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
-            piece_id += 1
-            first, last = piece.pages or (None, None)
-            pieces.append(
-                (
-                    piece_id,
-                    seq,
-                    piece.start,
-                    first,
-                    last,
-                    piece.section,
-                    piece.text,
-                    vector.tobytes(),
-                )
-            )
-            added.pieces.append(piece_id)
-            added.items.append(seq)
-    connection.executemany(
-        "INSERT INTO items(seq, node, id, kind, source_kind, source_id, workspace, folder, "
-        "file_path, language, repo, commit_ref, url, thread_id, turns, agent_id, tool_call, "
-        "observed_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        items,
-    )
-    connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
-    connection.executemany(
-        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        pieces,
-    )
-    connection.executemany(
-        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
-    )
-    return added
-
-
-def _node(connection: sqlite3.Connection, namespace: Namespace, nodes: dict[str, int]) -> int:
-    """The node's id, its row added when it is new."""
-    path = node_path(namespace)
-    if path not in nodes:
-        connection.execute(
-            "INSERT OR IGNORE INTO nodes(path, depth, last_service) VALUES (?, ?, ?)",
-            (path, namespace.depth, last_service(namespace)),
-        )
-        row = connection.execute("SELECT id FROM nodes WHERE path = ?", (path,)).fetchone()
-        nodes[path] = int(row[0])
-    return nodes[path]
-
-
-def _columns(entry: _Prepared) -> tuple[object, ...]:
-    """The item's row from ``id`` on: what filters read, then its JSON form."""
-    item = entry.item
-    meta = item.meta
-    return (
-        entry.id,
-        item.item_kind.value,
-        meta.source.kind.value,
-        meta.source.id,
-        meta.workspace,
-        meta.folder,
-        meta.file_path,
-        meta.language,
-        meta.repo,
-        meta.commit,
-        meta.url,
-        meta.thread_id,
-        turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
-        meta.agent_id,
-        meta.tool_call.name if meta.tool_call else None,
-        sortable_time(meta.observed_at) if meta.observed_at else None,
-        entry.body,
-    )
-
-
-def _item(body: str) -> StoreItem:
-    return from_json(body, StoreItem)  # type: ignore[arg-type]
-
-
-def _last_seq(connection: sqlite3.Connection) -> int:
-    row = connection.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
-    return int(row[0]) if row else 0
-
-
-# --- ranking -----------------------------------------------------------------------
-
-
-def _keyword_ranking(
-    connection: sqlite3.Connection, words: list[str], clause: Clause, bound: int, depth: int
-) -> list[_Ranked]:
-    """Items holding every word first, then items holding any (stop words aside), by BM25.
-
-    A score is ``s / (1 + s)`` of the BM25 score ``s``, plus 1 for items
-    holding every word, so scores fall as the ranking goes on.
-    """
-    if not words:
-        return []
-    ranked = _matches(connection, keyword.all_of(words), clause, bound, depth, bonus=1.0)
-    if len(ranked) < depth and len(words) > 1:
-        seen = {entry.item for entry in ranked}
-        more = _matches(connection, keyword.any_of(words), clause, bound, depth + len(ranked))
-        ranked += [entry for entry in more if entry.item not in seen]
-    return ranked[:depth]
-
-
-def _matches(
-    connection: sqlite3.Connection,
-    match: str,
-    clause: Clause,
-    bound: int,
-    depth: int,
-    *,
-    bonus: float = 0.0,
-) -> list[_Ranked]:
-    """The best piece of the best ``depth`` items FTS5 matches, deduplicated by item.
-
-    FTS5 ranks its matches alone first and only its best rows are joined to
-    their items and filtered (joining every match first costs several times
-    more); when too few are admitted, it is asked for four times as many.
-    """
-    limit = depth + 16
-    while True:
-        rows = connection.execute(
-            f"SELECT p.item, m.rowid, m.score, i.seq <= ? AND {clause.sql} FROM ("
-            "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ? "
-            "ORDER BY score, rowid LIMIT ?) AS m "
-            "JOIN pieces p ON p.id = m.rowid JOIN items i ON i.seq = p.item "
-            "ORDER BY m.score, m.rowid",
-            (bound, *clause.params, match, limit),
-        ).fetchall()
-        ranked: dict[int, _Ranked] = {}
-        for item, piece, score, admitted in rows:
-            if admitted and item not in ranked:
-                strength = max(0.0, -score)
-                ranked[item] = _Ranked(item, piece, bonus + strength / (1.0 + strength))
-        if len(ranked) >= depth or len(rows) < limit:
-            return list(ranked.values())[:depth]
-        limit *= 4
-
-
-def _admitted(
-    connection: sqlite3.Connection, ranked: list[_Ranked], clause: Clause
-) -> list[_Ranked]:
-    """Those of ``ranked`` whose items ``clause`` admits, in order."""
-    if not ranked:
-        return []
-    rows = connection.execute(
-        f"SELECT i.seq FROM items i WHERE i.seq IN (SELECT value FROM json_each(?)) "
-        f"AND {clause.sql}",
-        (json.dumps([entry.item for entry in ranked]), *clause.params),
-    )
-    admitted = {row[0] for row in rows}
-    return [entry for entry in ranked if entry.item in admitted]
-
-
-def _fused(rankings: Sequence[list[_Ranked]], depth: int) -> list[_Ranked]:
-    """Reciprocal-rank fusion; an item keeps the piece of the first ranking it is in."""
-    scores: dict[int, float] = {}
-    pieces: dict[int, int] = {}
-    for ranking in rankings:
-        for rank, entry in enumerate(ranking, start=1):
-            scores[entry.item] = scores.get(entry.item, 0.0) + 1.0 / (RRF_K + rank)
-            pieces.setdefault(entry.item, entry.piece)
-    ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
-    return [_Ranked(item, pieces[item], scores[item]) for item in ordered]
-
-
-def _hits(connection: sqlite3.Connection, ranked: list[_Ranked]) -> list[Hit]:
-    """Hits for ranked entries: the item's id and meta, the piece's text and tags."""
-    if not ranked:
-        return []
-    rows = connection.execute(
-        "SELECT p.id, i.id, i.body, p.text, p.first_page, p.last_page, p.section "
-        "FROM pieces p JOIN items i ON i.seq = p.item "
-        "WHERE p.id IN (SELECT value FROM json_each(?))",
-        (json.dumps([entry.piece for entry in ranked]),),
-    ).fetchall()
-    found = {row[0]: row[1:] for row in rows}
-    hits = []
-    for entry in ranked:
-        item_id, body, text, first, last, section = found[entry.piece]
-        item = _item(body)
-        pages = (first, last) if first else None
-        tags = Piece(text=text, start=0, pages=pages, section=section).tags()
-        meta = attrs.evolve(item.meta, tags=item.meta.tags + tags) if tags else item.meta
-        hits.append(
-            Hit(
-                id=item_id,
-                kind=item.item_kind,
-                text=text,
-                meta=meta,
-                score=entry.score,
-                confidence=item.confidence if isinstance(item, Learning) else None,
-            )
-        )
-    return hits

@@ -1,0 +1,175 @@
+"""Items as rows: what a store computes before any I/O, and the statements that write it.
+
+An item is one ``items`` row holding its JSON form whole, with the fields
+filters read copied into columns; its text is cut into ``pieces`` (a long
+document into several), each with a vector and a row in the keyword index.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from tinymemory import Document, Namespace, StoreItem
+from tinymemory.items import fingerprint_json
+from tinymemory.pieces import Piece, cut_pieces
+from tinymemory.wire import from_json, to_json
+
+from .filters import last_service, node_path, sortable_time, turns_text
+
+#: Documents longer than this many bytes are ranked by pieces of about this size.
+PIECE_TARGET = 2_000
+
+
+@attrs.frozen
+class Prepared:
+    """An item ready to write: its id, its JSON form and the pieces its text is ranked by."""
+
+    id: str
+    item: StoreItem
+    body: str
+    pieces: tuple[Piece, ...]
+
+
+def prepare(item: StoreItem) -> Prepared:
+    """Everything a write needs from ``item``, computed before any I/O."""
+    body = to_json(item)
+    # The id is the digest of the JSON form with observed_at cleared: the same text when unset.
+    item_id = item.fingerprint() if item.meta.observed_at is not None else fingerprint_json(body)
+    text = item.render_text()
+    if isinstance(item, Document):
+        pieces = tuple(cut_pieces(text, PIECE_TARGET))
+    else:
+        pieces = (Piece(text=text, start=0),)
+    return Prepared(id=item_id, item=item, body=body, pieces=pieces)
+
+
+def first_copies(prepared: Sequence[Prepared]) -> list[Prepared]:
+    """Each item once, at its first place in the batch (a later copy is a replay)."""
+    firsts: dict[str, Prepared] = {}
+    for entry in prepared:
+        firsts.setdefault(entry.id, entry)
+    return list(firsts.values())
+
+
+def existing(connection: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
+    """Those of ``ids`` stored already."""
+    rows = connection.execute(
+        "SELECT id FROM items WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),)
+    )
+    return {row[0] for row in rows}
+
+
+@attrs.frozen
+class Added:
+    """The pieces a write added: their ids, their items' ``seq`` and their vectors."""
+
+    pieces: list[int]
+    items: list[int]
+    vectors: np.ndarray[Any, Any]
+
+
+def write(
+    connection: sqlite3.Connection,
+    entries: list[Prepared],
+    vectors: dict[str, np.ndarray[Any, Any]],
+) -> Added:
+    """Write new items, their tags, pieces and index rows, a statement per table.
+
+    Inside ``BEGIN IMMEDIATE`` no one else writes, so the ``seq`` and piece
+    ids are counted on from the highest ever handed out.
+    """
+    seq = last_seq(connection)
+    piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
+    nodes: dict[str, int] = {}
+    items, tags, pieces = [], [], []
+    added = Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
+    for entry in entries:
+        seq += 1
+        items.append((seq, _node(connection, entry.item.meta.namespace, nodes), *_columns(entry)))
+        tags += [(tag, seq) for tag in entry.item.meta.tags]
+        for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
+            piece_id += 1
+            first, last = piece.pages or (None, None)
+            pieces.append(
+                (
+                    piece_id,
+                    seq,
+                    piece.start,
+                    first,
+                    last,
+                    piece.section,
+                    piece.text,
+                    vector.tobytes(),
+                )
+            )
+            added.pieces.append(piece_id)
+            added.items.append(seq)
+    connection.executemany(
+        "INSERT INTO items(seq, node, id, kind, source_kind, source_id, workspace, folder, "
+        "file_path, language, repo, commit_ref, url, thread_id, turns, agent_id, tool_call, "
+        "observed_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        items,
+    )
+    connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
+    connection.executemany(
+        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        pieces,
+    )
+    connection.executemany(
+        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
+    )
+    return added
+
+
+def _node(connection: sqlite3.Connection, namespace: Namespace, nodes: dict[str, int]) -> int:
+    """The node's id, its row added when it is new."""
+    path = node_path(namespace)
+    if path not in nodes:
+        connection.execute(
+            "INSERT OR IGNORE INTO nodes(path, depth, last_service) VALUES (?, ?, ?)",
+            (path, namespace.depth, last_service(namespace)),
+        )
+        row = connection.execute("SELECT id FROM nodes WHERE path = ?", (path,)).fetchone()
+        nodes[path] = int(row[0])
+    return nodes[path]
+
+
+def _columns(entry: Prepared) -> tuple[object, ...]:
+    """The item's row from ``id`` on: what filters read, then its JSON form."""
+    item = entry.item
+    meta = item.meta
+    return (
+        entry.id,
+        item.item_kind.value,
+        meta.source.kind.value,
+        meta.source.id,
+        meta.workspace,
+        meta.folder,
+        meta.file_path,
+        meta.language,
+        meta.repo,
+        meta.commit,
+        meta.url,
+        meta.thread_id,
+        turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
+        meta.agent_id,
+        meta.tool_call.name if meta.tool_call else None,
+        sortable_time(meta.observed_at) if meta.observed_at else None,
+        entry.body,
+    )
+
+
+def parse_item(body: str) -> StoreItem:
+    return from_json(body, StoreItem)  # type: ignore[arg-type]
+
+
+def last_seq(connection: sqlite3.Connection) -> int:
+    row = connection.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
+    return int(row[0]) if row else 0
