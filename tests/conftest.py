@@ -1,12 +1,29 @@
-"""Shared test set-up: pytester, for running pytest in a subprocess, and a configuration."""
+"""Shared test set-up: pytester (pytest in a subprocess), built-in plugins only, a configuration."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import tinymemory.plugins
+from tinymemory.plugins import reset_plugins
+
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def builtin_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Only the built-in plugins, and those the test registers; reset afterwards.
+
+    Installed plugins (say tinymemory-sqlite, or a scrubber) would otherwise
+    change what a test sees from one machine to the next.
+    """
+    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
+    reset_plugins()
+    yield
+    reset_plugins()
 
 
 @pytest.fixture

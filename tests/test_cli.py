@@ -19,7 +19,7 @@ import tinymemory.plugins
 from tinymemory.cli import cli, main
 from tinymemory.errors import ConfigError, Unavailable
 from tinymemory.hookspecs import hookimpl
-from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory.plugins import plugin_manager
 from tinymemory.reference import DESCRIPTOR as REFERENCE
 from tinymemory.reference import ReferenceEngine
 from tinymemory.wire import to_data
@@ -28,12 +28,9 @@ CORE_COMMANDS = frozenset(cli.commands)
 
 
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def isolated(builtin_plugins: None) -> Iterator[None]:
     """Built-ins only, and no plugin command left on the shared ``cli`` group afterwards."""
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
-    reset_plugins()
     yield
-    reset_plugins()
     for name in set(cli.commands) - CORE_COMMANDS:
         del cli.commands[name]
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
-import tinymemory.plugins
 from tinymemory.engine import EngineDescriptor, MemoryEngine
 from tinymemory.errors import ConfigError, TinyMemoryError
 from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory.plugins import plugin_manager
 from tinymemory.reference import ReferenceEngine
 from tinymemory.registry import MemoryConfig, build_engine
 from tinymemory.settings import (
@@ -66,12 +65,8 @@ class FakeEngines:
 
 
 @pytest.fixture
-def engines(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
-    reset_plugins()
+def engines(builtin_plugins: None) -> None:
     plugin_manager().register(FakeEngines())
-    yield
-    reset_plugins()
 
 
 def assert_hidden(text: str, *secrets: str) -> None:
@@ -351,9 +346,8 @@ def test_settings_repr_shows_option_names_not_values() -> None:
     assert "options=<api_key, path>" in shown
 
 
-def test_a_contract_error_from_a_factory_is_redacted_keeping_its_kind(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.mark.usefixtures("builtin_plugins")
+def test_a_contract_error_from_a_factory_is_redacted_keeping_its_kind() -> None:
     from tinymemory.errors import Unauthorized
 
     def refusing(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
@@ -364,15 +358,10 @@ def test_a_contract_error_from_a_factory_is_redacted_keeping_its_kind(
         def tinymemory_engines(self) -> list[EngineFactory]:
             return [EngineFactory(descriptor=descriptor("refusing"), build=refusing)]
 
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
-    reset_plugins()
     plugin_manager().register(Refusing())
-    try:
-        with pytest.raises(Unauthorized, match=r"key \*\*\* was refused") as caught:
-            build_engine("refusing", credential=EngineCredential.static(KEY))
-        assert caught.value.__context__ is None
-    finally:
-        reset_plugins()
+    with pytest.raises(Unauthorized, match=r"key \*\*\* was refused") as caught:
+        build_engine("refusing", credential=EngineCredential.static(KEY))
+    assert caught.value.__context__ is None
 
 
 def test_a_credential_has_no_json_form() -> None:

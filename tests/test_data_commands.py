@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
@@ -17,20 +16,15 @@ from tinymemory.cli import cli, main
 from tinymemory.engine import EngineDescriptor, EngineWrapper, MemoryEngine
 from tinymemory.errors import Unsupported
 from tinymemory.hookspecs import hookimpl
-from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory.plugins import plugin_manager
 from tinymemory.reference import ReferenceEngine
 from tinymemory.wire import from_json, to_json
 
 THIS_FILE = str(Path(__file__))
 
 
-@pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Built-ins only: no installed plugin (a scrubber, a converter) changes what is stored."""
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
-    reset_plugins()
-    yield
-    reset_plugins()
+# Built-ins only: no installed plugin (a scrubber, a converter) changes what is stored.
+pytestmark = pytest.mark.usefixtures("builtin_plugins")
 
 
 def use_engine(monkeypatch: pytest.MonkeyPatch, engine: MemoryEngine) -> MemoryEngine:

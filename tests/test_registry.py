@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-import tinymemory.plugins
 from tinymemory.engine import EngineDescriptor, MemoryEngine
 from tinymemory.errors import ConfigError
 from tinymemory.hookspecs import EngineFactory, hookimpl
 from tinymemory.operations import FetchMode
-from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory.plugins import plugin_manager
 from tinymemory.reference import DESCRIPTOR as REFERENCE
 from tinymemory.reference import ReferenceEngine
 from tinymemory.registry import (
@@ -31,21 +30,14 @@ Register = Callable[..., None]
 
 
 @pytest.fixture
-def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Register]:
-    """Only the built-ins plus what the test registers; entry points are left out.
-
-    Installed third-party plugins (say tinymemory-sqlite) would otherwise change
-    what "installed engines" means from one machine to the next.
-    """
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
-    reset_plugins()
+def plugins(builtin_plugins: None) -> Register:
+    """Registers plugins beside the built-ins (installed entry points are left out)."""
 
     def register(*objects: object) -> None:
         for plugin in objects:
             plugin_manager().register(plugin)
 
-    yield register
-    reset_plugins()
+    return register
 
 
 class Built:

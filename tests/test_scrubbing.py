@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import attrs
 import pytest
 
-import tinymemory.plugins
 from tinymemory.errors import ConfigError, EngineError
 from tinymemory.hookspecs import Scrubber, hookimpl
 from tinymemory.items import Conversation, Document, Learning, Role, StoreItem, Turn
 from tinymemory.meta import MemoryMeta
 from tinymemory.operations import ListRequest
-from tinymemory.plugins import plugin_manager, reset_plugins, scrubbers
+from tinymemory.plugins import plugin_manager, scrubbers
 from tinymemory.reference import ReferenceEngine
 from tinymemory.registry import MemoryConfig, build_engine
 from tinymemory.scrubbing import ScrubbingEngine
@@ -59,16 +58,13 @@ class ScrubberPlugin:
 
 
 @pytest.fixture
-def plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[Register]:
-    """Built-ins plus what the test registers (installed entry points are left out)."""
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
-    reset_plugins()
+def plugins(builtin_plugins: None) -> Register:
+    """Registers scrubbers beside the built-ins (installed entry points are left out)."""
 
     def register(*offered: object) -> None:
         plugin_manager().register(ScrubberPlugin(*offered))
 
-    yield register
-    reset_plugins()
+    return register
 
 
 def stored_texts(engine: ReferenceEngine | ScrubbingEngine) -> list[str]:
