@@ -1,4 +1,4 @@
-"""The plugin's hooks: the engine ``sqlite`` and the embedder ``hashing``.
+"""The plugin's hooks: the engine ``sqlite``, the embedder ``hashing`` and ``tinymemory sqlite``.
 
 Engine options (``[engines.sqlite]`` in the configuration, or
 ``EngineSettings(options=...)``): ``path`` (the database file, or
@@ -8,11 +8,14 @@ by default) and ``synchronous`` (``normal`` or ``full``).
 
 from __future__ import annotations
 
+import click
+
 from tinymemory import EngineCredential, EngineSettings, MemoryEngine
 from tinymemory.errors import ConfigError
 from tinymemory.hookspecs import Embedder, EngineFactory, hookimpl
 from tinymemory.plugins import embedders
 
+from .commands import sqlite_command
 from .embedding import HashingEmbedder
 from .engine import DESCRIPTOR, SqliteEngine
 
@@ -58,3 +61,9 @@ def tinymemory_engines() -> list[EngineFactory]:
 def tinymemory_embedders() -> list[Embedder]:
     """The dependency-free default embedder ``hashing``."""
     return [HashingEmbedder()]
+
+
+@hookimpl
+def tinymemory_register_commands(cli: click.Group) -> None:
+    """``tinymemory sqlite``: where the database file is and what it holds."""
+    cli.add_command(sqlite_command)
