@@ -1,7 +1,7 @@
 """The plugin's command: ``tinymemory sqlite``, where the memory lives and what it holds.
 
-It reads the file without opening it as an engine, so looking never creates,
-migrates or locks anything.
+It opens the file read-only rather than as an engine, so looking never
+creates, migrates or changes anything.
 """
 
 from __future__ import annotations
