@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,37 @@ def _private_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Point the default database into the test's folder, so no test can reach a real one."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.delenv(PATH_VARIABLE, raising=False)
+
+
+#: Runs the installed ``tinymemory`` command with arguments, in a process of its own.
+RunCommand = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def tinymemory_command(tmp_path: Path) -> RunCommand:
+    """``tinymemory`` as a new user runs it: a fresh home and data folder, no configuration.
+
+    It runs in ``tmp_path``, so files a command writes land there.
+    """
+    command = Path(sys.executable).parent / "tinymemory"
+    assert command.exists(), "the tinymemory command is installed with the core"
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", PATH_VARIABLE):
+        env.pop(name, None)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(command), *args],
+            env=env,
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    return run
 
 
 @pytest.fixture

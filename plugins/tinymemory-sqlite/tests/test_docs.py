@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,6 +16,9 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from doc_examples import examples  # noqa: E402
+
+if TYPE_CHECKING:
+    from conftest import RunCommand
 
 PLUGIN_README = ROOT / "plugins" / "tinymemory-sqlite" / "README.md"
 SESSION = re.compile(r"```console\n(.*?)```", re.S)
@@ -39,31 +41,16 @@ def test_the_readme_shows_a_session() -> None:
     assert any("$ tinymemory store" in session for session in _sessions())
 
 
-def test_the_readme_session_runs_with_no_configuration(tmp_path: Path) -> None:
+def test_the_readme_session_runs_with_no_configuration(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
     """Each `$ tinymemory ...` line is a new process over the default database.
 
     Each prints what the README shows.
     """
-    command = Path(sys.executable).parent / "tinymemory"
-    assert command.exists(), "the tinymemory command is installed with the core"
-    env = {
-        **os.environ,
-        "HOME": str(tmp_path),
-        "XDG_DATA_HOME": str(tmp_path / "data"),
-        "XDG_CONFIG_HOME": str(tmp_path / "config"),
-    }
-    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", "TINYMEMORY_SQLITE_PATH"):
-        env.pop(name, None)
     for session in _sessions():
         for line, expected in _steps(session):
-            result = subprocess.run(
-                [str(command), *shlex.split(line)[1:]],
-                env=env,
-                cwd=tmp_path,
-                capture_output=True,
-                text=True,
-                timeout=60,
-            )
+            result = tinymemory_command(*shlex.split(line)[1:])
             assert result.returncode == 0, result.stderr
             assert result.stdout == expected, line
     assert (tmp_path / "data" / "tinymemory" / "memory.db").exists()

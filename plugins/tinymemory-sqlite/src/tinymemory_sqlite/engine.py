@@ -173,14 +173,15 @@ class SqliteEngine(MemoryEngine):
 
     def _store(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
         prepared = [prepare(item) for item in items]
-        ids = list(dict.fromkeys(entry.id for entry in prepared))
+        firsts = first_copies(prepared)
+        ids = [entry.id for entry in firsts]
         with self._connections.reading() as connection:
             stored = existing(connection, ids)
         # Embedding runs before the write transaction (which it would hold up), for new items only.
-        vectors = self._embed(entry for entry in first_copies(prepared) if entry.id not in stored)
+        vectors = self._embed(entry for entry in firsts if entry.id not in stored)
         with self._connections.writing() as connection:
             stored = existing(connection, ids)
-            fresh = [entry for entry in first_copies(prepared) if entry.id not in stored]
+            fresh = [entry for entry in firsts if entry.id not in stored]
             if not fresh:
                 return [StoreReceipt(entry.id, replayed=True) for entry in prepared]
             # Forgotten by another writer since the first look, so not embedded yet.
@@ -273,15 +274,12 @@ class SqliteEngine(MemoryEngine):
                 f"SELECT count(*) FROM (SELECT 1 FROM items i WHERE {clause.sql} LIMIT ?)",
                 (*clause.params, request.scan_limit + 1),
             ).fetchone()[0]
-            total = connection.execute(
-                f"{scanned} SELECT count(*) FROM scanned", params
-            ).fetchone()[0]
         counts = {value: number for value, number in groups if value is not None}
         missing = sum(number for value, number in groups if value is None)
         return build_explore_page(
             request,
             counts,
-            total=total,
+            total=min(admitted, request.scan_limit),
             missing=missing,
             truncated=admitted > request.scan_limit,
         )
