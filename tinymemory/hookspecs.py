@@ -13,6 +13,7 @@ Each collection hook returns a list, so one plugin can add several things.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import attrs
@@ -40,10 +41,15 @@ class EngineFactory:
 
     ``build(settings, credential)`` is called by the registry after it has
     checked the endpoint and credential the descriptor asks for.
+    ``test_settings(folder)``, when given, returns settings for a throwaway
+    engine that keeps everything in ``folder`` (an empty folder the caller
+    removes afterwards): the conformance suite uses them when it is given no
+    settings, so it never writes to a user's memory.
     """
 
     descriptor: EngineDescriptor
     build: Callable[[EngineSettings, EngineCredential], MemoryEngine]
+    test_settings: Callable[[Path], EngineSettings] | None = None
 
 
 @runtime_checkable

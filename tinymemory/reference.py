@@ -17,9 +17,10 @@ import math
 import re
 import threading
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from tinymemory.engine import EngineDescriptor, EngineHealth, MemoryEngine
-from tinymemory.errors import InvalidRequest
+from tinymemory.errors import InvalidRequest, Unavailable
 from tinymemory.hookspecs import EngineFactory, hookimpl
 from tinymemory.items import StoreItem, StoreReceipt
 from tinymemory.meta import MetaFilter
@@ -117,25 +118,39 @@ class ReferenceEngine(MemoryEngine):
     def __init__(self) -> None:
         self._items: dict[str, StoreItem] = {}
         self._lock = threading.RLock()
+        self._closed = False
 
     @property
     def descriptor(self) -> EngineDescriptor:
         return DESCRIPTOR
 
     def health(self) -> EngineHealth:
-        return EngineHealth.ok()
+        return EngineHealth.down("the engine is closed") if self._closed else EngineHealth.ok()
+
+    def close(self) -> None:
+        """Drop every item; later calls raise ``Unavailable``, health reports down."""
+        with self._lock:
+            self._closed = True
+            self._items.clear()
+
+    def _open_items(self) -> dict[str, StoreItem]:
+        """The items, or ``Unavailable`` once the engine is closed."""
+        if self._closed:
+            raise Unavailable("the reference engine is closed")
+        return self._items
 
     def _admitted(self, filter: MetaFilter) -> Iterator[tuple[str, StoreItem]]:
-        for item_id, item in list(self._items.items()):
+        for item_id, item in list(self._open_items().items()):
             if filter.matches(item.item_kind, item.meta):
                 yield item_id, item
 
     def handle_store(self, item: StoreItem) -> StoreReceipt:
         item_id = item.fingerprint()
         with self._lock:
-            if item_id in self._items:
+            items = self._open_items()
+            if item_id in items:
                 return StoreReceipt(item_id, replayed=True)
-            self._items[item_id] = item
+            items[item_id] = item
             return StoreReceipt(item_id, replayed=False)
 
     def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
@@ -185,21 +200,21 @@ class ReferenceEngine(MemoryEngine):
 
     def handle_forget(self, target: ForgetTarget) -> ForgetReport:
         with self._lock:
+            items = self._open_items()
             if target.ids is not None:
-                doomed = [
-                    item_id for item_id in dict.fromkeys(target.ids) if item_id in self._items
-                ]
+                doomed = [item_id for item_id in dict.fromkeys(target.ids) if item_id in items]
             else:
                 doomed = [item_id for item_id, _ in self._admitted(target.filter or MetaFilter())]
             for item_id in doomed:
-                del self._items[item_id]
+                del items[item_id]
         return ForgetReport(len(doomed))
 
     def handle_get(self, request: GetRequest) -> list[Hit]:
         hits = []
         with self._lock:
+            items = self._open_items()
             for item_id in dict.fromkeys(request.ids):
-                item = self._items.get(item_id)
+                item = items.get(item_id)
                 if item is not None and Reach.admitted_by(request.reach, item.meta.namespace):
                     hits.append(Hit.of_item(item_id, item))
         return hits
@@ -216,13 +231,14 @@ class ReferenceEngine(MemoryEngine):
 
     def handle_erase(self, request: EraseRequest) -> EraseReport:
         with self._lock:
+            items = self._open_items()
             doomed = [
                 (item_id, item)
-                for item_id, item in self._items.items()
+                for item_id, item in items.items()
                 if request.erases(item.item_kind, item.meta.namespace)
             ]
             for item_id, _ in doomed:
-                del self._items[item_id]
+                del items[item_id]
         scopes = {(item.item_kind, item.meta.namespace) for _, item in doomed}
         return EraseReport(erased_scopes=len(scopes))
 
@@ -231,7 +247,12 @@ def _build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngi
     return ReferenceEngine()
 
 
+def _test_settings(folder: Path) -> EngineSettings:
+    # Every reference engine is a store of its own, in memory: nothing to place.
+    return EngineSettings()
+
+
 @hookimpl
 def tinymemory_engines() -> list[EngineFactory]:
     """The reference engine, registered like any plugin's."""
-    return [EngineFactory(descriptor=DESCRIPTOR, build=_build)]
+    return [EngineFactory(descriptor=DESCRIPTOR, build=_build, test_settings=_test_settings)]

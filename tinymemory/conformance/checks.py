@@ -1,8 +1,11 @@
 """Every check of the suite, in the order it runs.
 
-The fixed checks follow the contract's conformance list one by one; the
+The fixed checks each build one exact situation for the rules they cover
+(docs/conformance.md has the table of rules and checks) and run first; the
 property checks and the state machine then try random items, filters and
-sequences of writes (see :mod:`.properties` and :mod:`.state_machine`).
+sequences of writes (see :mod:`.properties` and :mod:`.state_machine`) as a
+second net. They run only when every fixed check has passed, so an engine
+that breaks a rule fails fast, on the check that builds it.
 """
 
 from __future__ import annotations
@@ -13,16 +16,28 @@ import attrs
 
 from tinymemory.errors import ConfigError
 
-from . import item_checks, properties, reach_checks, state_machine
+from . import (
+    boundary_checks,
+    item_checks,
+    paging_checks,
+    properties,
+    reach_checks,
+    state_machine,
+)
 from .harness import Subject
 
 
 @attrs.frozen
 class Check:
-    """One named check: what it asserts, and the function that runs it."""
+    """One named check: what it asserts, the function that runs it, and whether it is fixed.
+
+    A fixed check makes the same calls on every run; the others draw random
+    examples with Hypothesis.
+    """
 
     name: str
     run: Callable[[Subject], None]
+    fixed: bool = True
 
     @property
     def summary(self) -> str:
@@ -33,12 +48,18 @@ class Check:
 CHECKS: tuple[Check, ...] = (
     Check("health", item_checks.check_health),
     Check("round_trip", item_checks.check_round_trip),
+    Check("text_preserved", boundary_checks.check_text_preserved),
     Check("export", item_checks.check_export),
     Check("replay", item_checks.check_replay),
     Check("explore", item_checks.check_explore),
     Check("get", item_checks.check_get),
     Check("store_many", item_checks.check_store_many),
+    Check("store_many_limits", boundary_checks.check_store_many_limits),
+    Check("refusals", boundary_checks.check_refusals),
+    Check("paging", paging_checks.check_paging),
+    Check("cursors", paging_checks.check_cursors),
     Check("fetch_filters", item_checks.check_fetch_filters),
+    Check("filter_bounds", boundary_checks.check_filter_bounds),
     Check("unsupported_modes", item_checks.check_unsupported_modes),
     Check("namespaces", reach_checks.check_namespaces),
     Check("empty_forget", item_checks.check_empty_forget),
@@ -47,13 +68,26 @@ CHECKS: tuple[Check, ...] = (
     Check("erase", reach_checks.check_erase),
     Check("recall", item_checks.check_recall),
     Check("isolation", reach_checks.check_isolation),
-    Check("stored_items_read_back", properties.check_stored_items_read_back),
-    Check("filters_admit_exactly", properties.check_filters_admit_exactly),
-    Check("matches_reference", state_machine.check_matches_reference),
+    Check("close", boundary_checks.check_close),
+    Check("stored_items_read_back", properties.check_stored_items_read_back, fixed=False),
+    Check("filters_admit_exactly", properties.check_filters_admit_exactly, fixed=False),
+    Check("matches_reference", state_machine.check_matches_reference, fixed=False),
 )
 
 #: The names of every check, in order.
 CHECK_NAMES = tuple(check.name for check in CHECKS)
+#: The names of the fixed checks, in order.
+FIXED_CHECK_NAMES = tuple(check.name for check in CHECKS if check.fixed)
+
+
+def random_checks_wait(check: Check, failed_fixed: str | None) -> str | None:
+    """Why ``check`` does not run: it is random and the fixed check ``failed_fixed`` failed."""
+    if check.fixed or failed_fixed is None:
+        return None
+    return (
+        f"the fixed check `{failed_fixed}` failed; the random checks run once every fixed "
+        "check passes"
+    )
 
 
 def checks_named(names: list[str] | tuple[str, ...] | None = None) -> tuple[Check, ...]:

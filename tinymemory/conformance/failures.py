@@ -17,6 +17,11 @@ class CheckFailed(AssertionError):
         self.got = got
         super().__init__(f"{check}: {call}\n  expected: {expected}\n  got: {got}")
 
+    @property
+    def summary(self) -> str:
+        """One line, what differed first: the line pytest's short test summary shows."""
+        return f"{self.check}: expected {self.expected}; got {self.got} (at {self.call})"
+
 
 class CheckSkipped(Exception):
     """The engine declines an optional operation (export, erase) with ``Unsupported``."""

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
-from typing import Any, NoReturn, TypeVar
+from typing import Any, NoReturn, Protocol, TypeVar
 
 import attrs
 
@@ -42,6 +42,16 @@ from .failures import CheckFailed, CheckSkipped
 from .profiles import Profile, profile_named
 
 T = TypeVar("T")
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+#: An entry of a paged read (a hit or an exported item), and the request that pages it.
+E = TypeVar("E", bound=_Identified)
+R = TypeVar("R", ListRequest, FetchRequest)
 
 #: Builds a fresh, empty engine; called once per check and per Hypothesis example.
 EngineFactory = Callable[[], MemoryEngine]
@@ -108,6 +118,9 @@ class Subject:
     factory: EngineFactory
     pair: PairFactory | None = None
     profile: Profile = attrs.field(factory=profile_named)
+    #: What to give the suite for a second user, as the isolation check says when two
+    #: engines built alike turn out to share a store.
+    pair_hint: str = "pass two users of one store"
 
     def build(self, check: str) -> MemoryEngine:
         """A fresh engine, or a failure of ``check`` when the factory breaks."""
@@ -121,21 +134,29 @@ class Subject:
         return first, second
 
     @contextmanager
-    def session(self, check: str) -> Iterator[Harness]:
+    def session(
+        self, check: str, on_failure: Callable[[], None] | None = None
+    ) -> Iterator[Harness]:
         """A harness over a fresh engine; cleans up and closes it afterwards.
 
         After a passing check the clean-up is verified (nothing of the run
-        left listed); after a failing one it is best effort.
+        left listed); after a failing one it is best effort. ``on_failure``
+        hears every failure the harness raises.
         """
         engine = self.build(check)
-        with using(engine, check) as harness:
+        with using(engine, check, on_failure=on_failure) as harness:
             yield harness
 
 
 @contextmanager
-def using(engine: MemoryEngine, check: str, nonce: str | None = None) -> Iterator[Harness]:
+def using(
+    engine: MemoryEngine,
+    check: str,
+    nonce: str | None = None,
+    on_failure: Callable[[], None] | None = None,
+) -> Iterator[Harness]:
     """A harness over ``engine`` that cleans up after itself and closes the engine."""
-    harness = Harness(check, engine, nonce)
+    harness = Harness(check, engine, nonce, on_failure)
     try:
         yield harness
     except BaseException:
@@ -150,9 +171,16 @@ def using(engine: MemoryEngine, check: str, nonce: str | None = None) -> Iterato
 class Harness:
     """One check's calls against one engine, each failure named after its call."""
 
-    def __init__(self, check: str, engine: MemoryEngine, nonce: str | None = None) -> None:
+    def __init__(
+        self,
+        check: str,
+        engine: MemoryEngine,
+        nonce: str | None = None,
+        on_failure: Callable[[], None] | None = None,
+    ) -> None:
         self.check = check
         self.engine = engine
+        self._on_failure = on_failure
         self.nonce = nonce or secrets.token_hex(4)
         #: A word every text of the run holds, so every fetch mode can find it.
         self.marker = f"tmconf{self.nonce}"
@@ -168,6 +196,8 @@ class Harness:
     def fail(self, call: Label, expected: str, got: str) -> NoReturn:
         """Fail the check at ``call``."""
         __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
+        if self._on_failure is not None:
+            self._on_failure()
         raise CheckFailed(self.check, str(call), expected, _shorten(got))
 
     def expect(self, ok: bool, call: Label, expected: str, got: object) -> None:
@@ -203,9 +233,7 @@ class Harness:
         except (CheckFailed, CheckSkipped):
             raise
         except Exception as error:
-            raise CheckFailed(
-                self.check, str(label), "the call to succeed", describe_error(error)
-            ) from error
+            self.fail(label, "the call to succeed", describe_error(error))
 
     def refuses(
         self,
@@ -261,19 +289,29 @@ class Harness:
     def _paged(
         self,
         operation: str,
-        serve: Callable[[ListRequest], tuple[Sequence[T], str | None]],
-        filter: MetaFilter,
-        page: int,
-    ) -> list[T]:
-        """Everything a paged read returns, failing on a repeated cursor or an endless read."""
-        found: list[T] = []
+        serve: Callable[[R], tuple[Sequence[E], str | None]],
+        request: R,
+    ) -> list[E]:
+        """Everything a paged read returns, page by page from ``request``.
+
+        Fails on a page over the limit, an item served twice, a repeated
+        cursor or an endless read.
+        """
+        found: list[E] = []
+        served: set[str] = set()
         seen: set[str] = set()
         cursor: str | None = None
         while True:
-            request = ListRequest(filter=filter, limit=page, cursor=cursor)
-            label = Call(operation, request)
-            entries, cursor = self.call(label, partial(serve, request))
+            current = attrs.evolve(request, cursor=cursor)
+            label = Call(operation, current)
+            entries, cursor = self.call(label, partial(serve, current))
+            page = current.limit
             self.expect(len(entries) <= page, label, f"at most {page} entries", len(entries))
+            again = [entry.id for entry in entries if entry.id in served]
+            self.expect(
+                not again, label, "each item once across pages", f"{self.names(again)} again"
+            )
+            served.update(entry.id for entry in entries)
             found.extend(entries)
             if cursor is None:
                 return found
@@ -292,7 +330,7 @@ class Harness:
             answer = self.engine.list(request)
             return answer.items, answer.next_cursor
 
-        hits = self._paged("list", serve, filter, page)
+        hits = self._paged("list", serve, ListRequest(filter=filter, limit=page))
         for hit in hits:
             self.expect(
                 hit.score == 0, Call("list", filter), "score 0 on every listed item", hit.score
@@ -306,6 +344,15 @@ class Harness:
     def fetch(self, request: FetchRequest) -> list[Hit]:
         """The first page of a fetch."""
         return list(self.call(Call("fetch", request), lambda: self.engine.fetch(request)).hits)
+
+    def fetched(self, request: FetchRequest) -> list[Hit]:
+        """Every hit of a fetch, through pages of ``request.limit``."""
+
+        def serve(current: FetchRequest) -> tuple[Sequence[Hit], str | None]:
+            answer = self.engine.fetch(current)
+            return answer.hits, answer.next_cursor
+
+        return self._paged("fetch", serve, request)
 
     def fetch_marker(self, mode: FetchMode, filter: MetaFilter) -> list[Hit]:
         """Fetch the run's marker in ``mode`` under ``filter``, 50 hits at most."""
@@ -334,27 +381,30 @@ class Harness:
         label = f"forget_within({self.names(ids)}, {reach})"
         return self.call(label, lambda: self.engine.forget_within(ids, reach)).forgotten
 
-    def exported(self, filter: MetaFilter) -> list[Exported] | None:
-        """Every item ``filter`` admits, exported; ``None`` when the engine does not export."""
+    def exports(self, filter: MetaFilter) -> bool:
+        """Whether the engine exports (it does not when it refuses with ``Unsupported``)."""
         try:
             self.engine.export(ListRequest(filter=filter, limit=LISTING_PAGE))
         except Unsupported:
+            return False
+        except Exception:  # the caller's own read reports it, naming the call
+            return True
+        return True
+
+    def exported(self, filter: MetaFilter) -> list[Exported] | None:
+        """Every item ``filter`` admits, exported; ``None`` when the engine does not export."""
+        if not self.exports(filter):
             return None
-        except Exception:  # the paged read below reports it, naming the call
-            pass
 
         def serve(request: ListRequest) -> tuple[Sequence[Exported], str | None]:
             answer = self.engine.export(request)
             if answer.incomplete:
-                raise CheckFailed(
-                    self.check,
-                    str(Call("export", request)),
-                    "no incomplete items",
-                    repr(list(answer.incomplete)),
+                self.fail(
+                    Call("export", request), "no incomplete items", repr(list(answer.incomplete))
                 )
             return answer.items, answer.next_cursor
 
-        return self._paged("export", serve, filter, LISTING_PAGE)
+        return self._paged("export", serve, ListRequest(filter=filter, limit=LISTING_PAGE))
 
     def erase(self, request: EraseRequest) -> EraseReport | None:
         """Erase; ``None`` when the engine does not erase."""

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
 
+import attrs
+
 from tinymemory.errors import Unsupported
 from tinymemory.items import (
     Conversation,
@@ -97,6 +99,38 @@ def expect_hit(h: Harness, call: Label, hit: Hit, item: StoreItem) -> None:
     h.expect(hit.text == item.render_text(), call, f"{name} text {item.render_text()!r}", hit.text)
     confidence = item.confidence if isinstance(item, Learning) else None
     h.expect(hit.confidence == confidence, call, f"{name} confidence {confidence}", hit.confidence)
+
+
+#: Tags a ranked hit of a document may add, naming the piece it carries (spec: "a ranked
+#: read gives one hit per document, its best-ranked piece, with page:/section: tags").
+PIECE_TAGS = ("page:", "section:")
+
+
+def expect_ranked_hit(h: Harness, call: Label, hit: Hit, item: StoreItem) -> None:
+    """A fetch hit must show the stored item as ``expect_hit`` does, except that a document's
+    hit may carry one piece of its text, verbatim, and tags naming that piece."""
+    if not isinstance(item, Document):
+        expect_hit(h, call, hit, item)
+        return
+    name = h.names([hit.id])
+    own = set(item.meta.tags)
+    added = [tag for tag in hit.meta.tags if tag not in own]
+    pieces = [tag for tag in added if tag.startswith(PIECE_TAGS)]
+    meta = attrs.evolve(hit.meta, tags=[tag for tag in hit.meta.tags if tag not in pieces])
+    if meta != item.meta:
+        h.fail(
+            call,
+            f"{name} with meta {to_json(item.meta)} (and page:/section: tags)",
+            to_json(hit.meta),
+        )
+    rendered = item.render_text()
+    h.expect(
+        hit.kind is item.item_kind and bool(hit.text.strip()) and hit.text in rendered,
+        call,
+        f"{name}: a document hit whose text is {rendered!r} or a piece of it, verbatim",
+        f"{hit.kind.value} {hit.text!r}",
+    )
+    h.expect(hit.confidence is None, call, f"{name} confidence None", hit.confidence)
 
 
 def check_health(subject: Subject) -> None:
@@ -187,8 +221,11 @@ def check_explore(subject: Subject) -> None:
             h.expect(page.total == len(listed), call, f"total {len(listed)}", page.total)
             h.expect(got == dict(counts), call, f"the listing's counts {dict(counts)}", got)
             h.expect(page.missing == missing, call, f"missing {missing}", page.missing)
-            sizes = [bucket.count for bucket in page.buckets]
-            h.expect(sizes == sorted(sizes, reverse=True), call, "largest bucket first", sizes)
+            order = [(bucket.count, bucket.value) for bucket in page.buckets]
+            wanted_order = sorted(order, key=lambda pair: (-pair[0], pair[1].encode("utf-8")))
+            h.expect(
+                order == wanted_order, call, f"largest first, ties by value: {wanted_order}", order
+            )
             for bucket in page.buckets:
                 narrowed = facet.narrow(run, bucket.value)
                 count = len(h.listed(narrowed))
@@ -198,6 +235,38 @@ def check_explore(subject: Subject) -> None:
                     f"{bucket.count} items, as explore counted",
                     count,
                 )
+        kinds = Counter(hit.kind.value for hit in listed)
+        top = sorted(kinds.items(), key=lambda pair: (-pair[1], pair[0]))
+        request = ExploreRequest(facet=Facet.KIND, filter=run, limit=1)
+        page = h.explore(request)
+        got_top = [(bucket.value, bucket.count) for bucket in page.buckets]
+        call = f"explore {to_json(request)}"
+        h.expect(got_top == top[:1], call, f"only {top[:1]}", got_top)
+        h.expect(
+            page.more_buckets == len(top) - 1,
+            call,
+            f"more_buckets {len(top) - 1}",
+            page.more_buckets,
+        )
+        request = ExploreRequest(facet=Facet.KIND, filter=run, limit=50, scan_limit=2)
+        page = h.explore(request)
+        call = f"explore {to_json(request)} over {len(listed)} items"
+        scanned = {bucket.value: bucket.count for bucket in page.buckets}
+        if page.truncated:
+            low = all(count <= kinds[value] for value, count in scanned.items())
+            h.expect(
+                2 <= page.total <= len(listed) and low,
+                call,
+                "truncated counts no higher than the listing's, total at least the scan limit",
+                f"total {page.total}, buckets {scanned}",
+            )
+        else:
+            h.expect(
+                page.total == len(listed) and scanned == dict(kinds),
+                call,
+                f"every item counted (total {len(listed)}, {dict(kinds)}) or truncated",
+                f"total {page.total}, buckets {scanned}",
+            )
         request = ExploreRequest(facet=Facet.WORKSPACE, filter=run, limit=50)
         page = h.explore(request)
         buckets = [(bucket.value, bucket.count) for bucket in page.buckets]
@@ -420,31 +489,66 @@ def check_forget_by_filter(subject: Subject) -> None:
                 Document(body=f"{h.marker} droppable document {n}", meta=h.meta(tags=(drop,))),
                 f"droppable {n}",
             )
+        # A decoy in another workspace of the same engine, with the same tag: a forget
+        # by filter must not cross into it.
+        decoy = Document(
+            body=f"{h.marker} droppable decoy elsewhere",
+            meta=h.meta(workspace=h.probe_workspace, tags=(drop,)),
+        )
+        decoy_id = h.store(decoy, "decoy in another workspace").id
         doomed = h.run_filter(tags_any=[drop])
         forgotten = h.forget(ForgetTarget.by_filter(doomed))
         h.expect(forgotten == 2, f"forget {to_json(doomed)}", "2 forgotten", forgotten)
         left = set(h.listed_ids(h.run_filter()))
         h.expect(left == set(kept), f"list {to_json(h.run_filter())}", h.names(kept), h.names(left))
+        elsewhere = h.run_filter(workspace=h.probe_workspace)
+        still = h.listed_ids(elsewhere)
+        h.expect(
+            still == [decoy_id],
+            f"list {to_json(elsewhere)} after forget {to_json(doomed)}",
+            h.names([decoy_id]),
+            h.names(still),
+        )
 
 
 def check_recall(subject: Subject) -> None:
-    """Recall answers with 1 to ``limit`` citations, each a listed item of its kind."""
+    """Recall answers with 1 to ``limit`` citations, each a listed item of its kind, with more
+    matches than the limit; a kinds filter is obeyed."""
     with subject.session("recall") as h:
-        store_new(h, three_kinds(h))
+        extra = [
+            (f"document {n}", Document(body=f"{h.marker} more to recall {n}", meta=h.meta()))
+            for n in range(1, 5)
+        ]
+        store_new(h, [*three_kinds(h), *extra])
         listed = {hit.id: hit for hit in h.listed(h.run_filter())}
-        request = RecallRequest(question=h.marker, limit=5, filter=h.run_filter())
-        call = f"recall {to_json(request)}"
-        answer = h.recall(request)
-        h.expect(bool(answer.answer.strip()), call, "a non-blank answer", repr(answer.answer))
-        cited = [citation.id for citation in answer.citations]
-        h.expect(1 <= len(cited) <= 5, call, "1 to 5 citations", len(cited))
-        for citation in answer.citations:
-            hit = listed.get(citation.id)
-            if hit is None:
-                h.fail(call, f"citations of listed items {h.names(listed)}", citation.id)
-            h.expect(
-                citation.kind is hit.kind,
-                call,
-                f"{h.names([hit.id])} cited as {hit.kind.value}",
-                citation.kind,
-            )
+        requests = [
+            RecallRequest(question=h.marker, limit=5, filter=h.run_filter()),
+            RecallRequest(question=h.marker, limit=2, filter=h.run_filter()),
+            RecallRequest(
+                question=h.marker, limit=5, filter=h.run_filter(kinds=[ItemKind.LEARNING])
+            ),
+        ]
+        for request in requests:
+            call = f"recall {to_json(request)} over {len(listed)} matching items"
+            answer = h.recall(request)
+            h.expect(bool(answer.answer.strip()), call, "a non-blank answer", repr(answer.answer))
+            cited = [citation.id for citation in answer.citations]
+            limit = request.limit
+            h.expect(1 <= len(cited) <= limit, call, f"1 to {limit} citations", len(cited))
+            for citation in answer.citations:
+                hit = listed.get(citation.id)
+                if hit is None:
+                    h.fail(call, f"citations of listed items {h.names(listed)}", citation.id)
+                h.expect(
+                    citation.kind is hit.kind,
+                    call,
+                    f"{h.names([hit.id])} cited as {hit.kind.value}",
+                    citation.kind,
+                )
+                kinds = request.filter.kinds
+                h.expect(
+                    not kinds or hit.kind in kinds,
+                    call,
+                    "citations only of the kinds the filter names",
+                    f"{h.names([hit.id])} of kind {hit.kind.value}",
+                )

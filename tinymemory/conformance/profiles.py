@@ -8,6 +8,8 @@ state machine try, and how long each state machine run is.
 from __future__ import annotations
 
 import os
+import tempfile
+from pathlib import Path
 
 import attrs
 
@@ -15,6 +17,10 @@ from tinymemory.errors import ConfigError
 
 #: The environment variable naming the profile when no option does.
 PROFILE_VARIABLE = "TINYMEMORY_CONFORMANCE_PROFILE"
+#: Where Hypothesis keeps its files (Hypothesis' own variable).
+HYPOTHESIS_STORAGE_VARIABLE = "HYPOTHESIS_STORAGE_DIRECTORY"
+#: The most seconds Hypothesis may spend shrinking one failing example.
+SHRINK_SECONDS = 20
 
 
 @attrs.frozen
@@ -49,3 +55,13 @@ def profile_named(name: str | None = None) -> Profile:
             f"unknown conformance profile `{chosen}`; expected one of {', '.join(PROFILES)}"
         )
     return profile
+
+
+def keep_hypothesis_files_out_of_the_working_folder() -> None:
+    """Point Hypothesis' files (its caches) at the temporary folder, unless the user chose a place.
+
+    Hypothesis otherwise writes ``.hypothesis/`` into the folder the suite
+    runs from. Hypothesis reads the variable when it first writes a file.
+    """
+    where = Path(tempfile.gettempdir()) / "tinymemory-conformance-hypothesis"
+    os.environ.setdefault(HYPOTHESIS_STORAGE_VARIABLE, str(where))

@@ -7,12 +7,14 @@ carries Hypothesis' minimal example in its notes.
 
 from __future__ import annotations
 
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
 import attrs
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
+from hypothesis.control import current_build_context
 
 from tinymemory.items import StoreItem
 from tinymemory.meta import MetaFilter
@@ -23,6 +25,7 @@ from tinymemory.wire import to_json
 from . import strategies as tms
 from .harness import Subject
 from .item_checks import expect_hit
+from .profiles import SHRINK_SECONDS
 
 
 def example_settings(examples: int) -> settings:
@@ -31,18 +34,55 @@ def example_settings(examples: int) -> settings:
         max_examples=examples,
         deadline=None,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.filter_too_much,
+        ],
         print_blob=False,
     )
+
+
+class ShrinkBudget:
+    """Bounds how long Hypothesis shrinks a failure, which no setting of its own does.
+
+    Once ``seconds`` have passed since the first failure, every further
+    example is rejected before it touches the engine, so shrinking stops
+    making progress and ends; Hypothesis' final replay of the smallest
+    failure found still runs in full.
+    """
+
+    def __init__(self, seconds: float = SHRINK_SECONDS) -> None:
+        self.seconds = seconds
+        self._failed_at: float | None = None
+
+    def failed(self) -> None:
+        """Note a failure (the first one starts the clock)."""
+        if self._failed_at is None:
+            self._failed_at = time.monotonic()
+
+    def spent(self) -> bool:
+        """Whether the budget is spent and this example is not the final replay."""
+        if self._failed_at is None or time.monotonic() - self._failed_at < self.seconds:
+            return False
+        return not current_build_context().is_final
+
+    def reject_when_spent(self) -> None:
+        """Reject the example being drawn once the budget is spent."""
+        if self.spent():
+            reject()
 
 
 def check_stored_items_read_back(subject: Subject) -> None:
     """Any valid item is stored under its fingerprint, read back whole, and replayed."""
 
+    budget = ShrinkBudget()
+
     @example_settings(subject.profile.property_examples)
     @given(drawn=tms.store_items(), later=tms.timestamps())
     def read_back(drawn: StoreItem, later: datetime) -> None:
-        with subject.session("stored_items_read_back") as h:
+        budget.reject_when_spent()
+        with subject.session("stored_items_read_back", budget.failed) as h:
             item = h.in_run(drawn)
             receipt = h.store(item, "the drawn item")
             h.expect(not receipt.replayed, "store(the drawn item)", "a first store", "a replay")
@@ -108,10 +148,13 @@ def _filter_admitting(draw: st.DrawFn, item: StoreItem) -> MetaFilter:
 def check_filters_admit_exactly(subject: Subject) -> None:
     """Any filter lists, counts, fetches and forgets exactly the items it matches."""
 
+    budget = ShrinkBudget()
+
     @example_settings(subject.profile.property_examples)
     @given(drawn=st.lists(tms.store_items(), min_size=1, max_size=6), data=st.data())
     def admit_exactly(drawn: list[StoreItem], data: st.DataObject) -> None:
-        with subject.session("filters_admit_exactly") as h:
+        budget.reject_when_spent()
+        with subject.session("filters_admit_exactly", budget.failed) as h:
             items = {item.fingerprint(): item for item in (h.in_run(each) for each in drawn)}
             for number, item_id in enumerate(items, 1):
                 h.name(item_id, f"item {number}")

@@ -12,10 +12,10 @@ import attrs
 
 from tinymemory.errors import TinyMemoryError
 
-from .checks import checks_named
+from .checks import checks_named, random_checks_wait
 from .failures import CheckFailed, CheckSkipped
 from .harness import EngineFactory, PairFactory, Subject
-from .profiles import profile_named
+from .profiles import keep_hypothesis_files_out_of_the_working_folder, profile_named
 
 
 class Outcome(enum.Enum):
@@ -127,19 +127,29 @@ def run(
     example budget (``default``, ``ci`` or ``thorough``); ``checks`` runs only
     the checks named; ``on_result`` hears each result as it comes (for
     progress). Nothing is raised for a failing engine: read the report.
+    Once a fixed check fails, the random checks are reported skipped, saying
+    why. Hypothesis keeps its files in the temporary folder unless
+    ``HYPOTHESIS_STORAGE_DIRECTORY`` says otherwise.
     """
     chosen = checks_named(None if checks is None else tuple(checks))
-    subject = Subject(factory, pair, profile_named(profile))
+    keep_hypothesis_files_out_of_the_working_folder()
+    subject = Subject(factory, pair, profile_named(profile), pair_hint="pass run() a pair= factory")
     engine_id = _engine_id(subject)
     results = []
+    failed_fixed: str | None = None
     for check in chosen:
         started = time.perf_counter()
+        waiting = random_checks_wait(check, failed_fixed)
         try:
+            if waiting is not None:
+                raise CheckSkipped(check.name, waiting)
             check.run(subject)
         except CheckSkipped as skip:
             outcome, detail = Outcome.SKIPPED, skip.reason
         except Exception as error:  # a failure, or an engine or suite error: all reported
             outcome, detail = Outcome.FAILED, _failure_detail(error)
+            if check.fixed and failed_fixed is None:
+                failed_fixed = check.name
         else:
             outcome, detail = Outcome.PASSED, ""
         elapsed = time.perf_counter() - started

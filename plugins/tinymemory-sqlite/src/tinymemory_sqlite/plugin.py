@@ -8,6 +8,8 @@ by default) and ``synchronous`` (``normal`` or ``full``).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from tinymemory import EngineCredential, EngineSettings, MemoryEngine
@@ -51,10 +53,15 @@ def _embedder(name: object) -> Embedder | None:
     return installed[name]
 
 
+def test_settings(folder: Path) -> EngineSettings:
+    """Throwaway settings for tests: a database file of its own in ``folder``."""
+    return EngineSettings(options={"path": str(folder / "memory.db")})
+
+
 @hookimpl
 def tinymemory_engines() -> list[EngineFactory]:
     """The embedded engine ``sqlite``."""
-    return [EngineFactory(descriptor=DESCRIPTOR, build=build)]
+    return [EngineFactory(descriptor=DESCRIPTOR, build=build, test_settings=test_settings)]
 
 
 @hookimpl
