@@ -17,6 +17,7 @@ from click.testing import CliRunner
 import tinymemory
 import tinymemory.plugins
 from tinymemory.cli import cli, main
+from tinymemory.engine import EngineWrapper
 from tinymemory.errors import ConfigError, Unavailable
 from tinymemory.hookspecs import hookimpl
 from tinymemory.plugins import plugin_manager
@@ -553,7 +554,11 @@ def test_conformance_runs_the_checks_named_against_the_configured_engine(
 ) -> None:
     code, output = invoke("conformance", "--check", "health", "--check", "namespaces")
     assert code == 0
-    lines = output.splitlines()
+    first, *lines = output.splitlines()
+    assert first == (
+        "engine `reference` with the engine's throwaway test settings, "
+        "in a temporary folder removed afterwards"
+    )
     assert [line.split()[:2] for line in lines[:-1]] == [
         ["passed", "health"],
         ["passed", "namespaces"],
@@ -603,17 +608,25 @@ def test_conformance_takes_settings_and_a_peer_for_the_isolation_check(
 
     stores: dict[object, ReferenceEngine] = {}
 
+    class StoreUser(EngineWrapper):
+        def close(self) -> None:
+            """A user closing its engine leaves the shared store open."""
+
     class SharedStores:
         @hookimpl
         def tinymemory_engines(self) -> list[EngineFactory]:
-            def build(settings: tinymemory.EngineSettings, credential: object) -> ReferenceEngine:
-                return stores.setdefault(settings.options["store"], ReferenceEngine())
+            def build(settings: tinymemory.EngineSettings, credential: object) -> StoreUser:
+                return StoreUser(stores.setdefault(settings.options["store"], ReferenceEngine()))
 
             return [EngineFactory(descriptor=attrs.evolve(REFERENCE, id="shared"), build=build)]
 
     plugin_manager().register(SharedStores())
     one_store = ("conformance", "shared", "--check", "isolation", "--settings", '{"store": "a"}')
-    assert invoke(*one_store)[0] == 1
+    code, output = invoke(*one_store)
+    assert code == 1
+    assert "both users were built alike, so they may be one user twice; pass --peer-settings" in (
+        output
+    )
     assert invoke(*one_store, "--peer-settings", '{"store": "b"}')[0] == 0
     assert main(["conformance", "shared", "--settings", "[1]"]) == 1
     assert "--settings must be a JSON object" in capsys.readouterr().err

@@ -19,13 +19,12 @@ from tinymemory.cli_options import at_option, reach_from, reach_option, table
 from tinymemory.conformance.profiles import PROFILES
 from tinymemory.context import ContextCompiler, ContextSpec
 from tinymemory.data_commands import add_data_commands
-from tinymemory.engine import EngineDescriptor, MemoryEngine
+from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import ConfigError, TinyMemoryError
 from tinymemory.namespace import Namespace
 from tinymemory.plugins import list_plugins, plugin_manager
 from tinymemory.registry import (
     MemoryConfig,
-    build_engine,
     config_path,
     list_engines,
     settings_from_json,
@@ -242,48 +241,60 @@ def conformance_command(
 ) -> None:
     """Run the conformance suite against an installed engine (default: the configured one).
 
-    The engine is built from the configuration's settings for it (or
-    --settings), and each check stores under a workspace of its own and
-    forgets it afterwards. The isolation check needs two users of one store:
-    by default two engines with the same settings, or --peer-settings for
-    the second. Exits 1 when a check fails.
+    Without --settings, an engine that offers throwaway test settings (the
+    sqlite engine: files in a temporary folder) is tested on those, so your
+    memory is never touched; any other engine is built from the
+    configuration's settings for it. Each check stores under a workspace of
+    its own and forgets it afterwards. The isolation check needs two users
+    of one store: --peer-settings for the second. Exits 1 when a check fails.
     """
     loaded = MemoryConfig.load()
     chosen = engine_id or loaded.engine
     settings = (
         settings_from_json(chosen, settings_json, "--settings")
         if settings_json is not None
-        else loaded.settings_for(chosen)
+        else None
     )
     peer = settings_from_json(chosen, peer_json, "--peer-settings") if peer_json else None
-    credential = EngineCredential.from_env()
-    build_engine(chosen, settings, credential).close()  # a ConfigError now, not per check
     try:
-        from tinymemory.conformance import runner
+        from tinymemory.conformance import installed, runner
     except ModuleNotFoundError as error:
         if error.name != "hypothesis":
             raise
         raise ConfigError(
             "the conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
         ) from None
-
-    def heard(result: runner.CheckResult) -> None:
-        if not as_json:
-            click.echo(f"{result.outcome.value:<8} {result.check} ({result.seconds:.2f} s)")
-            for line in result.detail.splitlines():
-                click.echo(f"         {line}")
-
-    def pair() -> tuple[MemoryEngine, MemoryEngine]:
-        first = build_engine(chosen, settings, credential)
-        return first, build_engine(chosen, peer or settings, credential)
-
-    report = runner.run(
-        lambda: build_engine(chosen, settings, credential),
-        pair=pair,
-        profile=profile,
-        checks=checks or None,
-        on_result=heard,
+    target = installed.InstalledEngine(
+        chosen,
+        EngineCredential.from_env(),
+        settings=settings,
+        peer_settings=peer,
+        fallback=loaded.settings_for(chosen),
+        settings_option="--settings",
+        peer_option="--peer-settings JSON",
+        fallback_named="the configuration's settings",
     )
+    try:
+        target.build().close()  # a ConfigError now, not per check
+        if not as_json:
+            click.echo(f"engine `{chosen}` with {target.settings_used}")
+
+        def heard(result: runner.CheckResult) -> None:
+            if not as_json:
+                click.echo(f"{result.outcome.value:<8} {result.check} ({result.seconds:.2f} s)")
+                for line in result.detail.splitlines():
+                    click.echo(f"         {line}")
+
+        report = runner.run(
+            target.build,
+            pair=target.build_pair if target.has_peer else None,
+            profile=profile,
+            checks=checks or None,
+            on_result=heard,
+            pair_hint=target.pair_hint,
+        )
+    finally:
+        target.close()
     if as_json:
         click.echo(json.dumps(report.as_data(), indent=2, ensure_ascii=False))
     else:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from tinymemory.engine import MemoryEngine
-from tinymemory.registry import build_engine
-from tinymemory.settings import EngineCredential
 
+from .harness import Subject
+from .profiles import profile_named
 from .pytest_plugin import TARGET_KEY, EngineTarget
 from .testcase import ConformanceTests
 
@@ -27,12 +27,13 @@ class TestInstalledEngine(ConformanceTests):
         self.profile = self.target.profile
 
     def make_engine(self) -> MemoryEngine:
-        return build_engine(self.target.engine, self.target.settings, EngineCredential.from_env())
+        return self.target.engine.build()
 
-    def make_pair(self) -> tuple[MemoryEngine, MemoryEngine]:
-        if self.target.peer_settings is None:
-            return super().make_pair()
-        peer = build_engine(
-            self.target.engine, self.target.peer_settings, EngineCredential.from_env()
+    def conformance_subject(self) -> Subject:
+        engine = self.target.engine
+        return Subject(
+            engine.build,
+            engine.build_pair if engine.has_peer else None,
+            profile_named(self.profile),
+            pair_hint=engine.pair_hint,
         )
-        return self.make_engine(), peer

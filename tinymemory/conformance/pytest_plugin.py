@@ -7,6 +7,9 @@ against that engine, with no test files of your own. Options:
     the engine's settings as a JSON object, shaped like its table in the
     config file (``endpoint``, ``scope_root``, ``tenant_root``, ``headers``;
     any other key is an engine option, such as ``{"path": ":memory:"}``).
+    Without it the suite uses the throwaway test settings the engine's
+    factory offers (the sqlite engine: files in a temporary folder), so it
+    never writes to a user's memory; the header line says which.
 ``--tinymemory-peer-settings=JSON``
     settings of a second user of the same backing store, for the isolation
     check (without it, isolation runs between two engines built alike).
@@ -14,12 +17,17 @@ against that engine, with no test files of your own. Options:
     how many random examples the property checks and the state machine try.
 
 A key for the engine comes from ``TINYMEMORY_API_KEY``, never from an option.
+A failing check's line in pytest's short summary says what differed first.
 This module imports nothing heavy, since pytest loads it in every run.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from collections.abc import Generator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 import pytest
@@ -27,14 +35,20 @@ import pytest
 from tinymemory.errors import TinyMemoryError
 from tinymemory.settings import EngineSettings
 
+if TYPE_CHECKING:
+    from tinymemory.conformance.installed import InstalledEngine
+
+#: What a missing Hypothesis says.
+MISSING_HYPOTHESIS = (
+    "the TinyMemory conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
+)
+
 
 @attrs.frozen
 class EngineTarget:
-    """The engine the options name, its settings and the profile."""
+    """The engine the options name, how the suite builds it, and the profile."""
 
-    engine: str
-    settings: EngineSettings
-    peer_settings: EngineSettings | None
+    engine: InstalledEngine
     profile: str | None
 
 
@@ -82,8 +96,15 @@ def pytest_configure(config: pytest.Config) -> None:
     engine = config.getoption("tinymemory_engine")
     if engine is None:
         return
-    from tinymemory.conformance.profiles import profile_named
+    if importlib.util.find_spec("hypothesis") is None:
+        raise pytest.UsageError(MISSING_HYPOTHESIS)
+    from tinymemory.conformance.installed import InstalledEngine
+    from tinymemory.conformance.profiles import (
+        keep_hypothesis_files_out_of_the_working_folder,
+        profile_named,
+    )
     from tinymemory.registry import list_engines
+    from tinymemory.settings import EngineCredential
 
     installed = [descriptor.id for descriptor in list_engines()]
     if engine not in installed:
@@ -94,28 +115,67 @@ def pytest_configure(config: pytest.Config) -> None:
         profile_named(profile)
     except TinyMemoryError as error:
         raise pytest.UsageError(error.message) from None
-    config.stash[TARGET_KEY] = EngineTarget(
-        engine=engine,
-        settings=_settings(engine, "--tinymemory-settings", config.getoption("tinymemory_settings"))
-        or EngineSettings(),
-        peer_settings=_settings(
-            engine, "--tinymemory-peer-settings", config.getoption("tinymemory_peer_settings")
-        ),
-        profile=profile,
+    settings = _settings(engine, "--tinymemory-settings", config.getoption("tinymemory_settings"))
+    peer = _settings(
+        engine, "--tinymemory-peer-settings", config.getoption("tinymemory_peer_settings")
     )
-    suite = str(Path(__file__).with_name("installed_engine.py"))
-    if config.args_source is pytest.Config.ArgsSource.ARGS:
-        config.args.append(suite)
-    else:
-        config.args[:] = [suite]
+    keep_hypothesis_files_out_of_the_working_folder()
+    target = InstalledEngine(
+        engine,
+        EngineCredential.from_env(),
+        settings=settings,
+        peer_settings=peer,
+        fallback=EngineSettings(),
+        settings_option="--tinymemory-settings",
+        peer_option="--tinymemory-peer-settings=JSON",
+        fallback_named="empty settings",
+    )
+    config.stash[TARGET_KEY] = EngineTarget(engine=target, profile=profile)
+    suite = Path(__file__).with_name("installed_engine.py")
+    if config.args_source is not pytest.Config.ArgsSource.ARGS:
+        config.args[:] = [str(suite)]
+    elif not any(_names_suite(arg, suite) for arg in config.args):
+        config.args.append(str(suite))
+
+
+def _names_suite(arg: str, suite: Path) -> bool:
+    """Whether a command-line argument is the suite's file or one of its tests (a node id)."""
+    try:
+        return Path(arg.split("::")[0]).resolve() == suite.resolve()
+    except OSError:
+        return False
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the throwaway engines' temporary folder."""
+    target = config.stash.get(TARGET_KEY, None)
+    if target is not None:
+        target.engine.close()
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    """Name the engine and profile under test."""
+    """Name the engine, the profile and the settings under test."""
     target = config.stash.get(TARGET_KEY, None)
     if target is None:
         return None
     from tinymemory.conformance.profiles import profile_named
 
     profile = profile_named(target.profile).name
-    return f"tinymemory conformance: engine `{target.engine}`, {profile} profile"
+    return (
+        f"tinymemory conformance: engine `{target.engine.engine_id}`, {profile} profile, "
+        f"{target.engine.settings_used}"
+    )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed check's line in the short summary: the check and what differed, not a class path."""
+    report = yield
+    failures = sys.modules.get("tinymemory.conformance.failures")
+    error = call.excinfo.value if call.excinfo is not None else None
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if failures is not None and isinstance(error, failures.CheckFailed) and crash is not None:
+        crash.message = error.summary
+    return report

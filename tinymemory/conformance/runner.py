@@ -119,6 +119,7 @@ def run(
     profile: str | None = None,
     checks: Iterable[str] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
+    pair_hint: str = "pass run() a pair= factory building two users of one store",
 ) -> Report:
     """Run the suite against the engines ``factory`` builds, one fresh engine per check.
 
@@ -126,14 +127,16 @@ def run(
     engines from ``factory`` when not given). ``profile`` picks the random
     example budget (``default``, ``ci`` or ``thorough``); ``checks`` runs only
     the checks named; ``on_result`` hears each result as it comes (for
-    progress). Nothing is raised for a failing engine: read the report.
+    progress); ``pair_hint`` is what the isolation check asks for when two
+    engines from ``factory`` turn out to share a store. Nothing is raised
+    for a failing engine: read the report.
     Once a fixed check fails, the random checks are reported skipped, saying
     why. Hypothesis keeps its files in the temporary folder unless
     ``HYPOTHESIS_STORAGE_DIRECTORY`` says otherwise.
     """
     chosen = checks_named(None if checks is None else tuple(checks))
     keep_hypothesis_files_out_of_the_working_folder()
-    subject = Subject(factory, pair, profile_named(profile), pair_hint="pass run() a pair= factory")
+    subject = Subject(factory, pair, profile_named(profile), pair_hint=pair_hint)
     engine_id = _engine_id(subject)
     results = []
     failed_fixed: str | None = None
