@@ -6,6 +6,10 @@ fail every one of them, in the check named beside it in ``FAULTS``.
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Sequence
+from datetime import timedelta
+
 import attrs
 
 from tinymemory import (
@@ -16,6 +20,7 @@ from tinymemory import (
     EraseRequest,
     ExplorePage,
     ExploreRequest,
+    ExportPage,
     FacetBucket,
     FetchMode,
     FetchPage,
@@ -24,6 +29,7 @@ from tinymemory import (
     ForgetTarget,
     GetRequest,
     Hit,
+    InvalidRequest,
     ItemKind,
     ListPage,
     ListRequest,
@@ -36,7 +42,7 @@ from tinymemory import (
     StoreReceipt,
 )
 from tinymemory.engine import EngineWrapper
-from tinymemory.items import StoreItem
+from tinymemory.items import MAX_STORE_MANY, StoreItem
 
 
 class Wrapped(EngineWrapper):
@@ -146,8 +152,212 @@ class ErasesEveryKind(Wrapped):
         return self.inner.handle_erase(attrs.evolve(request, kinds=[]))
 
 
+def _trimmed(hit: Hit) -> Hit:
+    return attrs.evolve(hit, text=hit.text.strip())
+
+
+class TrimsText(Wrapped):
+    """Reads hand text back trimmed."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(request)
+        return attrs.evolve(page, items=[_trimmed(hit) for hit in page.items])
+
+    def handle_get(self, request: GetRequest) -> list[Hit]:
+        return [_trimmed(hit) for hit in self.inner.handle_get(request)]
+
+
+class NormalisesText(Wrapped):
+    """Reads hand text back in Unicode's composed form (NFC)."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(request)
+        items = [
+            attrs.evolve(hit, text=unicodedata.normalize("NFC", hit.text)) for hit in page.items
+        ]
+        return attrs.evolve(page, items=items)
+
+
+class StoresOverTheMaximum(Wrapped):
+    """Takes a batch of any size (the batch is never checked as a whole)."""
+
+    def store_many(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
+        return [self.store(item) for item in items]
+
+
+class StoresPartOfAnInvalidBatch(Wrapped):
+    """Checks the batch's size, then stores item by item until an invalid one."""
+
+    def store_many(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
+        if not 1 <= len(items) <= MAX_STORE_MANY:
+            raise InvalidRequest("store_many takes between 1 and 100 items")
+        return [self.store(item) for item in items]
+
+
+class AnswersLimitZero(Wrapped):
+    """A list of limit 0 answers an empty page instead of refusing."""
+
+    def list(self, request: ListRequest) -> ListPage:
+        if request.limit == 0:
+            return ListPage(items=[])
+        return super().list(request)
+
+
+class FetchPageOverLimit(Wrapped):
+    """Fetch serves one hit more than the limit."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.handle_fetch(attrs.evolve(request, limit=request.limit + 1))
+        start = int(request.cursor or 0)
+        more = page.next_cursor is not None
+        return attrs.evolve(page, next_cursor=str(start + request.limit) if more else None)
+
+
+class FetchRepeatsAcrossPages(Wrapped):
+    """Each next fetch page starts one hit early, serving the last hit again."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.handle_fetch(request)
+        if page.next_cursor is None:
+            return page
+        return attrs.evolve(page, next_cursor=str(int(page.next_cursor) - 1))
+
+
+class ListPageOverLimit(Wrapped):
+    """List serves one item more than the limit."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        return self.inner.handle_list(attrs.evolve(request, limit=request.limit + 1))
+
+
+class FetchWorstFirst(Wrapped):
+    """Fetch hands each page's hits worst first."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.handle_fetch(request)
+        return attrs.evolve(page, hits=page.hits[::-1])
+
+
+class DropsConfidenceOnFetch(Wrapped):
+    """Fetch hits of learnings carry no confidence."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.handle_fetch(request)
+        return attrs.evolve(page, hits=[attrs.evolve(hit, confidence=None) for hit in page.hits])
+
+
+def _own_cursor(cursor: str | None) -> str | None:
+    """A cursor that is not a decimal offset read as "start over"."""
+    return cursor if cursor is not None and cursor.isdigit() else None
+
+
+class ForeignCursorStartsOver(Wrapped):
+    """List, export and fetch read a cursor they never issued as the first page."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        return self.inner.handle_list(attrs.evolve(request, cursor=_own_cursor(request.cursor)))
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        return self.inner.handle_export(attrs.evolve(request, cursor=_own_cursor(request.cursor)))
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        return self.inner.handle_fetch(attrs.evolve(request, cursor=_own_cursor(request.cursor)))
+
+
+class WindowIncludesItsEnd(Wrapped):
+    """List reads ``observed_before`` as inclusive."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        before = request.filter.observed_before
+        if before is None:
+            return self.inner.handle_list(request)
+        widened = attrs.evolve(request.filter, observed_before=before + timedelta(microseconds=1))
+        return self.inner.handle_list(attrs.evolve(request, filter=widened))
+
+
+class FolderPrefixByText(Wrapped):
+    """List matches a folder filter as a text prefix, so ``a/b`` admits ``a/bc``."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        folder = request.filter.folder
+        if folder is None:
+            return self.inner.handle_list(request)
+        unfiltered = attrs.evolve(request.filter, folder=None)
+        page = self.inner.handle_list(attrs.evolve(request, filter=unfiltered))
+        kept = [hit for hit in page.items if (hit.meta.folder or "").startswith(folder.rstrip("/"))]
+        return attrs.evolve(page, items=kept)
+
+
+class ForgetCrossesWorkspaces(Wrapped):
+    """A forget by tags drops the filter's workspace."""
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        if target.filter is not None and target.filter.tags_any:
+            target = ForgetTarget.by_filter(attrs.evolve(target.filter, workspace=None))
+        return self.inner.handle_forget(target)
+
+
+class CitesOverTheLimit(Wrapped):
+    """Recall cites two items more than the limit."""
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        return self.inner.handle_recall(attrs.evolve(request, limit=request.limit + 2))
+
+
+class RecallIgnoresKinds(Wrapped):
+    """Recall cites items of every kind, whatever the filter's kinds."""
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        return self.inner.handle_recall(
+            attrs.evolve(request, filter=attrs.evolve(request.filter, kinds=[]))
+        )
+
+
+class ExploreTiesReversed(Wrapped):
+    """Explore orders buckets of equal count by value, descending."""
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        page = self.inner.handle_explore(request)
+        ordered = sorted(page.buckets, key=lambda bucket: bucket.value, reverse=True)
+        ordered.sort(key=lambda bucket: -bucket.count)
+        return attrs.evolve(page, buckets=ordered)
+
+
+class ExploreIgnoresLimit(Wrapped):
+    """Explore hands back every bucket, whatever the limit."""
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        return self.inner.handle_explore(attrs.evolve(request, limit=500))
+
+
+class IgnoresClose(Wrapped):
+    """Close releases nothing: the engine serves on."""
+
+    def close(self) -> None:
+        return
+
+
 #: Each broken engine and the fixed check that must catch it.
 FAULTS: dict[type[Wrapped], str] = {
+    TrimsText: "text_preserved",
+    NormalisesText: "text_preserved",
+    StoresOverTheMaximum: "store_many_limits",
+    StoresPartOfAnInvalidBatch: "store_many_limits",
+    AnswersLimitZero: "refusals",
+    FetchPageOverLimit: "paging",
+    FetchRepeatsAcrossPages: "paging",
+    ListPageOverLimit: "paging",
+    FetchWorstFirst: "paging",
+    DropsConfidenceOnFetch: "paging",
+    ForeignCursorStartsOver: "cursors",
+    WindowIncludesItsEnd: "filter_bounds",
+    FolderPrefixByText: "filter_bounds",
+    ForgetCrossesWorkspaces: "forget_by_filter",
+    CitesOverTheLimit: "recall",
+    RecallIgnoresKinds: "recall",
+    ExploreTiesReversed: "explore",
+    ExploreIgnoresLimit: "explore",
+    IgnoresClose: "close",
     IgnoresFetchFilter: "fetch_filters",
     NeverReplays: "replay",
     AcceptsEmptyForget: "empty_forget",

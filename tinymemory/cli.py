@@ -261,9 +261,9 @@ def conformance_command(
     except ModuleNotFoundError as error:
         if error.name != "hypothesis":
             raise
-        raise ConfigError(
-            "the conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
-        ) from None
+        from tinymemory.conformance import MISSING_HYPOTHESIS
+
+        raise ConfigError(MISSING_HYPOTHESIS) from None
     target = installed.InstalledEngine(
         chosen,
         EngineCredential.from_env(),

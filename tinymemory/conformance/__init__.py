@@ -61,10 +61,22 @@ __all__ = [
 ]
 
 
+#: What the suite says when Hypothesis is not installed.
+MISSING_HYPOTHESIS = (
+    "the TinyMemory conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
+)
+
+
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    try:
+        module = importlib.import_module(f"{__name__}.{home}")
+    except ModuleNotFoundError as error:
+        if error.name != "hypothesis":
+            raise
+        raise ModuleNotFoundError(MISSING_HYPOTHESIS, name="hypothesis") from None
+    value = getattr(module, name)
     globals()[name] = value
     return value

@@ -32,17 +32,12 @@ from typing import TYPE_CHECKING
 import attrs
 import pytest
 
+from tinymemory.conformance import MISSING_HYPOTHESIS
 from tinymemory.errors import TinyMemoryError
 from tinymemory.settings import EngineSettings
 
 if TYPE_CHECKING:
     from tinymemory.conformance.installed import InstalledEngine
-
-#: What a missing Hypothesis says.
-MISSING_HYPOTHESIS = (
-    "the TinyMemory conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
-)
-
 
 @attrs.frozen
 class EngineTarget:

@@ -25,17 +25,24 @@ RunCommand = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
-def tinymemory_command(tmp_path: Path) -> RunCommand:
-    """``tinymemory`` as a new user runs it: a fresh home and data folder, no configuration.
+def new_user(tmp_path: Path) -> dict[str, str]:
+    """The environment of a new user: a fresh home and data folder, no configuration."""
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", PATH_VARIABLE):
+        env.pop(name, None)
+    return env
+
+
+@pytest.fixture
+def tinymemory_command(tmp_path: Path, new_user: dict[str, str]) -> RunCommand:
+    """``tinymemory`` as a new user runs it (see ``new_user``).
 
     It runs in ``tmp_path``, so files a command writes land there.
     """
     command = Path(sys.executable).parent / "tinymemory"
     assert command.exists(), "the tinymemory command is installed with the core"
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", PATH_VARIABLE):
-        env.pop(name, None)
+    env = new_user
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

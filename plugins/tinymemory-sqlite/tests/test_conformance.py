@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
 from tinymemory_sqlite import SqliteEngine
+
+if TYPE_CHECKING:
+    from conftest import RunCommand
 
 
 class TestOnAFile(ConformanceTests):
@@ -44,3 +50,48 @@ class TestInMemory(ConformanceTests):
 
     def make_engine(self) -> MemoryEngine:
         return SqliteEngine(":memory:")
+
+
+def _nothing_written(home: Path, temporary: Path) -> None:
+    """No database under the home, nothing in the working folder, no temporary folder left."""
+    assert not list(home.rglob("memory.db"))
+    assert not (home / ".hypothesis").exists()
+    assert [path.name for path in temporary.iterdir()] == ["tinymemory-conformance-hypothesis"]
+
+
+def test_the_command_with_nothing_configured_leaves_the_users_memory_alone(
+    tinymemory_command: RunCommand, tmp_path: Path, new_user: dict[str, str]
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    new_user["TMPDIR"] = str(temporary)
+    done = tinymemory_command("conformance", "sqlite", "--profile", "ci")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0] == (
+        "engine `sqlite` with the engine's throwaway test settings, "
+        "in a temporary folder removed afterwards"
+    )
+    _nothing_written(tmp_path, temporary)
+
+
+def test_the_pytest_option_with_nothing_configured_leaves_the_users_memory_alone(
+    tmp_path: Path, new_user: dict[str, str]
+) -> None:
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    options = ["-p", "no:cacheprovider", "--tinymemory-engine=sqlite", "--tinymemory-profile=ci"]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *options],
+        env={**new_user, "TMPDIR": str(temporary)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (
+        "tinymemory conformance: engine `sqlite`, ci profile, the engine's throwaway test "
+        "settings, in a temporary folder removed afterwards"
+    ) in done.stdout
+    _nothing_written(tmp_path, temporary)
