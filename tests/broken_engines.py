@@ -42,7 +42,7 @@ from tinymemory import (
     StoreReceipt,
 )
 from tinymemory.engine import EngineWrapper
-from tinymemory.items import MAX_STORE_MANY, StoreItem
+from tinymemory.items import MAX_STORE_MANY, Learning, StoreItem
 
 
 class Wrapped(EngineWrapper):
@@ -330,6 +330,37 @@ class ExploreIgnoresLimit(Wrapped):
         return self.inner.handle_explore(attrs.evolve(request, limit=500))
 
 
+class ListLosesTags(Wrapped):
+    """Listed items come back without their tags."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(request)
+        items = [attrs.evolve(hit, meta=attrs.evolve(hit.meta, tags=())) for hit in page.items]
+        return attrs.evolve(page, items=items)
+
+
+class ExportLosesEvidence(Wrapped):
+    """Exported learnings come back without their evidence."""
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        page = self.inner.handle_export(request)
+        items = [
+            attrs.evolve(entry, item=attrs.evolve(entry.item, evidence=None))
+            if isinstance(entry.item, Learning)
+            else entry
+            for entry in page.items
+        ]
+        return attrs.evolve(page, items=items)
+
+
+class ForgetCountsUnknownIds(Wrapped):
+    """A forget by ids reports every id named as forgotten, stored or not."""
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        report = self.inner.handle_forget(target)
+        return ForgetReport(len(target.ids)) if target.ids is not None else report
+
+
 class IgnoresClose(Wrapped):
     """Close releases nothing: the engine serves on."""
 
@@ -358,6 +389,9 @@ FAULTS: dict[type[Wrapped], str] = {
     ExploreTiesReversed: "explore",
     ExploreIgnoresLimit: "explore",
     IgnoresClose: "close",
+    ListLosesTags: "round_trip",
+    ExportLosesEvidence: "export",
+    ForgetCountsUnknownIds: "forget_by_id",
     IgnoresFetchFilter: "fetch_filters",
     NeverReplays: "replay",
     AcceptsEmptyForget: "empty_forget",

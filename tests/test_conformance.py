@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from broken_engines import ListIgnoresReach, ReportsDown, UndercountsExplore, Wrapped
 from doc_examples import ROOT
@@ -122,3 +124,28 @@ def test_a_factory_that_makes_no_engine_is_named():
     report = run(lambda: "not an engine", checks=["health"])  # type: ignore[arg-type, return-value]
     (failure,) = report.failed
     assert failure.detail == ("health: factory()\n  expected: MemoryEngine instances\n  got: str")
+
+
+def test_shrinking_stops_within_its_bound_without_asking_for_a_report(
+    capsys: pytest.CaptureFixture[str],
+):
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tinymemory.conformance.properties import bounded_shrinking, example_settings
+
+    @example_settings(200)
+    @given(st.lists(st.integers(), min_size=1))
+    def slow_to_shrink(numbers: list[int]) -> None:
+        time.sleep(0.02)
+        assert sum(map(abs, numbers)) < 10_000, "too big"
+
+    started = time.perf_counter()
+    with bounded_shrinking(1), pytest.raises(AssertionError, match="too big") as failure:
+        slow_to_shrink()
+    assert time.perf_counter() - started < 15
+    assert any("slow_to_shrink(" in note for note in failure.value.__notes__)
+    assert "PLEASE REPORT" not in capsys.readouterr().out
+    from hypothesis.internal.conjecture import engine
+
+    assert engine.MAX_SHRINKING_SECONDS == 300

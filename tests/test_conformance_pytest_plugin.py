@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -12,10 +13,42 @@ from tinymemory.conformance import CHECK_NAMES
 QUIET = ("-p", "no:cacheprovider", "--tinymemory-profile=ci")
 
 
-def test_the_option_runs_the_whole_suite_from_an_empty_folder(pytester: pytest.Pytester):
+def test_the_option_runs_the_whole_suite_from_an_empty_folder(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
     result = pytester.runpytest_subprocess("--tinymemory-engine=reference", *QUIET)
     result.assert_outcomes(passed=len(CHECK_NAMES))
-    result.stdout.fnmatch_lines(["tinymemory conformance: engine `reference`, ci profile"])
+    result.stdout.fnmatch_lines(
+        [
+            "tinymemory conformance: engine `reference`, ci profile, the engine's throwaway test"
+            " settings, in a temporary folder removed afterwards"
+        ]
+    )
+    assert not (pytester.path / ".hypothesis").exists()
+
+
+def test_a_node_id_pasted_back_runs_that_check_alone(pytester: pytest.Pytester):
+    listed = pytester.runpytest_subprocess(
+        "--tinymemory-engine=reference", "--collect-only", "-q", *QUIET
+    )
+    (node,) = [line for line in listed.stdout.lines if line.endswith("::test_paging")]
+    result = pytester.runpytest_subprocess("--tinymemory-engine=reference", node, "-v", *QUIET)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["::TestInstalledEngine::test_paging PASSED*"])
+
+
+def test_settings_given_are_named_in_the_header(pytester: pytest.Pytester):
+    result = pytester.runpytest_subprocess(
+        "--tinymemory-engine=reference", "--tinymemory-settings={}", "-k", "health", *QUIET
+    )
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "tinymemory conformance: engine `reference`, ci profile, the settings of"
+            " --tinymemory-settings"
+        ]
+    )
 
 
 def test_the_suite_runs_beside_tests_named_on_the_command_line(pytester: pytest.Pytester):
@@ -79,14 +112,17 @@ def test_a_subclass_runs_the_suite_against_its_own_engine(pytester: pytest.Pytes
                 return DownEngine()
         """
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rs")
-    result.assert_outcomes(passed=len(CHECK_NAMES) - 2, failed=1, skipped=1)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-rfs")
+    result.assert_outcomes(passed=len(CHECK_NAMES) - 5, failed=1, skipped=4)
     result.stdout.fnmatch_lines(
         [
             "*health: health()",
             "*expected: ok or degraded",
             "*got: down (maintenance)",
-            "*the engine refuses export with Unsupported*",
+            "FAILED test_mine.py::TestMine::test_health - health: expected ok or degraded;*",
+            "SKIPPED*: the engine refuses export with Unsupported",
+            "SKIPPED*: the fixed check `health` failed; the random checks run"
+            " once every fixed check passes",
         ]
     )
 
@@ -114,3 +150,52 @@ def test_the_plugin_loads_no_suite_until_asked():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_broken_engine_fails_fast_through_pytest_on_the_default_profile(
+    pytester: pytest.Pytester,
+):
+    # The product path: every check, the default profile; the fixed check that builds the
+    # fault fails and the random checks wait, so no shrinking runs.
+    pytester.makepyfile(
+        test_broken="""
+        from tinymemory import ReferenceEngine
+        from tinymemory.conformance import ConformanceTests
+
+        class CitesTooMuch(ReferenceEngine):
+            def handle_recall(self, request):
+                return super().handle_recall(type(request)(
+                    question=request.question, filter=request.filter, limit=request.limit + 2
+                ))
+
+        class TestBroken(ConformanceTests):
+            profile = "default"
+
+            def make_engine(self):
+                return CitesTooMuch()
+        """
+    )
+    started = time.perf_counter()
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    assert time.perf_counter() - started < 60
+    result.assert_outcomes(passed=len(CHECK_NAMES) - 4, failed=1, skipped=3)
+    result.stdout.fnmatch_lines(
+        ["FAILED test_broken.py::TestBroken::test_recall - recall: expected 1 to 5 cita*"]
+    )
+
+
+def test_without_hypothesis_the_suite_names_the_extra_to_install(pytester: pytest.Pytester):
+    pytester.makeconftest("import sys\nsys.modules['hypothesis'] = None\n")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:hypothesispytest", "--tinymemory-engine=reference"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    code = (
+        "import sys; sys.modules['hypothesis'] = None\n"
+        "from tinymemory.conformance import ConformanceTests"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert (
+        "the TinyMemory conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
+    ) in done.stderr

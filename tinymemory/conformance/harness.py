@@ -134,29 +134,21 @@ class Subject:
         return first, second
 
     @contextmanager
-    def session(
-        self, check: str, on_failure: Callable[[], None] | None = None
-    ) -> Iterator[Harness]:
+    def session(self, check: str) -> Iterator[Harness]:
         """A harness over a fresh engine; cleans up and closes it afterwards.
 
         After a passing check the clean-up is verified (nothing of the run
-        left listed); after a failing one it is best effort. ``on_failure``
-        hears every failure the harness raises.
+        left listed); after a failing one it is best effort.
         """
         engine = self.build(check)
-        with using(engine, check, on_failure=on_failure) as harness:
+        with using(engine, check) as harness:
             yield harness
 
 
 @contextmanager
-def using(
-    engine: MemoryEngine,
-    check: str,
-    nonce: str | None = None,
-    on_failure: Callable[[], None] | None = None,
-) -> Iterator[Harness]:
+def using(engine: MemoryEngine, check: str, nonce: str | None = None) -> Iterator[Harness]:
     """A harness over ``engine`` that cleans up after itself and closes the engine."""
-    harness = Harness(check, engine, nonce, on_failure)
+    harness = Harness(check, engine, nonce)
     try:
         yield harness
     except BaseException:
@@ -171,16 +163,9 @@ def using(
 class Harness:
     """One check's calls against one engine, each failure named after its call."""
 
-    def __init__(
-        self,
-        check: str,
-        engine: MemoryEngine,
-        nonce: str | None = None,
-        on_failure: Callable[[], None] | None = None,
-    ) -> None:
+    def __init__(self, check: str, engine: MemoryEngine, nonce: str | None = None) -> None:
         self.check = check
         self.engine = engine
-        self._on_failure = on_failure
         self.nonce = nonce or secrets.token_hex(4)
         #: A word every text of the run holds, so every fetch mode can find it.
         self.marker = f"tmconf{self.nonce}"
@@ -196,8 +181,6 @@ class Harness:
     def fail(self, call: Label, expected: str, got: str) -> NoReturn:
         """Fail the check at ``call``."""
         __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
-        if self._on_failure is not None:
-            self._on_failure()
         raise CheckFailed(self.check, str(call), expected, _shorten(got))
 
     def expect(self, ok: bool, call: Label, expected: str, got: object) -> None:

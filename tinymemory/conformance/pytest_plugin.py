@@ -39,6 +39,7 @@ from tinymemory.settings import EngineSettings
 if TYPE_CHECKING:
     from tinymemory.conformance.installed import InstalledEngine
 
+
 @attrs.frozen
 class EngineTarget:
     """The engine the options name, how the suite builds it, and the profile."""
@@ -129,12 +130,17 @@ def pytest_configure(config: pytest.Config) -> None:
     suite = Path(__file__).with_name("installed_engine.py")
     if config.args_source is not pytest.Config.ArgsSource.ARGS:
         config.args[:] = [str(suite)]
-    elif not any(_names_suite(arg, suite) for arg in config.args):
+        return
+    # The suite lives outside the rootdir, so pytest names its tests with an empty
+    # path (``::TestInstalledEngine::test_paging``): such a node id, pasted back,
+    # runs that test alone.
+    config.args[:] = [str(suite) + arg if arg.startswith("::") else arg for arg in config.args]
+    if not any(_names_suite(arg, suite) for arg in config.args):
         config.args.append(str(suite))
 
 
 def _names_suite(arg: str, suite: Path) -> bool:
-    """Whether a command-line argument is the suite's file or one of its tests (a node id)."""
+    """Whether a command-line argument is the suite's file or one of its tests."""
     try:
         return Path(arg.split("::")[0]).resolve() == suite.resolve()
     except OSError:

@@ -54,7 +54,7 @@ from tinymemory.reference import ReferenceEngine
 from tinymemory.wire import to_json
 
 from .harness import Call, Harness, Label, Subject
-from .properties import ShrinkBudget, example_settings
+from .properties import bounded_shrinking, example_settings
 
 CHECK = "matches_reference"
 
@@ -146,13 +146,11 @@ class _Machine(RuleBasedStateMachine):
     """Compares the engine under test with the reference engine after every step."""
 
     subject: Subject
-    budget: ShrinkBudget
     stored = Bundle("stored")
 
     def __init__(self) -> None:
         super().__init__()
-        self.budget.reject_when_spent()
-        self.h = Harness(CHECK, self.subject.build(CHECK), on_failure=self.budget.failed)
+        self.h = Harness(CHECK, self.subject.build(CHECK))
         self.reference = ReferenceEngine()
         self.erases = True
         workspace = self.h.workspace
@@ -355,9 +353,7 @@ class _Machine(RuleBasedStateMachine):
 
 def check_matches_reference(subject: Subject) -> None:
     """Random writes leave the engine reading exactly as the reference engine does."""
-    machine = type(
-        "EngineMatchesReference", (_Machine,), {"subject": subject, "budget": ShrinkBudget()}
-    )
+    machine = type("EngineMatchesReference", (_Machine,), {"subject": subject})
     profile = subject.profile
     chosen = settings(
         example_settings(profile.machine_runs), stateful_step_count=profile.machine_steps
@@ -365,4 +361,5 @@ def check_matches_reference(subject: Subject) -> None:
     # Older Hypothesis releases leave this function unannotated; through a typed
     # name the call type-checks with every release.
     run_machine: Callable[..., None] = run_state_machine_as_test
-    run_machine(machine, settings=chosen)
+    with bounded_shrinking():
+        run_machine(machine, settings=chosen)

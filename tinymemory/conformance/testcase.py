@@ -67,7 +67,6 @@ _FAILED_FIXED: dict[type, str] = {}
 
 def _test_method(check: Check) -> Callable[[ConformanceTests], None]:
     def test(self: ConformanceTests) -> None:
-        __tracebackhide__ = True  # the failure is the check's, not this wrapper's
         waiting = random_checks_wait(check, _FAILED_FIXED.get(type(self)))
         if waiting is not None:
             pytest.skip(waiting)
@@ -76,6 +75,7 @@ def _test_method(check: Check) -> Callable[[ConformanceTests], None]:
         except CheckSkipped as skipped:
             pytest.skip(skipped.reason)
         except Exception:
+            __tracebackhide__ = True  # the failure is the check's, not this wrapper's
             if check.fixed:
                 _FAILED_FIXED.setdefault(type(self), check.name)
             raise

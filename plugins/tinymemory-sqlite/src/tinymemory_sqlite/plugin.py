@@ -9,6 +9,7 @@ by default) and ``synchronous`` (``normal`` or ``full``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -55,7 +56,8 @@ def _embedder(name: object) -> Embedder | None:
 
 def test_settings(folder: Path) -> EngineSettings:
     """Throwaway settings for tests: a database file of its own in ``folder``."""
-    return EngineSettings(options={"path": str(folder / "memory.db")})
+    options: dict[str, Any] = {"path": str(folder / "memory.db")}
+    return EngineSettings(options=options)
 
 
 @hookimpl
