@@ -339,6 +339,14 @@ class ListLosesTags(Wrapped):
         return attrs.evolve(page, items=items)
 
 
+class ListsWithAScore(Wrapped):
+    """Listed items carry a score, where a listing's is always 0."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(request)
+        return attrs.evolve(page, items=[attrs.evolve(hit, score=0.5) for hit in page.items])
+
+
 class ExportLosesEvidence(Wrapped):
     """Exported learnings come back without their evidence."""
 
@@ -390,6 +398,7 @@ FAULTS: dict[type[Wrapped], str] = {
     ExploreIgnoresLimit: "explore",
     IgnoresClose: "close",
     ListLosesTags: "round_trip",
+    ListsWithAScore: "round_trip",
     ExportLosesEvidence: "export",
     ForgetCountsUnknownIds: "forget_by_id",
     IgnoresFetchFilter: "fetch_filters",

@@ -21,6 +21,7 @@ from broken_engines import (
     UndercountsExplore,
     Wrapped,
 )
+from doc_examples import ROOT
 
 from tinymemory.conformance import CHECKS, Outcome, run
 from tinymemory.conformance.checks import FIXED_CHECK_NAMES
@@ -99,3 +100,12 @@ def test_get_out_of_order_is_also_caught_by_the_namespaces_check():
     # A get that ignores the order named fails wherever get is read back in order.
     report = run(GetsOutOfOrder, checks=["get", "namespaces"])
     assert {result.check for result in report.failed} == {"get", "namespaces"}
+
+
+def test_the_docs_table_names_every_broken_engine():
+    page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    table = page[page.index("## Every rule and the check that fails without it") :]
+    for engine, check in FAULTS.items():
+        rows = [line for line in table.splitlines() if f"`{engine.__name__}`" in line]
+        assert rows, engine.__name__
+        assert all(f"| `{check}`" in row for row in rows), rows

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import sqlite3
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tinymemory import MemoryEngine
-from tinymemory.conformance import ConformanceTests
+from tinymemory.conformance import CHECK_NAMES, ConformanceTests
 from tinymemory_sqlite import SqliteEngine
 
 if TYPE_CHECKING:
@@ -95,3 +96,24 @@ def test_the_pytest_option_with_nothing_configured_leaves_the_users_memory_alone
         "settings, in a temporary folder removed afterwards"
     ) in done.stdout
     _nothing_written(tmp_path, temporary)
+
+
+def test_the_docs_base_class_example_runs_as_written(
+    tmp_path: Path, new_user: dict[str, str]
+) -> None:
+    page = Path(__file__).resolve().parents[3] / "docs" / "conformance.md"
+    blocks = re.findall(r"```py\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    (example,) = [block for block in blocks if "(ConformanceTests)" in block]
+    (tmp_path / "test_mine.py").write_text(example.replace('"myengine"', '"sqlite"'))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+        env=new_user,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{len(CHECK_NAMES)} passed" in done.stdout
+    assert not list(tmp_path.rglob("memory.db"))
