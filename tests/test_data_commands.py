@@ -27,9 +27,16 @@ THIS_FILE = str(Path(__file__))
 pytestmark = pytest.mark.usefixtures("builtin_plugins")
 
 
+class Borrowed(EngineWrapper):
+    """The test's engine as one command gets it: the command's close leaves it open."""
+
+    def close(self) -> None:
+        return
+
+
 def use_engine(monkeypatch: pytest.MonkeyPatch, engine: MemoryEngine) -> MemoryEngine:
     """Every command of the test runs on ``engine`` (the reference engine forgets when rebuilt)."""
-    monkeypatch.setattr(data_commands, "_open_engine", lambda: engine)
+    monkeypatch.setattr(data_commands, "_open_engine", lambda: Borrowed(engine))
     return engine
 
 

@@ -31,6 +31,7 @@ from tinymemory import (
     RecallRequest,
     ReferenceEngine,
     StoreReceipt,
+    Unavailable,
     Unsupported,
 )
 
@@ -256,7 +257,10 @@ def test_engine_is_a_context_manager_and_reprs_its_id():
     with ReferenceEngine() as engine:
         assert repr(engine) == "<ReferenceEngine 'reference'>"
         engine.store(Document(body="kept"))
-    assert engine.health() == EngineHealth.ok()
+    # Leaving the block closed it: it answers nothing more.
+    assert engine.health() == EngineHealth.down("the engine is closed")
+    with pytest.raises(Unavailable, match="the reference engine is closed"):
+        engine.store(Document(body="kept"))
 
 
 def test_health_states():
