@@ -53,6 +53,28 @@ class TestInMemory(ConformanceTests):
         return SqliteEngine(":memory:")
 
 
+@pytest.fixture
+def temporary(tmp_path: Path, new_user: dict[str, str]) -> Path:
+    """The new user's temporary folder (``TMPDIR``), empty at first."""
+    folder = tmp_path / "tmp"
+    folder.mkdir()
+    new_user["TMPDIR"] = str(folder)
+    return folder
+
+
+def _pytest(env: dict[str, str], cwd: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """pytest in a process of its own, as the user ``env`` describes."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *options],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 def _nothing_written(home: Path, temporary: Path) -> None:
     """No database under the home, nothing in the working folder, no temporary folder left."""
     assert not list(home.rglob("memory.db"))
@@ -61,11 +83,8 @@ def _nothing_written(home: Path, temporary: Path) -> None:
 
 
 def test_the_command_with_nothing_configured_leaves_the_users_memory_alone(
-    tinymemory_command: RunCommand, tmp_path: Path, new_user: dict[str, str]
+    tinymemory_command: RunCommand, tmp_path: Path, temporary: Path
 ) -> None:
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    new_user["TMPDIR"] = str(temporary)
     done = tinymemory_command("conformance", "sqlite", "--profile", "ci")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[0] == (
@@ -76,20 +95,9 @@ def test_the_command_with_nothing_configured_leaves_the_users_memory_alone(
 
 
 def test_the_pytest_option_with_nothing_configured_leaves_the_users_memory_alone(
-    tmp_path: Path, new_user: dict[str, str]
+    tmp_path: Path, new_user: dict[str, str], temporary: Path
 ) -> None:
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    options = ["-p", "no:cacheprovider", "--tinymemory-engine=sqlite", "--tinymemory-profile=ci"]
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *options],
-        env={**new_user, "TMPDIR": str(temporary)},
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _pytest(new_user, tmp_path, "--tinymemory-engine=sqlite", "--tinymemory-profile=ci")
     assert done.returncode == 0, done.stdout + done.stderr
     assert (
         "tinymemory conformance: engine `sqlite`, ci profile, the engine's throwaway test "
@@ -105,15 +113,7 @@ def test_the_docs_base_class_example_runs_as_written(
     blocks = re.findall(r"```py\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
     (example,) = [block for block in blocks if "(ConformanceTests)" in block]
     (tmp_path / "test_mine.py").write_text(example.replace('"myengine"', '"sqlite"'))
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
-        env=new_user,
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = _pytest(new_user, tmp_path, "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(CHECK_NAMES)} passed" in done.stdout
     assert not list(tmp_path.rglob("memory.db"))
