@@ -51,6 +51,7 @@ __all__ = [
     "CheckSkipped",
     "ConformanceTests",
     "EngineFactory",
+    "MISSING_HYPOTHESIS",
     "Outcome",
     "PROFILES",
     "PairFactory",
