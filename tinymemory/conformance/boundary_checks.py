@@ -90,8 +90,11 @@ def check_text_preserved(subject: Subject) -> None:
                 )
             expect_hit(h, f"list {to_json(run)}", hit, item)
         ids = list(stored)
-        for hit in h.get(ids):
-            expect_hit(h, f"get({h.names(ids)})", hit, stored[hit.id])
+        got = h.get(ids)
+        call = f"get({h.names(ids)})"
+        h.expect([hit.id for hit in got] == ids, call, h.names(ids), h.hits(got))
+        for hit in got:
+            expect_hit(h, call, hit, stored[hit.id])
         for mode in h.engine.descriptor.fetch_modes:
             request = FetchRequest(query=h.marker, mode=mode, filter=run, limit=50)
             hits = h.fetch(request)
@@ -100,12 +103,14 @@ def check_text_preserved(subject: Subject) -> None:
             h.expect(found == sorted(ids), call, h.names(sorted(ids)), h.hits(hits))
             for hit in hits:
                 expect_ranked_hit(h, call, hit, stored[hit.id])
-        exported = h.exported(run) or []
-        for entry in exported:
-            wanted = stored[entry.id]
-            h.expect(
-                entry.item == wanted, f"export {to_json(run)}", to_json(wanted), to_json(entry.item)
-            )
+        exported = h.exported(run)
+        if exported is not None:
+            call = f"export {to_json(run)}"
+            got_ids = sorted(entry.id for entry in exported)
+            h.expect(got_ids == sorted(ids), call, h.names(sorted(ids)), h.names(got_ids))
+            for entry in exported:
+                wanted = stored[entry.id]
+                h.expect(entry.item == wanted, call, to_json(wanted), to_json(entry.item))
 
 
 def check_filter_bounds(subject: Subject) -> None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from tinymemory.engine import MemoryEngine
-
 from .harness import Subject
 from .profiles import profile_named
 from .pytest_plugin import TARGET_KEY, EngineTarget
@@ -25,9 +23,6 @@ class TestInstalledEngine(ConformanceTests):
     def _engine_target(self, request: pytest.FixtureRequest) -> None:
         self.target = request.config.stash[TARGET_KEY]
         self.profile = self.target.profile
-
-    def make_engine(self) -> MemoryEngine:
-        return self.target.engine.build()
 
     def conformance_subject(self) -> Subject:
         engine = self.target.engine
