@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import tinymemory.plugins
-from tinymemory.plugins import reset_plugins
+from tinymemory.plugins import BUILTIN_PLUGINS, PLUGINS_VARIABLE, reset_plugins
 
 pytest_plugins = ["pytester"]
 
@@ -18,9 +17,11 @@ def builtin_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Only the built-in plugins, and those the test registers; reset afterwards.
 
     Installed plugins (say tinymemory-sqlite, or a scrubber) would otherwise
-    change what a test sees from one machine to the next.
+    change what a test sees from one machine to the next. They are turned
+    off the way a user turns them off: ``TINYMEMORY_PLUGINS`` names the
+    plugins to load.
     """
-    monkeypatch.setattr(tinymemory.plugins, "_load_entry_points", lambda manager: None)
+    monkeypatch.setenv(PLUGINS_VARIABLE, ",".join(BUILTIN_PLUGINS))
     reset_plugins()
     yield
     reset_plugins()

@@ -200,7 +200,10 @@ def test_an_installed_distribution_is_found_through_its_entry_point(site: Path) 
     assert "fakeplug_mod" in sys.modules
     assert engines["fake"].label == "Fake engine"
     assert list_engines()[0].id == "reference"
-    assert isinstance(build_engine("fake"), ReferenceEngine)
+    assert isinstance(build_engine("fake", scrub=False), ReferenceEngine)
+    scrubbed = build_engine("fake")
+    assert isinstance(scrubbed, ScrubbingEngine)
+    assert isinstance(scrubbed.inner, ReferenceEngine)
     # Other installed distributions may add their own; these are the fake's.
     assert "shout" in [scrubber.name for scrubber in scrubbers()]
     assert isinstance(embedders()["hasher"].embed(["abc"]), list)
@@ -279,7 +282,7 @@ def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
 
     assert "reference" in engines
     assert "fake" in engines
-    assert isinstance(build_engine("reference"), ReferenceEngine)
+    assert isinstance(build_engine("reference", scrub=False), ReferenceEngine)
     assert "brokenplug_mod" not in sys.modules
     infos = {info.name: info for info in list_plugins()}
     assert infos["broken"] == PluginInfo(
@@ -449,3 +452,81 @@ def test_import_tinymemory_loads_no_plugin(site: Path) -> None:
     assert imported & lazy == set()
     # The probe can tell: using the registry loads the manager, the built-in and the plugin.
     assert {"pluggy", "importlib.metadata", "fakeplug_mod", "tinymemory.reference"} <= used
+
+
+# --- choosing what loads ------------------------------------------------------------
+
+
+@pytest.fixture
+def no_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A configuration file path that holds nothing yet; ``TINYMEMORY_PLUGINS`` unset."""
+    file = tmp_path / "config.toml"
+    file.write_text("", encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    monkeypatch.delenv("TINYMEMORY_PLUGINS", raising=False)
+    return file
+
+
+def test_tinymemory_plugins_names_the_only_plugins_that_load(
+    site: Path, no_config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", "tinymemory.reference")
+    reset_plugins()
+    assert [engine.id for engine in list_engines()] == ["reference"]
+    assert "fakeplug_mod" not in sys.modules
+    assert [info.name for info in list_plugins()] == ["tinymemory.reference"]
+
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", " fake ")
+    reset_plugins()
+    assert [engine.id for engine in list_engines()] == ["fake"]
+
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", "")
+    reset_plugins()
+    assert list_engines() == []
+
+
+def test_the_config_files_plugins_table_turns_a_plugin_off(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    no_config_file.write_text("[plugins]\nfake = false\n", encoding="utf-8")
+    reset_plugins()
+    assert "fake" not in [engine.id for engine in list_engines()]
+    assert "fakeplug_mod" not in sys.modules
+    assert MemoryConfig.load().plugins == {"fake": False}
+
+    no_config_file.write_text('[plugins]\n"tinymemory.reference" = false\n', encoding="utf-8")
+    reset_plugins()
+    assert "reference" not in [engine.id for engine in list_engines()]
+    assert "fake" in [engine.id for engine in list_engines()]
+
+
+def test_a_plugins_table_that_is_not_true_or_false_is_a_config_error(
+    no_config_file: Path,
+) -> None:
+    no_config_file.write_text('[plugins]\nfake = "off"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="`plugins` must be a table of plugin names to true"):
+        plugin_manager()
+    with pytest.raises(ConfigError, match="`plugins` must be a table"):
+        MemoryConfig.load()
+
+
+def test_two_plugins_offering_one_embedder_name_are_refused(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    twin = FAKE_MODULE.replace('id="fake"', 'id="fake2"').replace('"shout"', '"shout2"')
+    make_distribution(site, "twinplug", "1.0", {"twin": "twinplug_mod"}, {"twinplug_mod": twin})
+    reset_plugins()
+    with pytest.raises(
+        ConfigError,
+        match=r"embedder `hasher` is registered by two plugins \(fake, twin\); turn one off",
+    ):
+        embedders()

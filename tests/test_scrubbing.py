@@ -152,10 +152,16 @@ def test_without_scrubbers_build_returns_the_bare_engine(plugins: Register) -> N
     assert stored_texts(engine) == [LEARNING.text]
 
 
-def test_build_engine_itself_does_not_scrub(plugins: Register) -> None:
+def test_build_engine_scrubs_unless_told_not_to(plugins: Register) -> None:
     plugins(Replacer("redactor", SECRET, REDACTED))
     engine = build_engine("reference")
-    assert type(engine) is ReferenceEngine
+    assert isinstance(engine, ScrubbingEngine)
+    engine.store(LEARNING)
+    assert stored_texts(engine) == [f"the password is {REDACTED}"]
+    bare = build_engine("reference", scrub=False)
+    assert type(bare) is ReferenceEngine
+    bare.store(LEARNING)
+    assert stored_texts(bare) == [LEARNING.text]
 
 
 class Broken:
@@ -183,11 +189,11 @@ def test_a_bad_scrub_in_a_batch_stores_nothing(plugins: Register) -> None:
     assert stored_texts(engine) == ["fine"]
 
 
-def test_scrubbers_of_separate_plugins_run_in_registration_order(plugins: Register) -> None:
+def test_scrubbers_of_separate_plugins_run_in_name_order(plugins: Register) -> None:
     first = Replacer("first", SECRET, REDACTED)
     second = Replacer("second", REDACTED, "[GONE]")
-    plugins(first)
     plugins(second)
+    plugins(first)
     assert [scrubber.name for scrubber in scrubbers()] == ["first", "second"]
     engine = MemoryConfig(engine="reference").build()
     engine.store(Learning(text=f"a {SECRET}"))
@@ -196,14 +202,37 @@ def test_scrubbers_of_separate_plugins_run_in_registration_order(plugins: Regist
     assert second.seen == [Learning(text=f"a {REDACTED}")]
 
 
-def test_scrubbers_of_one_plugin_run_in_list_order(plugins: Register) -> None:
-    plugins(Replacer("second", REDACTED, "[GONE]"), Replacer("first", SECRET, REDACTED))
+def test_a_declared_priority_runs_first_whatever_the_name(plugins: Register) -> None:
+    late = Replacer("a-late", REDACTED, "[GONE]")
+    early = Replacer("z-early", SECRET, REDACTED)
+    early.priority = -10  # type: ignore[attr-defined]
+    plugins(late, early)
     engine = MemoryConfig(engine="reference").build()
     assert isinstance(engine, ScrubbingEngine)
-    assert [scrubber.name for scrubber in engine.scrubbers] == ["second", "first"]
+    assert [scrubber.name for scrubber in engine.scrubbers] == ["z-early", "a-late"]
     engine.store(Learning(text=f"a {SECRET}"))
-    assert stored_texts(engine) == [f"a {REDACTED}"]
-    assert repr(engine) == "<ScrubbingEngine 'reference' scrubbed by second, first>"
+    assert stored_texts(engine) == ["a [GONE]"]
+    assert repr(engine) == "<ScrubbingEngine 'reference' scrubbed by z-early, a-late>"
+
+
+def test_ties_of_priority_run_by_name_not_list_order(plugins: Register) -> None:
+    plugins(Replacer("second", REDACTED, "[GONE]"), Replacer("first", SECRET, REDACTED))
+    assert [scrubber.name for scrubber in scrubbers()] == ["first", "second"]
+
+
+def test_a_priority_that_is_no_integer_is_a_config_error(plugins: Register) -> None:
+    odd = Replacer("odd", SECRET, REDACTED)
+    odd.priority = "high"  # type: ignore[attr-defined]
+    plugins(odd)
+    with pytest.raises(ConfigError, match="`odd`: priority must be an integer"):
+        scrubbers()
+
+
+def test_two_scrubbers_with_one_name_are_refused(plugins: Register) -> None:
+    plugins(Replacer("twin", SECRET, REDACTED))
+    plugins(Replacer("twin", REDACTED, "[GONE]"))
+    with pytest.raises(ConfigError, match="scrubber `twin` is registered by two plugins"):
+        MemoryConfig(engine="reference").build()
 
 
 def test_a_plugin_offering_a_non_scrubber_is_refused(plugins: Register) -> None:

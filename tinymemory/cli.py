@@ -257,7 +257,8 @@ def conformance_command(
     )
     peer = settings_from_json(chosen, peer_json, "--peer-settings") if peer_json else None
     credential = EngineCredential.from_env()
-    build_engine(chosen, settings, credential).close()  # a ConfigError now, not per check
+    # A ConfigError now, not per check; the engine itself is checked, unscrubbed.
+    build_engine(chosen, settings, credential, scrub=False).close()
     try:
         from tinymemory.conformance import runner
     except ModuleNotFoundError as error:
@@ -274,11 +275,11 @@ def conformance_command(
                 click.echo(f"         {line}")
 
     def pair() -> tuple[MemoryEngine, MemoryEngine]:
-        first = build_engine(chosen, settings, credential)
-        return first, build_engine(chosen, peer or settings, credential)
+        first = build_engine(chosen, settings, credential, scrub=False)
+        return first, build_engine(chosen, peer or settings, credential, scrub=False)
 
     report = runner.run(
-        lambda: build_engine(chosen, settings, credential),
+        lambda: build_engine(chosen, settings, credential, scrub=False),
         pair=pair,
         profile=profile,
         checks=checks or None,

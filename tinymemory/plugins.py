@@ -1,4 +1,4 @@
-"""The plugin manager: built-in plugins, then the ``tinymemory`` entry points.
+"""The plugin manager: built-in plugins, then the ``tinymemory`` entry points by name.
 
 Nothing is loaded at ``import tinymemory``; the manager is made on first use.
 A plugin whose entry point fails to load is left out with a warning and
@@ -8,14 +8,17 @@ listed as broken, so one bad install cannot take the SDK down.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 import warnings
-from collections.abc import Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from importlib.metadata import EntryPoint
+from typing import Any, Protocol, TypeVar
 
 import attrs
 import pluggy
 
+from tinymemory.config_file import parse_toml, plugins_table, read_config_text
 from tinymemory.errors import ConfigError
 from tinymemory.hookspecs import (
     PROJECT,
@@ -27,6 +30,8 @@ from tinymemory.hookspecs import (
     SourceReader,
 )
 
+#: Names the only plugins to load, comma-separated (unset: every installed one).
+PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
 #: Modules registered exactly like third-party plugins, before them.
 BUILTIN_PLUGINS = ("tinymemory.reference",)
 
@@ -54,7 +59,11 @@ class PluginInfo:
 
 
 def plugin_manager() -> pluggy.PluginManager:
-    """The process's plugin manager, made and loaded on first call."""
+    """The process's plugin manager, made and loaded on first call.
+
+    Which plugins load is chosen before any is imported: ``$TINYMEMORY_PLUGINS``
+    and the configuration file's ``plugins`` table (see :func:`blocked_plugins`).
+    """
     global _manager, _loading
     with _lock:
         if _manager is None:
@@ -64,20 +73,54 @@ def plugin_manager() -> pluggy.PluginManager:
             try:
                 manager = pluggy.PluginManager(PROJECT)
                 manager.add_hookspecs(HookSpecs)
+                entries = _entry_points()
+                for name in blocked_plugins([*BUILTIN_PLUGINS, *(entry.name for entry in entries)]):
+                    manager.set_blocked(name)
                 for module_name in BUILTIN_PLUGINS:
-                    manager.register(importlib.import_module(module_name), name=module_name)
-                _load_entry_points(manager)
+                    if not manager.is_blocked(module_name):
+                        manager.register(importlib.import_module(module_name), name=module_name)
+                _load_entry_points(manager, entries)
             finally:
                 _loading = False
             _manager = manager
         return _manager
 
 
-def _load_entry_points(manager: pluggy.PluginManager) -> None:
+def blocked_plugins(names: Iterable[str], environ: Mapping[str, str] | None = None) -> list[str]:
+    """Of the plugins ``names``, those the user turned off.
+
+    ``$TINYMEMORY_PLUGINS``, when set, lists (comma-separated) the only
+    plugins to load, built-ins included; set but empty, none load. The
+    configuration file's ``plugins`` table turns single plugins off
+    (``name = false``). A plugin loads when both allow it.
+    """
+    env = os.environ if environ is None else environ
+    chosen = env.get(PLUGINS_VARIABLE)
+    allowed = None if chosen is None else {name.strip() for name in chosen.split(",")}
+    text, source = read_config_text(environ=env)
+    table = plugins_table(parse_toml(text, source), source) if text is not None else {}
+    return [
+        name
+        for name in dict.fromkeys(names)
+        if (allowed is not None and name not in allowed) or table.get(name) is False
+    ]
+
+
+def _entry_points() -> list[EntryPoint]:
     from importlib.metadata import entry_points
 
-    for entry in entry_points(group=PROJECT):
-        if manager.get_plugin(entry.name) is not None or manager.is_blocked(entry.name):
+    # Sorted, so what loads (and in which order) never depends on the machine.
+    return sorted(entry_points(group=PROJECT), key=lambda entry: (entry.name, entry.value))
+
+
+def _load_entry_points(manager: pluggy.PluginManager, entries: list[EntryPoint]) -> None:
+    for entry in entries:
+        if manager.is_blocked(entry.name):
+            continue
+        if manager.get_plugin(entry.name) is not None:
+            _broken.setdefault(
+                entry.name, f"ConfigError: two installed plugins are named `{entry.name}`"
+            )
             continue
         try:
             plugin = entry.load()
@@ -138,46 +181,80 @@ def list_plugins() -> list[PluginInfo]:
     return infos
 
 
-def _collect(results: Iterable[Any], kind: type[T]) -> list[T]:
-    # pluggy calls the last registered plugin first; reverse so built-ins come first.
+def _offered(hook_name: str, kind: type[T], what: str, key: Callable[[T], str]) -> list[T]:
+    """What every plugin returns from a collection hook, built-ins first, each name once.
+
+    Two plugins (or one plugin twice) offering one name is ``ConfigError``
+    naming both: the same rule for engines, embedders, converters, readers
+    and scrubbers. Turn one of them off to choose.
+    """
+    owners: dict[str, str] = {}
     collected: list[T] = []
-    for result in reversed(list(results)):
-        for value in result or ():
+    for impl in getattr(plugin_manager().hook, hook_name).get_hookimpls():
+        for value in impl.function() or ():
             if not isinstance(value, kind):
                 raise ConfigError(
                     f"a plugin returned {type(value).__name__} where a {kind.__name__} belongs"
                 )
+            name = key(value)
+            if name in owners:
+                raise ConfigError(
+                    f"{what} `{name}` is registered by two plugins ({owners[name]}, "
+                    f"{impl.plugin_name}); turn one off with {PLUGINS_VARIABLE} "
+                    "or the configuration's `plugins` table"
+                )
+            owners[name] = impl.plugin_name
             collected.append(value)
     return collected
 
 
+class _Named(Protocol):
+    name: str
+
+
+N = TypeVar("N", bound=_Named)
+
+
+def _in_declared_order(found: list[N]) -> list[N]:
+    """``found`` by each one's ``priority`` (lower first, default 0), ties by name."""
+    for value in found:
+        priority = getattr(value, "priority", 0)
+        if not isinstance(priority, int) or isinstance(priority, bool):
+            raise ConfigError(f"`{getattr(value, 'name', value)}`: priority must be an integer")
+    return sorted(found, key=lambda value: (getattr(value, "priority", 0), value.name))
+
+
 def engine_factories() -> dict[str, EngineFactory]:
-    """Every installed engine by id. ``ConfigError`` when two plugins claim one id."""
-    factories: dict[str, EngineFactory] = {}
-    for factory in _collect(plugin_manager().hook.tinymemory_engines(), EngineFactory):
-        engine_id = factory.descriptor.id
-        if engine_id in factories:
-            raise ConfigError(f"engine id `{engine_id}` is registered by two plugins")
-        factories[engine_id] = factory
-    return factories
+    """Every installed engine by id, built-ins first."""
+    found = _offered(
+        "tinymemory_engines", EngineFactory, "engine id", lambda factory: factory.descriptor.id
+    )
+    return {factory.descriptor.id: factory for factory in found}
 
 
 def scrubbers() -> list[Scrubber]:
-    """Every installed scrubber, in registration order."""
-    return _collect(plugin_manager().hook.tinymemory_scrubbers(), Scrubber)  # type: ignore[type-abstract]
+    """Every installed scrubber, in the order they run (by priority, then name)."""
+    return _in_declared_order(_offered("tinymemory_scrubbers", Scrubber, "scrubber", _name))  # type: ignore[type-abstract]
 
 
 def embedders() -> dict[str, Embedder]:
     """Every installed embedder by name."""
-    found = _collect(plugin_manager().hook.tinymemory_embedders(), Embedder)  # type: ignore[type-abstract]
+    found = _offered("tinymemory_embedders", Embedder, "embedder", _name)  # type: ignore[type-abstract]
     return {embedder.name: embedder for embedder in found}
 
 
 def document_converters() -> list[DocumentConverter]:
-    """Every installed document converter, in registration order."""
-    return _collect(plugin_manager().hook.tinymemory_document_converters(), DocumentConverter)  # type: ignore[type-abstract]
+    """Every installed document converter, in the order they are asked (by priority, then name)."""
+    return _in_declared_order(
+        _offered("tinymemory_document_converters", DocumentConverter, "converter", _name)  # type: ignore[type-abstract]
+    )
 
 
-def source_readers() -> list[SourceReader]:
-    """Every installed source reader, in registration order."""
-    return _collect(plugin_manager().hook.tinymemory_source_readers(), SourceReader)  # type: ignore[type-abstract]
+def source_readers() -> dict[str, SourceReader]:
+    """Every installed source reader by its name."""
+    found = _offered("tinymemory_source_readers", SourceReader, "reader", _name)  # type: ignore[type-abstract]
+    return {reader.name: reader for reader in found}
+
+
+def _name(value: Any) -> str:
+    return str(value.name)

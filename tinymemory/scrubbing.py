@@ -1,18 +1,54 @@
 """Scrubbing on every store: an engine wrapper that passes items through scrubbers.
 
-``MemoryConfig.build()`` wraps the engine it hands out in a
-:class:`ScrubbingEngine` whenever scrubber plugins are installed, so no path
-into memory (``store`` or ``store_many``) skips them.
+``build_engine`` (and so ``MemoryConfig.build()``, the memory tools, ``sync``
+and the CLI) wraps the engine it hands out in a :class:`ScrubbingEngine`
+whenever scrubber plugins are installed, so no path into memory (``store``
+or ``store_many``) skips them. :func:`map_texts` lets a scrubber change every
+text an item holds without forgetting one kind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import attrs
 
 from tinymemory.engine import EngineWrapper, MemoryEngine
 from tinymemory.errors import EngineError
 from tinymemory.hookspecs import Scrubber
-from tinymemory.items import STORE_ITEM_TYPES, StoreItem, StoreReceipt
+from tinymemory.items import (
+    STORE_ITEM_TYPES,
+    Conversation,
+    Document,
+    DocumentBody,
+    StoreItem,
+    StoreReceipt,
+)
+
+
+def map_texts(item: StoreItem, change: Callable[[str], str]) -> StoreItem:
+    """``item`` with ``change`` applied to every text it holds.
+
+    Those are a document's title and body (its text, or its uri), each turn's
+    text, a learning's text and evidence, and ``meta.url``; ids, names and
+    other metadata are left as they are.
+    """
+    meta = item.meta
+    if meta.url is not None:
+        meta = attrs.evolve(meta, url=change(meta.url))
+    if isinstance(item, Document):
+        body = item.body
+        if body.text is not None:
+            body = DocumentBody(text=change(body.text))
+        elif body.uri is not None:
+            body = DocumentBody(uri=change(body.uri))
+        title = None if item.title is None else change(item.title)
+        return attrs.evolve(item, title=title, body=body, meta=meta)
+    if isinstance(item, Conversation):
+        turns = [attrs.evolve(turn, text=change(turn.text)) for turn in item.turns]
+        return attrs.evolve(item, turns=turns, meta=meta)
+    evidence = None if item.evidence is None else change(item.evidence)
+    return attrs.evolve(item, text=change(item.text), evidence=evidence, meta=meta)
 
 
 class ScrubbingEngine(EngineWrapper):

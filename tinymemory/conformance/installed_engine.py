@@ -27,12 +27,14 @@ class TestInstalledEngine(ConformanceTests):
         self.profile = self.target.profile
 
     def make_engine(self) -> MemoryEngine:
-        return build_engine(self.target.engine, self.target.settings, EngineCredential.from_env())
+        return build_engine(
+            self.target.engine, self.target.settings, EngineCredential.from_env(), scrub=False
+        )
 
     def make_pair(self) -> tuple[MemoryEngine, MemoryEngine]:
         if self.target.peer_settings is None:
             return super().make_pair()
         peer = build_engine(
-            self.target.engine, self.target.peer_settings, EngineCredential.from_env()
+            self.target.engine, self.target.peer_settings, EngineCredential.from_env(), scrub=False
         )
         return self.make_engine(), peer
