@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -36,3 +37,12 @@ def reference_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in ("TINYMEMORY_ENGINE", "TINYMEMORY_ENDPOINT", "TINYMEMORY_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     return file
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A folder on ``sys.path`` to install fake distributions into."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for module in [path.stem for path in tmp_path.glob("*.py")]:
+        sys.modules.pop(module, None)

@@ -137,17 +137,20 @@ def test_store_a_text_file_as_a_document(engine: ReferenceEngine, tmp_path: Path
     assert texts(engine)[1].startswith("# My notes\n\n# Notes")
 
 
-@pytest.mark.parametrize("data", [b"\x89PNG\r\n\x1a\n\x00\x00", b"caf\xe9 latin-1"])
+@pytest.mark.parametrize(
+    ("data", "sniffed"),
+    [(b"\x89PNG\r\n\x1a\n\x00\x00", "png"), (b"caf\xe9 latin-1", "application/octet-stream")],
+)
 def test_store_refuses_a_file_that_is_not_utf8_text(
-    engine: ReferenceEngine, tmp_path: Path, data: bytes
+    engine: ReferenceEngine, tmp_path: Path, data: bytes, sniffed: str
 ) -> None:
     file = tmp_path / "picture.bin"
     file.write_bytes(data)
     result = invoke("store", "--file", str(file))
     assert result.exit_code == 1
     assert result.stderr == (
-        f"tinymemory: invalid request: `{file}` is not UTF-8 text, "
-        "and no installed document converter reads it\n"
+        f"tinymemory: unsupported: `{file}` is {sniffed}, "
+        "which no document converter reads (installed: none)\n"
     )
     assert texts(engine) == []
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from distributions import make_distribution
 
 import tinymemory
 from tinymemory.cli import cli
@@ -82,39 +83,11 @@ def tinymemory_embedders():
 '''
 
 
-def make_distribution(
-    root: Path,
-    name: str,
-    version: str,
-    entry_points: dict[str, str],
-    modules: dict[str, str],
-) -> None:
-    """An installed distribution: a dist-info folder and its modules, in ``root``."""
-    info = root / f"{name}-{version}.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
-    )
-    lines = "".join(f"{entry} = {target}\n" for entry, target in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[tinymemory]\n{lines}", encoding="utf-8")
-    for module, source in modules.items():
-        (root / f"{module}.py").write_text(source, encoding="utf-8")
-
-
 @pytest.fixture(autouse=True)
 def fresh_plugins() -> Iterator[None]:
     reset_plugins()
     yield
     reset_plugins()
-
-
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A folder on ``sys.path`` to install fake distributions into."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield tmp_path
-    for module in [path.stem for path in tmp_path.glob("*.py")]:
-        sys.modules.pop(module, None)
 
 
 def builtin_info() -> PluginInfo:

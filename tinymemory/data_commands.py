@@ -13,7 +13,6 @@ import contextlib
 import functools
 import itertools
 import json
-import mimetypes
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from tinymemory.cli_options import at_option, json_option, reach_from, reach_opt
 from tinymemory.engine import LISTING_PAGE, MemoryEngine
 from tinymemory.errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory.f32 import display_f32
+from tinymemory.ingest import convert
 from tinymemory.items import (
     MAX_STORE_MANY,
     Document,
@@ -36,7 +36,7 @@ from tinymemory.items import (
     StoreReceipt,
     validate_item,
 )
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
+from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter
 from tinymemory.namespace import Namespace, Reach
 from tinymemory.operations import (
     MAX_BUCKETS,
@@ -54,7 +54,6 @@ from tinymemory.operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory.plugins import document_converters
 from tinymemory.registry import MemoryConfig
 from tinymemory.settings import EngineCredential
 from tinymemory.tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
@@ -275,7 +274,8 @@ def store(
     )
     item: StoreItem
     if file is not None:
-        item = _file_document(file, title, meta)
+        converted = convert(file, meta=meta)
+        item = attrs.evolve(converted, title=title) if title else converted
     else:
         # Trailing newlines from stdin are dropped, as the shell's $(...) drops them.
         body = sys.stdin.read().rstrip("\r\n") if text == "-" else str(text)
@@ -300,41 +300,6 @@ def _receipt_line(receipt: StoreReceipt) -> str:
     if receipt.replayed:
         return f"replayed {receipt.id} (already stored)"
     return f"stored {receipt.id}"
-
-
-#: The meta fields ``store --file`` sets, over whatever a converter set.
-_PLACED_FIELDS = ("namespace", "workspace", "tags", "observed_at", "file_path", "source")
-
-
-def _file_document(path: Path, title: str | None, meta: MemoryMeta) -> Document:
-    """The file as a Document: the first converter plugin claiming it, else its UTF-8 text."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise click.FileError(str(path), error.strerror) from None
-    name = path.name
-    mime = mimetypes.guess_type(name)[0]
-    placed = attrs.evolve(
-        meta, file_path=str(path.resolve()), source=SourceRef(kind=SourceKind.FILE)
-    )
-    for converter in document_converters():
-        if converter.sniff(data, name, mime):
-            converted = converter.convert(data, name, mime)
-            # Keep what the converter worked out (a language, say); the rest is ours.
-            kept = attrs.evolve(
-                converted.meta,
-                **{field: getattr(placed, field) for field in _PLACED_FIELDS},
-            )
-            return attrs.evolve(converted, title=title or converted.title or name, meta=kept)
-    try:
-        text: str | None = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = None
-    if text is None or "\x00" in text:  # a NUL byte means binary, even when it decodes
-        raise InvalidRequest(
-            f"`{path}` is not UTF-8 text, and no installed document converter reads it"
-        )
-    return Document(title=title or name, body=text, mime=mime, meta=placed)
 
 
 # --- reads -----------------------------------------------------------------------
