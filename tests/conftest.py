@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
+from distributions import install_ingesting_plugin
 
-from tinymemory.plugins import BUILTIN_PLUGINS, PLUGINS_VARIABLE, reset_plugins
+from tinymemory.plugins import BUILTIN_PLUGINS, PLUGINS_VARIABLE, plugin_manager, reset_plugins
 
 pytest_plugins = ["pytester"]
 
@@ -46,3 +49,24 @@ def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     yield tmp_path
     for module in [path.stem for path in tmp_path.glob("*.py")]:
         sys.modules.pop(module, None)
+
+
+@pytest.fixture
+def ingesting(site: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """The installed ``ingesting`` plugin (tests/distributions.py), its engine configured.
+
+    Only it and the built-ins load, chosen with ``TINYMEMORY_PLUGINS``; the
+    configuration file names its engine ``shared``. Yields the plugin's module,
+    whose ``STORED`` holds what every engine built from it stored.
+    """
+    name = install_ingesting_plugin(site)
+    file = site / "config.toml"
+    file.write_text('engine = "shared"\n', encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    monkeypatch.setenv(PLUGINS_VARIABLE, ",".join([*BUILTIN_PLUGINS, name]))
+    for variable in ("TINYMEMORY_ENGINE", "TINYMEMORY_ENDPOINT", "TINYMEMORY_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    reset_plugins()
+    plugin_manager()
+    yield importlib.import_module("ingesting_mod")
+    reset_plugins()

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from types import ModuleType
 
 import attrs
 import pytest
+from click.testing import CliRunner
 
 import tinymemory as tm
+from tinymemory.cli import cli
 from tinymemory.errors import InvalidRequest, Unsupported
 from tinymemory.hookspecs import HttpResponse, ReaderContext, hookimpl
 from tinymemory.ingest import SyncReport, convert, read, sniff_format, sync
@@ -265,3 +268,49 @@ def test_sync_refuses_a_batch_size_outside_the_store_many_bound(batch: object) -
 
 def test_sync_of_nothing_is_an_empty_report() -> None:
     assert sync(ReferenceEngine(), []) == SyncReport()
+
+
+# --- an installed plugin ---------------------------------------------------------------
+
+
+def stored(module: ModuleType) -> list[tm.StoreItem]:
+    return [exported.item for exported in module.STORED.export(tm.ListRequest(limit=500)).items]
+
+
+def test_an_installed_plugins_converter_reader_and_scrubbers_work_in_declared_order(
+    ingesting: ModuleType,
+) -> None:
+    document = convert(b"LOUD:the h*nter2 plan", name="plan.loud")
+    assert document.title == "by upper"
+    assert document.body.text == "upper read: the h*nter2 plan"
+
+    items = list(read("lines", options={"text": "one h*nter2\ntwo"}))
+    assert items == [
+        tm.Learning(text="one h*nter2", evidence="said: one h*nter2"),
+        tm.Learning(text="two", evidence="said: two"),
+    ]
+
+    report = sync(tm.build_engine(), [document, *items])
+    assert (report.stored, report.replayed, report.skipped, report.batches) == (3, 0, (), 1)
+    assert stored(ingesting) == [
+        attrs.evolve(document, body="upper read: the [MASKED] plan"),
+        tm.Learning(text="one [MASKED]", evidence="said: one [MASKED]"),
+        items[1],
+    ]
+
+
+def test_store_file_converts_and_scrubs_through_the_installed_plugin(
+    ingesting: ModuleType, tmp_path: Path
+) -> None:
+    file = tmp_path / "plan.loud"
+    file.write_bytes(b"LOUD:rotate hunter2 and h*nter2")
+    result = CliRunner().invoke(cli, ["store", "--file", str(file)])
+    assert result.exit_code == 0, result.output
+    (document,) = stored(ingesting)
+    assert isinstance(document, tm.Document)
+    assert (document.title, document.body.text) == (
+        "by upper",
+        "upper read: rotate [MASKED] and [MASKED]",
+    )
+    assert document.meta.file_path == str(file.resolve())
+    assert result.output == f"stored {document.fingerprint()}\n"

@@ -565,3 +565,23 @@ def test_config_build_uses_the_engines_settings(plugins: Register) -> None:
 def test_config_build_of_the_default_engine_refuses_when_it_is_missing(plugins: Register) -> None:
     with pytest.raises(ConfigError, match="unknown engine `sqlite`"):
         MemoryConfig().build()
+
+
+def test_build_engine_without_an_id_builds_the_configured_engine(
+    plugins: Register, reference_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugin, built = engine_plugin(descriptor("remote"))
+    plugins(plugin)
+    assert isinstance(build_engine(), ReferenceEngine)
+    assert built.calls == []
+    reference_config.write_text(
+        'engine = "remote"\n[engines.remote]\nendpoint = "https://example.com"\n',
+        encoding="utf-8",
+    )
+    build_engine()
+    ((settings, _),) = built.calls
+    assert settings.endpoint == "https://example.com"
+    build_engine(settings=EngineSettings(endpoint="https://other.example.com"))
+    assert built.calls[1][0].endpoint == "https://other.example.com"
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "reference")
+    assert isinstance(build_engine(), ReferenceEngine)

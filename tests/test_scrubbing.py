@@ -1,21 +1,27 @@
-"""Scrubbers on every store: ``MemoryConfig.build()`` wraps the engine in a ScrubbingEngine."""
+"""Scrubbers on every store: ``build_engine`` wraps the engine in a ScrubbingEngine."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 
 import attrs
 import pytest
+from click.testing import CliRunner
 
+import tinymemory as tm
+from tinymemory.cli import cli
 from tinymemory.errors import ConfigError, EngineError
 from tinymemory.hookspecs import Scrubber, hookimpl
-from tinymemory.items import Conversation, Document, Learning, Role, StoreItem, Turn
+from tinymemory.ingest import sync
+from tinymemory.items import Conversation, Document, DocumentBody, Learning, Role, StoreItem, Turn
 from tinymemory.meta import MemoryMeta
 from tinymemory.operations import ListRequest
 from tinymemory.plugins import plugin_manager, scrubbers
 from tinymemory.reference import ReferenceEngine
 from tinymemory.registry import MemoryConfig, build_engine
-from tinymemory.scrubbing import ScrubbingEngine
+from tinymemory.scrubbing import ScrubbingEngine, map_texts
+from tinymemory.wire import to_json
 
 SECRET = "secret-word"
 REDACTED = "[REDACTED]"
@@ -248,3 +254,138 @@ def test_reads_pass_through_to_the_inner_engine(plugins: Register) -> None:
     engine.inner.store(Learning(text="stored directly"))
     assert stored_texts(engine) == ["stored directly"]
     assert engine.health().serving
+
+
+# --- every text field, every store path ---------------------------------------------------
+
+
+def test_map_texts_changes_every_text_field_of_every_kind() -> None:
+    def loud(text: str) -> str:
+        return text.upper()
+
+    url = tm.MemoryMeta(url="https://example.com/a", workspace="ws", tags=["t"])
+    document = Document(title="plan", body="ship it", mime="text/plain", meta=url)
+    assert map_texts(document, loud) == Document(
+        title="PLAN",
+        body="SHIP IT",
+        mime="text/plain",
+        meta=attrs.evolve(url, url="HTTPS://EXAMPLE.COM/A"),
+    )
+    linked = Document(body=DocumentBody(uri="https://example.com/doc"))
+    assert map_texts(linked, loud).body == DocumentBody(uri="HTTPS://EXAMPLE.COM/DOC")
+    assert map_texts(Document(body="x"), loud) == Document(body="X")
+    conversation = Conversation(
+        turns=[Turn(role=Role.USER, text="hi"), Turn(role=Role.ASSISTANT, text="hello")]
+    )
+    assert map_texts(conversation, loud) == Conversation(
+        turns=[Turn(role=Role.USER, text="HI"), Turn(role=Role.ASSISTANT, text="HELLO")]
+    )
+    learning = Learning(text="tabs", evidence="said so", meta=url)
+    assert map_texts(learning, loud) == Learning(
+        text="TABS", evidence="SAID SO", meta=attrs.evolve(url, url="HTTPS://EXAMPLE.COM/A")
+    )
+    assert map_texts(Learning(text="tabs"), loud) == Learning(text="TABS")
+
+
+PLAIN = "hunter2"
+SPELLED = "h*nter2"
+LEAKY_META = tm.MemoryMeta(url=f"https://example.com/?key={PLAIN}")
+#: An item of every kind with the secret in every text field it has (an engine
+#: refuses a document whose body is an unresolved uri, so none is stored here).
+LEAKY_ITEMS: list[StoreItem] = [
+    Document(title=f"title {PLAIN}", body=f"body {SPELLED}", meta=LEAKY_META),
+    Conversation(
+        turns=[Turn(role=Role.USER, text=f"my {PLAIN}"), Turn(role=Role.TOOL, text=SPELLED)],
+        meta=LEAKY_META,
+    ),
+    Learning(text=f"text {PLAIN}", evidence=f"evidence {SPELLED}", meta=LEAKY_META),
+]
+#: How many text fields of each item hold the secret.
+LEAKY_FIELDS = [3, 3, 3]
+
+
+def store_directly(items: list[StoreItem]) -> None:
+    engine = tm.build_engine()  # no id: the configured engine
+    for item in items:
+        engine.store(item)
+
+
+def store_many_by_id(items: list[StoreItem]) -> None:
+    tm.build_engine("shared").store_many(items)
+
+
+def store_through_the_config(items: list[StoreItem]) -> None:
+    with tm.MemoryConfig.load().build() as engine:
+        engine.store_many(items)
+
+
+def store_by_sync(items: list[StoreItem]) -> None:
+    assert sync(tm.build_engine(), items).stored == len(items)
+
+
+def store_by_cli_import(items: list[StoreItem]) -> None:
+    lines = "".join(to_json(item) + "\n" for item in items)
+    result = CliRunner().invoke(cli, ["import", "-"], input=lines)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        store_directly,
+        store_many_by_id,
+        store_through_the_config,
+        store_by_sync,
+        store_by_cli_import,
+    ],
+)
+def test_every_text_field_of_every_kind_is_scrubbed(
+    ingesting: ModuleType, store: Callable[[list[StoreItem]], None]
+) -> None:
+    store(LEAKY_ITEMS)
+    held = [exported.item for exported in ingesting.STORED.export(ListRequest(limit=50)).items]
+    assert len(held) == len(LEAKY_ITEMS)
+    for item in held:
+        written = to_json(item)
+        assert PLAIN not in written
+        assert SPELLED not in written
+    by_kind = {to_json(map_texts(item, scrubbed)): item for item in LEAKY_ITEMS}
+    for item in held:
+        original = by_kind[to_json(item)]
+        assert to_json(item).count("[MASKED]") == LEAKY_FIELDS[LEAKY_ITEMS.index(original)]
+
+
+def scrubbed(text: str) -> str:
+    return text.replace(SPELLED, PLAIN).replace(PLAIN, "[MASKED]")
+
+
+def test_the_memory_tools_store_only_scrubbed_text(ingesting: ModuleType) -> None:
+    tools = tm.MemoryTools(tm.build_engine())
+    tools.call("memory_store", {"learning": {"text": f"a {PLAIN}", "evidence": f"e {SPELLED}"}})
+    tools.call("memory_store", {"document": {"title": f"t {SPELLED}", "text": f"b {PLAIN}"}})
+    tools.call(
+        "memory_store",
+        {"conversation": {"turns": [{"role": "user", "text": f"c {PLAIN}"}]}},
+    )
+    held = [exported.item for exported in ingesting.STORED.export(ListRequest()).items]
+    assert sorted(to_json(item).count("[MASKED]") for item in held) == [1, 2, 2]
+    assert all(PLAIN not in to_json(item) and SPELLED not in to_json(item) for item in held)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kind", "fields"),
+    [
+        ([f"a {SPELLED}"], Learning, 1),
+        (["--document", "--title", f"t {PLAIN}", f"b {SPELLED}"], Document, 2),
+    ],
+)
+def test_cli_store_stores_only_scrubbed_text(
+    ingesting: ModuleType, arguments: list[str], kind: type, fields: int
+) -> None:
+    result = CliRunner().invoke(cli, ["store", *arguments])
+    assert result.exit_code == 0, result.output
+    (item,) = [exported.item for exported in ingesting.STORED.export(ListRequest()).items]
+    assert isinstance(item, kind)
+    assert PLAIN not in to_json(item)
+    assert SPELLED not in to_json(item)
+    assert to_json(item).count("[MASKED]") == fields

@@ -5,6 +5,13 @@ Everything public is importable from here::
     import tinymemory
     engine = tinymemory.build_engine("reference")
     engine.store(tinymemory.Learning(text="prefers tabs", kind="preference"))
+
+``tinymemory.build_engine()`` with no id builds the configured engine (the
+configuration file and the environment; ``sqlite`` when nothing is
+configured). Every engine ``build_engine`` hands out passes what it stores
+through the installed scrubbers. Bytes become documents with ``convert``,
+sources become items with ``read``, and ``sync`` stores items in batches.
+Plugin authors import ``tinymemory.plugin`` as well, and nothing else.
 """
 
 from __future__ import annotations
@@ -89,6 +96,7 @@ if TYPE_CHECKING:
         SourceReader,
         hookimpl,
     )
+    from tinymemory.ingest import SyncReport, convert, read, sync
     from tinymemory.plugins import PluginInfo, list_plugins
     from tinymemory.reference import ReferenceEngine
     from tinymemory.registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
@@ -117,6 +125,7 @@ _LAZY = {
         "SourceReader",
         "hookimpl",
     ),
+    "tinymemory.ingest": ("SyncReport", "convert", "read", "sync"),
     "tinymemory.plugins": ("PluginInfo", "list_plugins"),
     "tinymemory.reference": ("ReferenceEngine",),
     "tinymemory.registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
@@ -214,6 +223,7 @@ __all__ = [
     "SourceRef",
     "StoreItem",
     "StoreReceipt",
+    "SyncReport",
     "TinyMemoryError",
     "ToolCallRef",
     "ToolScope",
@@ -226,9 +236,12 @@ __all__ = [
     "__version__",
     "build_engine",
     "compile_context",
+    "convert",
     "explore_by_listing",
     "get_by_listing",
     "hookimpl",
     "list_engines",
     "list_plugins",
+    "read",
+    "sync",
 ]
