@@ -148,7 +148,8 @@ class ContextDoc:
     tokens: int = attrs.field(validator=count)
     generated_at: datetime = attrs.field(converter=to_utc)
     engine: str
-    refs: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    # A factory default, so the JSON form writes `refs` even when empty.
+    refs: tuple[str, ...] = attrs.field(factory=tuple, converter=str_tuple)
 
 
 @attrs.frozen

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -16,6 +15,7 @@ from typing import ClassVar, TypeAlias, cast
 
 import attrs
 
+from tinymemory.canonical import fingerprint_json
 from tinymemory.errors import InvalidRequest
 from tinymemory.f32 import display_f32, to_f32
 from tinymemory.fields import WireEnum, optional_str, required_str
@@ -111,21 +111,6 @@ def _turns(value: Iterable[Turn]) -> tuple[Turn, ...]:
     if not all(isinstance(turn, Turn) for turn in turns):
         raise InvalidRequest("`turns` must hold Turn values")
     return turns
-
-
-def fingerprint_json(text: str) -> str:
-    """The id of an item whose canonical JSON, ``observed_at`` cleared, is ``text``.
-
-    ``InvalidRequest`` when the text holds a lone surrogate, which is not
-    unicode text: no engine could store it, and it has no UTF-8 bytes to hash.
-    """
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidRequest(
-            "an item's text holds a lone surrogate, which is not unicode"
-        ) from None
-    return hashlib.sha256(data).hexdigest()[:40]
 
 
 class _ItemBehaviour:

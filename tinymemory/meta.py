@@ -80,7 +80,7 @@ def _opt_str() -> str | None:
     return attrs.field(default=None, validator=optional_str)  # type: ignore[no-any-return]
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class MemoryMeta:
     """Typed metadata of an item.
 
@@ -125,7 +125,7 @@ def _path_matches(wanted: str, value: str | None) -> bool:
     return value.startswith(prefix if prefix.endswith("/") else prefix + "/")
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class MetaFilter:
     """Which items a read admits. Every field set must match; an empty filter matches all.
 

@@ -19,6 +19,7 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 
 from __future__ import annotations
 
+from tinymemory.canonical import fingerprint_json
 from tinymemory.engine import EngineWrapper, MemoryEngine, build_explore_page
 from tinymemory.hookspecs import (
     DocumentConverter,
@@ -31,7 +32,6 @@ from tinymemory.hookspecs import (
     SourceReader,
     hookimpl,
 )
-from tinymemory.items import fingerprint_json
 from tinymemory.pieces import Piece, cut_pieces
 from tinymemory.plugins import embedders
 from tinymemory.scrubbing import map_texts

@@ -44,9 +44,9 @@ from .profiles import Profile, profile_named
 T = TypeVar("T")
 
 #: Builds a fresh, empty engine; called once per check and per Hypothesis example.
-EngineFactory = Callable[[], MemoryEngine]
+EngineMaker = Callable[[], MemoryEngine]
 #: Builds two engines for two different users of one backing store.
-PairFactory = Callable[[], tuple[MemoryEngine, MemoryEngine]]
+PairMaker = Callable[[], tuple[MemoryEngine, MemoryEngine]]
 
 #: Listing page size, small so that paging itself is tested.
 LISTING_PAGE = 2
@@ -105,8 +105,8 @@ class Subject:
     ``factory``; pass ``pair`` to test two users of one backing store.
     """
 
-    factory: EngineFactory
-    pair: PairFactory | None = None
+    factory: EngineMaker
+    pair: PairMaker | None = None
     profile: Profile = attrs.field(factory=profile_named)
 
     def build(self, check: str) -> MemoryEngine:

@@ -14,7 +14,7 @@ from tinymemory.errors import TinyMemoryError
 
 from .checks import checks_named
 from .failures import CheckFailed, CheckSkipped
-from .harness import EngineFactory, PairFactory, Subject
+from .harness import EngineMaker, PairMaker, Subject
 from .profiles import profile_named
 
 
@@ -113,9 +113,9 @@ def _engine_id(subject: Subject) -> str:
 
 
 def run(
-    factory: EngineFactory,
+    factory: EngineMaker,
     *,
-    pair: PairFactory | None = None,
+    pair: PairMaker | None = None,
     profile: str | None = None,
     checks: Iterable[str] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,
