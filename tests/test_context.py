@@ -25,7 +25,6 @@ from tinymemory.context import (
     _render,
     _Section,
     _shorten,
-    compile,
     compile_context,
     estimate_tokens,
 )
@@ -509,10 +508,9 @@ def test_compile_stamps_the_current_time():
     before = datetime.now(UTC).replace(microsecond=0)
     engine = ReferenceEngine()
     engine.store(Learning(text="The user likes tea"))
-    doc = compile(engine)
+    doc = compile_context(engine)
     assert before <= doc.generated_at <= datetime.now(UTC)
-    assert compile_context is compile
-    assert tm.compile_context is compile
+    assert tm.compile_context is compile_context
     assert tm.ContextSpec is ContextSpec
     stamp = re.search(r"^generated_at: (\S+)$", doc.markdown, re.M).group(1)
     assert stamp == doc.generated_at.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -503,3 +503,21 @@ def test_two_plugins_offering_one_embedder_name_are_refused(
         match=r"embedder `hasher` is registered by two plugins \(fake, twin\); turn one off",
     ):
         embedders()
+
+
+def test_two_distributions_naming_one_plugin_are_both_left_out(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    other = FAKE_MODULE.replace('id="fake"', 'id="other"')
+    make_distribution(site, "otherplug", "2.0", {"fake": "otherplug_mod"}, {"otherplug_mod": other})
+    reset_plugins()
+    with pytest.warns(RuntimeWarning, match="two tinymemory plugins are named `fake`"):
+        engines = [engine.id for engine in list_engines()]
+    assert "fake" not in engines
+    assert "other" not in engines
+    assert "fakeplug_mod" not in sys.modules
+    (info,) = [info for info in list_plugins() if info.name == "fake"]
+    assert info.error == "ConfigError: two plugins are named `fake`"

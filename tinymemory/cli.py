@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from tinymemory.cli_options import at_option, reach_from, reach_option, table
+from tinymemory.cli_options import at_option, json_option, reach_from, reach_option, table
 from tinymemory.conformance.profiles import PROFILES
 from tinymemory.context import ContextCompiler, ContextSpec
 from tinymemory.data_commands import add_data_commands
@@ -47,7 +47,7 @@ add_data_commands(cli)
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 def engines(as_json: bool) -> None:
     """List the installed engines."""
     descriptors = list_engines()
@@ -71,7 +71,7 @@ def engines(as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 def plugins(as_json: bool) -> None:
     """List the installed plugins, their versions and the hooks they implement."""
     infos = list_plugins()
@@ -91,7 +91,7 @@ def plugins(as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@json_option("Print JSON instead of text.")
 def config(as_json: bool) -> None:
     """Show the configuration in force: its file, the engine and its settings.
 
@@ -135,7 +135,7 @@ def config(as_json: bool) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the document to this file instead of printing it.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the document and its facts as JSON.")
+@json_option("Print the document and its facts as JSON.")
 def context_command(
     budget: int,
     at: Namespace | None,
@@ -177,7 +177,7 @@ def _configured_descriptor() -> EngineDescriptor:
 
 
 @cli.command("tools")
-@click.option("--json", "as_json", is_flag=True, help="Print the tool specs as JSON.")
+@json_option("Print the tool specs as JSON.")
 @click.option(
     "--format",
     "shape",
@@ -229,7 +229,7 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
     metavar="JSON",
     help="Settings of a second user of the same store, for the isolation check.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def conformance_command(
     ctx: click.Context,

@@ -1,13 +1,19 @@
-"""Helpers the ``tinymemory`` commands share: tables, ``--at``/``--reach`` and ``--json``."""
+"""What the ``tinymemory`` commands share: the table printer and every shared option.
+
+``--at``/``--reach``, the filter options, ``--workspace``, ``--tag``,
+``--kind``, ``--limit``, ``--cursor`` and ``--json`` are defined here once.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
 from tinymemory.errors import TinyMemoryError
+from tinymemory.meta import ItemKind, MetaFilter
 from tinymemory.namespace import Namespace, Reach
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,3 +80,71 @@ def reach_from(at: Namespace | None, reach_kind: str | None) -> Reach | None:
 def json_option(help: str = "Print JSON instead of text.") -> Callable[[F], F]:
     """``--json`` (parameter ``as_json``)."""
     return click.option("--json", "as_json", is_flag=True, help=help)
+
+
+def workspace_option(help: str) -> Callable[[F], F]:
+    """``--workspace NAME`` (parameter ``workspace``)."""
+    return click.option("--workspace", metavar="NAME", help=help)
+
+
+def tags_option(help: str) -> Callable[[F], F]:
+    """``--tag TAG``, repeatable (parameter ``tags``)."""
+    return click.option("--tag", "tags", multiple=True, metavar="TAG", help=help)
+
+
+def kinds_option(help: str) -> Callable[[F], F]:
+    """``--kind document|conversation|learning``, repeatable (parameter ``kinds``)."""
+    return click.option(
+        "--kind",
+        "kinds",
+        multiple=True,
+        type=click.Choice([kind.value for kind in ItemKind]),
+        help=help,
+    )
+
+
+def filter_options(func: F) -> F:
+    """Add ``--at``, ``--reach``, ``--workspace``, ``--tag``, ``--kind``; pass one ``filter``."""
+
+    @functools.wraps(func)
+    def with_filter(
+        *args: Any,
+        at: Namespace | None,
+        reach_kind: str | None,
+        workspace: str | None,
+        tags: tuple[str, ...],
+        kinds: tuple[str, ...],
+        **kwargs: Any,
+    ) -> Any:
+        chosen = MetaFilter(
+            reach=reach_from(at, reach_kind), workspace=workspace, tags_any=tags, kinds=kinds
+        )
+        return func(*args, filter=chosen, **kwargs)
+
+    options = (
+        at_option("Read the memory of this node (team:acme/agent:writer); default every node."),
+        reach_option(),
+        workspace_option("Only items of this workspace."),
+        tags_option("Only items with this tag (repeat: any of them)."),
+        kinds_option("Only items of this kind (repeat: any of them)."),
+    )
+    decorated: Callable[..., Any] = with_filter
+    for option in reversed(options):
+        decorated = option(decorated)
+    return cast(F, decorated)
+
+
+def limit_option(default: int, maximum: int | None = None) -> Callable[[F], F]:
+    """``--limit N``, from 1 to ``maximum``, ``default`` when not given."""
+    return click.option(
+        "--limit",
+        type=click.IntRange(min=1, max=maximum),
+        default=default,
+        show_default=True,
+        help="Most results to show.",
+    )
+
+
+def cursor_option() -> Callable[[F], F]:
+    """``--cursor`` (parameter ``cursor``): where a previous page left off."""
+    return click.option("--cursor", help="Continue from the cursor a previous page gave.")

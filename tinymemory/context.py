@@ -1,6 +1,6 @@
 """``context.md``: a token-budgeted brief compiled from an engine, for the start of a session.
 
-:func:`compile` asks the engine one ``recall`` per :class:`Brief` (in
+:func:`compile_context` asks the engine one ``recall`` per :class:`Brief` (in
 order), then lists the latest learnings, and renders them under ``# Context``
 with a frontmatter recording when, from which engine, how many tokens and
 which items it cites. Tokens are estimated at four characters each; when the
@@ -38,7 +38,6 @@ __all__ = [
     "ContextCompiler",
     "ContextDoc",
     "ContextSpec",
-    "compile",
     "compile_context",
     "estimate_tokens",
 ]
@@ -200,13 +199,9 @@ class ContextCompiler:
         )
 
 
-def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
+def compile_context(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
     """Compile ``spec`` (the defaults when ``None``) against ``engine``, stamped now."""
     return ContextCompiler().compile(engine, spec)
-
-
-#: :func:`compile` under a name that does not shadow the builtin, for ``tinymemory.*``.
-compile_context = compile
 
 
 # --- gathering ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import importlib
 import os
 import threading
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import EntryPoint
 from typing import Any, Protocol, TypeVar
@@ -114,13 +115,19 @@ def _entry_points() -> list[EntryPoint]:
 
 
 def _load_entry_points(manager: pluggy.PluginManager, entries: list[EntryPoint]) -> None:
+    counts = Counter(entry.name for entry in entries)
     for entry in entries:
         if manager.is_blocked(entry.name):
             continue
-        if manager.get_plugin(entry.name) is not None:
-            _broken.setdefault(
-                entry.name, f"ConfigError: two installed plugins are named `{entry.name}`"
-            )
+        if counts[entry.name] > 1 or manager.get_plugin(entry.name) is not None:
+            # The same rule as for every other name: two claimants, neither is used.
+            if entry.name not in _broken:
+                _broken[entry.name] = f"ConfigError: two plugins are named `{entry.name}`"
+                warnings.warn(
+                    f"two tinymemory plugins are named `{entry.name}`: both are left out",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
             continue
         try:
             plugin = entry.load()
