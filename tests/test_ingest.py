@@ -100,6 +100,12 @@ def test_a_missing_file_is_an_invalid_request(tmp_path: Path) -> None:
         convert(tmp_path / "absent.txt")
 
 
+@pytest.mark.parametrize("value", [bytearray(b"x"), 3, None])
+def test_convert_takes_bytes_or_a_path_only(value: object) -> None:
+    with pytest.raises(InvalidRequest, match="convert takes bytes or a path, not "):
+        convert(value)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
     ("data", "name", "sniffed"),
     [

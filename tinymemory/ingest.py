@@ -88,6 +88,8 @@ def convert(
     ``meta`` (and the title the name gives) win over what a converter
     worked out; the rest of the converter's metadata (a language, say) is kept.
     """
+    if not isinstance(data_or_path, (bytes, str, os.PathLike)):
+        raise InvalidRequest(f"convert takes bytes or a path, not {type(data_or_path).__name__}")
     if isinstance(data_or_path, bytes):
         data = data_or_path
         placed = meta or MemoryMeta()

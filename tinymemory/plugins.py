@@ -13,7 +13,7 @@ import threading
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from importlib.metadata import EntryPoint
+from importlib.metadata import EntryPoint, entry_points, version
 from typing import Any, Protocol, TypeVar
 
 import attrs
@@ -108,8 +108,6 @@ def blocked_plugins(names: Iterable[str], environ: Mapping[str, str] | None = No
 
 
 def _entry_points() -> list[EntryPoint]:
-    from importlib.metadata import entry_points
-
     # Sorted, so what loads (and in which order) never depends on the machine.
     return sorted(entry_points(group=PROJECT), key=lambda entry: (entry.name, entry.value))
 
@@ -159,8 +157,6 @@ def reset_plugins() -> None:
 
 def list_plugins() -> list[PluginInfo]:
     """Every plugin: built-ins first, then installed ones, then any that failed to load."""
-    from importlib.metadata import version
-
     manager = plugin_manager()
     core = ("tinymemory", version("tinymemory"))
     infos = []
@@ -197,6 +193,8 @@ def _offered(hook_name: str, kind: type[T], what: str, key: Callable[[T], str]) 
     """
     owners: dict[str, str] = {}
     collected: list[T] = []
+    # Each plugin's implementation is called on its own (in registration order)
+    # rather than through the hook, so every value is known by who offered it.
     for impl in getattr(plugin_manager().hook, hook_name).get_hookimpls():
         for value in impl.function() or ():
             if not isinstance(value, kind):
