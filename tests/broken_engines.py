@@ -35,8 +35,8 @@ from tinymemory import (
     ReferenceEngine,
     StoreReceipt,
 )
-from tinymemory.engine import EngineWrapper
-from tinymemory.items import StoreItem
+from tinymemory._engine import EngineWrapper
+from tinymemory._items import StoreItem
 
 
 class Wrapped(EngineWrapper):

@@ -11,7 +11,12 @@ from types import ModuleType
 import pytest
 from distributions import install_ingesting_plugin
 
-from tinymemory.plugins import BUILTIN_PLUGINS, PLUGINS_VARIABLE, plugin_manager, reset_plugins
+from tinymemory._plugin_manager import (
+    BUILTIN_PLUGINS,
+    PLUGINS_VARIABLE,
+    plugin_manager,
+    reset_plugins,
+)
 
 pytest_plugins = ["pytester"]
 

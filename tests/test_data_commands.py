@@ -10,15 +10,15 @@ import pytest
 from click.testing import CliRunner, Result
 
 import tinymemory as tm
-import tinymemory.plugins
-from tinymemory import data_commands
-from tinymemory.cli import cli, main
-from tinymemory.engine import EngineDescriptor, EngineWrapper, MemoryEngine
-from tinymemory.errors import Unsupported
-from tinymemory.hookspecs import hookimpl
-from tinymemory.plugins import plugin_manager
+import tinymemory._plugin_manager
+from tinymemory._cli import data_commands
+from tinymemory._cli.main import cli, main
+from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
+from tinymemory._errors import Unsupported
+from tinymemory._hookspecs import hookimpl
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory._wire import from_json, to_json
 from tinymemory.reference import ReferenceEngine
-from tinymemory.wire import from_json, to_json
 
 THIS_FILE = str(Path(__file__))
 

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 import tinymemory as tm
-from tinymemory.cli import cli
-from tinymemory.errors import InvalidRequest, Unsupported
-from tinymemory.hookspecs import HttpResponse, ReaderContext, hookimpl
-from tinymemory.ingest import SyncReport, convert, read, sniff_format, sync
-from tinymemory.plugins import plugin_manager
+from tinymemory._cli.main import cli
+from tinymemory._errors import InvalidRequest, Unsupported
+from tinymemory._hookspecs import HttpResponse, ReaderContext, hookimpl
+from tinymemory._ingest import SyncReport, convert, read, sniff_format, sync
+from tinymemory._plugin_manager import plugin_manager
 from tinymemory.reference import ReferenceEngine
 
 pytestmark = pytest.mark.usefixtures("builtin_plugins")

@@ -52,7 +52,7 @@ def core_imports(source: str) -> list[str]:
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append(node.module)
-            # `from tinymemory import engine` reaches a module by another road.
+            # `from tinymemory import _engine` reaches a module by another road.
             if node.module == "tinymemory":
                 found += [
                     f"tinymemory.{alias.name}"
@@ -64,15 +64,15 @@ def core_imports(source: str) -> list[str]:
 
 def test_the_scan_sees_every_road_into_the_core() -> None:
     source = (
-        "import tinymemory.wire\n"
-        "from tinymemory import Learning, registry\n"
+        "import tinymemory._wire\n"
+        "from tinymemory import Learning, _registry\n"
         "from tinymemory.plugin import to_json\n"
-        "def f():\n    from tinymemory.items import fingerprint_json\n"
+        "def f():\n    from tinymemory._items import fingerprint_json\n"
     )
     assert [name for name in core_imports(source) if name not in ALLOWED] == [
-        "tinymemory.wire",
-        "tinymemory.registry",
-        "tinymemory.items",
+        "tinymemory._wire",
+        "tinymemory._registry",
+        "tinymemory._items",
     ]
 
 

@@ -7,22 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.operations import FetchMode
-from tinymemory.plugins import plugin_manager
-from tinymemory.reference import DESCRIPTOR as REFERENCE
-from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import (
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._errors import ConfigError
+from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._operations import FetchMode
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory._registry import (
     DEFAULT_ENGINE,
     MemoryConfig,
     build_engine,
     default_config_path,
     list_engines,
 )
-from tinymemory.scrubbing import ScrubbingEngine
-from tinymemory.settings import EngineCredential, EngineSettings
+from tinymemory._scrubbing import ScrubbingEngine
+from tinymemory._settings import EngineCredential, EngineSettings
+from tinymemory.reference import DESCRIPTOR as REFERENCE
+from tinymemory.reference import ReferenceEngine
 
 KEY = "sk-test-SECRET123456"
 

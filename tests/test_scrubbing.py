@@ -10,18 +10,18 @@ import pytest
 from click.testing import CliRunner
 
 import tinymemory as tm
-from tinymemory.cli import cli
-from tinymemory.errors import ConfigError, EngineError
-from tinymemory.hookspecs import Scrubber, hookimpl
-from tinymemory.ingest import sync
-from tinymemory.items import Conversation, Document, DocumentBody, Learning, Role, StoreItem, Turn
-from tinymemory.meta import MemoryMeta
-from tinymemory.operations import ListRequest
-from tinymemory.plugins import plugin_manager, scrubbers
+from tinymemory._cli.main import cli
+from tinymemory._errors import ConfigError, EngineError
+from tinymemory._hookspecs import Scrubber, hookimpl
+from tinymemory._ingest import sync
+from tinymemory._items import Conversation, Document, DocumentBody, Learning, Role, StoreItem, Turn
+from tinymemory._meta import MemoryMeta
+from tinymemory._operations import ListRequest
+from tinymemory._plugin_manager import plugin_manager, scrubbers
+from tinymemory._registry import MemoryConfig, build_engine
+from tinymemory._scrubbing import ScrubbingEngine, map_texts
+from tinymemory._wire import to_json
 from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import MemoryConfig, build_engine
-from tinymemory.scrubbing import ScrubbingEngine, map_texts
-from tinymemory.wire import to_json
 
 SECRET = "secret-word"
 REDACTED = "[REDACTED]"

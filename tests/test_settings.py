@@ -5,8 +5,8 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from tinymemory.errors import ConfigError
-from tinymemory.settings import EngineSettings
+from tinymemory._errors import ConfigError
+from tinymemory._settings import EngineSettings
 
 
 def test_options_and_headers_cannot_change_after_construction() -> None:

@@ -19,9 +19,10 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 
 from __future__ import annotations
 
-from tinymemory.canonical import fingerprint_json
-from tinymemory.engine import EngineWrapper, MemoryEngine, build_explore_page
-from tinymemory.hookspecs import (
+from tinymemory._canonical import fingerprint_json
+from tinymemory._document_pieces import Piece, cut_pieces
+from tinymemory._engine import EngineWrapper, MemoryEngine, build_explore_page
+from tinymemory._hookspecs import (
     DocumentConverter,
     Embedder,
     EngineFactory,
@@ -32,11 +33,10 @@ from tinymemory.hookspecs import (
     SourceReader,
     hookimpl,
 )
-from tinymemory.pieces import Piece, cut_pieces
-from tinymemory.plugins import embedders
-from tinymemory.scrubbing import map_texts
-from tinymemory.timestamps import to_utc
-from tinymemory.wire import from_data, from_json, to_data, to_json
+from tinymemory._plugin_manager import embedders
+from tinymemory._scrubbing import map_texts
+from tinymemory._timestamps import to_utc
+from tinymemory._wire import from_data, from_json, to_data, to_json
 
 __all__ = [
     "DocumentConverter",

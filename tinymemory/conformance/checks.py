@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import attrs
 
-from tinymemory.errors import ConfigError
+from tinymemory._errors import ConfigError
 
 from . import item_checks, properties, reach_checks, state_machine
 from .harness import Subject

@@ -16,12 +16,12 @@ from typing import Any, NoReturn, TypeVar
 
 import attrs
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory.items import StoreItem, StoreReceipt
-from tinymemory.meta import MemoryMeta, MetaFilter
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._items import StoreItem, StoreReceipt
+from tinymemory._meta import MemoryMeta, MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     EraseReport,
     EraseRequest,
     ExplorePage,
@@ -36,7 +36,7 @@ from tinymemory.operations import (
     RecallAnswer,
     RecallRequest,
 )
-from tinymemory.wire import to_json
+from tinymemory._wire import to_json
 
 from .failures import CheckFailed, CheckSkipped
 from .profiles import Profile, profile_named

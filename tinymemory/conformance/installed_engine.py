@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.registry import build_engine
-from tinymemory.settings import EngineCredential
+from tinymemory._engine import MemoryEngine
+from tinymemory._registry import build_engine
+from tinymemory._settings import EngineCredential
 
 from .pytest_plugin import TARGET_KEY, EngineTarget
 from .testcase import ConformanceTests

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import partial
 
-from tinymemory.errors import Unsupported
-from tinymemory.items import (
+from tinymemory._errors import Unsupported
+from tinymemory._items import (
     Conversation,
     Document,
     Learning,
@@ -23,7 +23,7 @@ from tinymemory.items import (
     StoreItem,
     Turn,
 )
-from tinymemory.meta import (
+from tinymemory._meta import (
     ItemKind,
     MetaFilter,
     SourceKind,
@@ -31,7 +31,7 @@ from tinymemory.meta import (
     ToolCallRef,
     TurnRange,
 )
-from tinymemory.operations import (
+from tinymemory._operations import (
     ExploreRequest,
     Facet,
     FetchMode,
@@ -41,7 +41,7 @@ from tinymemory.operations import (
     Hit,
     RecallRequest,
 )
-from tinymemory.wire import to_json
+from tinymemory._wire import to_json
 
 from .harness import Harness, Label, Subject
 

@@ -24,8 +24,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from tinymemory.errors import TinyMemoryError
-from tinymemory.settings import EngineSettings
+from tinymemory._errors import TinyMemoryError
+from tinymemory._settings import EngineSettings
 
 
 @attrs.frozen
@@ -67,7 +67,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _settings(engine: str, option: str, text: str | None) -> EngineSettings | None:
-    from tinymemory.registry import settings_from_json
+    from tinymemory._registry import settings_from_json
 
     if text is None:
         return None
@@ -82,8 +82,8 @@ def pytest_configure(config: pytest.Config) -> None:
     engine = config.getoption("tinymemory_engine")
     if engine is None:
         return
+    from tinymemory._registry import list_engines
     from tinymemory.conformance.profiles import profile_named
-    from tinymemory.registry import list_engines
 
     installed = [descriptor.id for descriptor in list_engines()]
     if engine not in installed:

@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 
-from tinymemory.errors import TinyMemoryError
+from tinymemory._errors import TinyMemoryError
 
 from .checks import checks_named
 from .failures import CheckFailed, CheckSkipped

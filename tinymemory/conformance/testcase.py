@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tinymemory.engine import MemoryEngine
+from tinymemory._engine import MemoryEngine
 
 from .checks import CHECKS, Check
 from .failures import CheckSkipped

@@ -13,8 +13,8 @@ import json.encoder
 from collections.abc import Callable
 from typing import Any
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.f32 import format_f32
+from tinymemory._errors import InvalidRequest
+from tinymemory._f32 import format_f32
 
 
 def fingerprint_json(text: str) -> str:

@@ -6,7 +6,7 @@ tagged by ``"type"``, ``DocumentBody`` and ``ForgetTarget`` externally tagged
 (``{"state": "down", "reason": ...}``), namespaces as their written paths, the
 root namespace and unset options left out. :func:`to_json` writes compact
 JSON the way serde_json does (key order kept, non-ASCII raw, f32 numbers in
-their shortest form) with the writer of :mod:`tinymemory.canonical`, which
+their shortest form) with the writer of :mod:`tinymemory._canonical`, which
 item fingerprints hash.
 """
 
@@ -22,14 +22,14 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.v import format_exception
 
-from tinymemory.canonical import dumps
-from tinymemory.engine import EngineDescriptor
-from tinymemory.errors import InvalidRequest, TinyMemoryError
-from tinymemory.items import Conversation, Document, DocumentBody, Learning, StoreItem
-from tinymemory.meta import MetaFilter
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import EraseReport, ExportPage, ForgetTarget, RecallAnswer
-from tinymemory.timestamps import format_timestamp, parse_timestamp
+from tinymemory._canonical import dumps
+from tinymemory._engine import EngineDescriptor
+from tinymemory._errors import InvalidRequest, TinyMemoryError
+from tinymemory._items import Conversation, Document, DocumentBody, Learning, StoreItem
+from tinymemory._meta import MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import EraseReport, ExportPage, ForgetTarget, RecallAnswer
+from tinymemory._timestamps import format_timestamp, parse_timestamp
 
 __all__ = ["converter", "dumps", "from_data", "from_json", "to_data", "to_json"]
 

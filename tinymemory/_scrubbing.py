@@ -13,10 +13,10 @@ from collections.abc import Callable, Sequence
 
 import attrs
 
-from tinymemory.engine import EngineWrapper, MemoryEngine
-from tinymemory.errors import EngineError
-from tinymemory.hookspecs import Scrubber
-from tinymemory.items import (
+from tinymemory._engine import EngineWrapper, MemoryEngine
+from tinymemory._errors import EngineError
+from tinymemory._hookspecs import Scrubber
+from tinymemory._items import (
     STORE_ITEM_TYPES,
     Conversation,
     Document,

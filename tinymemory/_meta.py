@@ -7,8 +7,10 @@ from datetime import datetime
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.fields import (
+from tinymemory._errors import InvalidRequest
+from tinymemory._namespace import Namespace, Reach, as_namespace
+from tinymemory._timestamps import optional_utc
+from tinymemory._validators import (
     WireEnum,
     count,
     instance_of,
@@ -18,8 +20,6 @@ from tinymemory.fields import (
     str_tuple,
     to_enum_tuple,
 )
-from tinymemory.namespace import Namespace, Reach, as_namespace
-from tinymemory.timestamps import optional_utc
 
 
 class ItemKind(WireEnum):

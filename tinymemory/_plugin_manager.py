@@ -19,9 +19,9 @@ from typing import Any, Protocol, TypeVar
 import attrs
 import pluggy
 
-from tinymemory.config_file import parse_toml, plugins_table, read_config_text
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import (
+from tinymemory._config_file import parse_toml, plugins_table, read_config_text
+from tinymemory._errors import ConfigError
+from tinymemory._hookspecs import (
     PROJECT,
     DocumentConverter,
     Embedder,

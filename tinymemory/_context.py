@@ -9,7 +9,7 @@ the end, then the last brief is shortened and finally dropped, so earlier
 briefs keep their text longest.
 
 Engine failures never fail the document: a brief whose recall fails is
-skipped and logged (logger ``tinymemory.context``), a failed learnings
+skipped and logged (logger ``tinymemory._context``), a failed learnings
 listing leaves the learnings out, and an engine with nothing to say yields an
 empty document. Only a malformed spec is an error.
 """
@@ -24,13 +24,13 @@ from datetime import UTC, datetime
 
 import attrs
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import InvalidRequest, TinyMemoryError
-from tinymemory.fields import count, instance_of, required_str, str_tuple, to_tuple_of
-from tinymemory.meta import ItemKind, MetaFilter, as_filter
-from tinymemory.namespace import Reach
-from tinymemory.operations import Hit, ListRequest, RecallRequest
-from tinymemory.timestamps import format_whole_seconds, to_utc
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import InvalidRequest, TinyMemoryError
+from tinymemory._meta import ItemKind, MetaFilter, as_filter
+from tinymemory._namespace import Reach
+from tinymemory._operations import Hit, ListRequest, RecallRequest
+from tinymemory._timestamps import format_whole_seconds, to_utc
+from tinymemory._validators import count, instance_of, required_str, str_tuple, to_tuple_of
 
 __all__ = [
     "DEFAULT_BRIEFS",
@@ -42,7 +42,7 @@ __all__ = [
     "estimate_tokens",
 ]
 
-logger = logging.getLogger("tinymemory.context")
+logger = logging.getLogger("tinymemory._context")
 
 #: Characters per estimated token.
 CHARS_PER_TOKEN = 4

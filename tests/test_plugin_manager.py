@@ -15,11 +15,11 @@ from click.testing import CliRunner
 from distributions import make_distribution
 
 import tinymemory
-from tinymemory.cli import cli
-from tinymemory.engine import EngineDescriptor
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.plugins import (
+from tinymemory._cli.main import cli
+from tinymemory._engine import EngineDescriptor
+from tinymemory._errors import ConfigError
+from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._plugin_manager import (
     BUILTIN_PLUGINS,
     PluginInfo,
     embedders,
@@ -28,16 +28,16 @@ from tinymemory.plugins import (
     reset_plugins,
     scrubbers,
 )
+from tinymemory._registry import MemoryConfig, build_engine, list_engines
+from tinymemory._scrubbing import ScrubbingEngine
+from tinymemory._wire import to_data
 from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import MemoryConfig, build_engine, list_engines
-from tinymemory.scrubbing import ScrubbingEngine
-from tinymemory.wire import to_data
 
 FAKE_MODULE = '''
 """A third-party plugin, as a distribution would ship it."""
 
-from tinymemory.engine import EngineDescriptor
-from tinymemory.hookspecs import EngineFactory, hookimpl
+from tinymemory._engine import EngineDescriptor
+from tinymemory._hookspecs import EngineFactory, hookimpl
 from tinymemory.reference import ReferenceEngine
 
 DESCRIPTOR = EngineDescriptor(
@@ -210,7 +210,7 @@ def test_the_cli_lists_an_installed_plugin(site: Path) -> None:
 def test_a_plugin_object_inside_a_module_can_be_the_entry_point(site: Path) -> None:
     source = textwrap.dedent(
         """
-        from tinymemory.hookspecs import hookimpl
+        from tinymemory._hookspecs import hookimpl
 
 
         class Plugin:
@@ -287,7 +287,7 @@ def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
         ("badplug_mod", "import no_such_module_anywhere_xyz\n", "ModuleNotFoundError"),
         (
             "badplug_mod",
-            "from tinymemory.hookspecs import hookimpl\n\n"
+            "from tinymemory._hookspecs import hookimpl\n\n"
             "@hookimpl\ndef tinymemory_engines(unexpected):\n    return []\n",
             "PluginValidationError",
         ),
@@ -321,7 +321,7 @@ def test_other_broken_plugins_are_listed_with_their_error(
 
 def test_a_plugin_returning_a_wrong_type_is_a_config_error(site: Path) -> None:
     source = (
-        "from tinymemory.hookspecs import hookimpl\n\n"
+        "from tinymemory._hookspecs import hookimpl\n\n"
         "@hookimpl\ndef tinymemory_engines():\n    return ['not a factory']\n"
     )
     make_distribution(
@@ -337,7 +337,7 @@ import json
 import warnings
 
 import tinymemory
-from tinymemory.plugins import list_plugins
+from tinymemory._plugin_manager import list_plugins
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -416,10 +416,10 @@ def test_import_tinymemory_loads_no_plugin(site: Path) -> None:
         "importlib.metadata",
         "fakeplug_mod",
         "tinymemory.reference",
-        "tinymemory.plugins",
-        "tinymemory.registry",
-        "tinymemory.hookspecs",
-        "tinymemory.wire",
+        "tinymemory._plugin_manager",
+        "tinymemory._registry",
+        "tinymemory._hookspecs",
+        "tinymemory._wire",
     }
     assert "tinymemory" in imported
     assert imported & lazy == set()

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import attrs
 import pluggy
 
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.items import Document, StoreItem
-from tinymemory.settings import EngineCredential, EngineSettings
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._items import Document, StoreItem
+from tinymemory._settings import EngineCredential, EngineSettings
 
 if TYPE_CHECKING:
     import click

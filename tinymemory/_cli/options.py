@@ -12,9 +12,9 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from tinymemory.errors import TinyMemoryError
-from tinymemory.meta import ItemKind, MetaFilter
-from tinymemory.namespace import Namespace, Reach
+from tinymemory._errors import TinyMemoryError
+from tinymemory._meta import ItemKind, MetaFilter
+from tinymemory._namespace import Namespace, Reach
 
 F = TypeVar("F", bound=Callable[..., Any])
 

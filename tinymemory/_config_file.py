@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tinymemory.errors import ConfigError
+from tinymemory._errors import ConfigError
 
 #: The environment variable naming the configuration file.
 CONFIG_VARIABLE = "TINYMEMORY_CONFIG"

@@ -15,12 +15,12 @@ from typing import ClassVar, TypeAlias, cast
 
 import attrs
 
-from tinymemory.canonical import fingerprint_json
-from tinymemory.errors import InvalidRequest
-from tinymemory.f32 import display_f32, to_f32
-from tinymemory.fields import WireEnum, optional_str, required_str
-from tinymemory.meta import ItemKind, MemoryMeta, ToolCallRef
-from tinymemory.timestamps import optional_utc
+from tinymemory._canonical import fingerprint_json
+from tinymemory._errors import InvalidRequest
+from tinymemory._f32 import display_f32, to_f32
+from tinymemory._meta import ItemKind, MemoryMeta, ToolCallRef
+from tinymemory._timestamps import optional_utc
+from tinymemory._validators import WireEnum, optional_str, required_str
 
 #: The most items one ``store_many`` call takes.
 MAX_STORE_MANY = 100
@@ -125,7 +125,7 @@ class _ItemBehaviour:
         also clears ``tool_call.id``, which the spec does not name.
         """
         # wire imports this module, so it is imported here rather than at the top.
-        from tinymemory.wire import to_json
+        from tinymemory._wire import to_json
 
         unobserved = attrs.evolve(self, meta=attrs.evolve(self.meta, observed_at=None))  # type: ignore[misc]
         return fingerprint_json(to_json(unobserved))

@@ -18,19 +18,19 @@ from typing import Any
 
 import attrs
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory.hookspecs import (
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._hookspecs import (
     DocumentConverter,
     Fetcher,
     HttpResponse,
     ReaderContext,
     SourceReader,
 )
-from tinymemory.items import MAX_STORE_MANY, Document, StoreItem, validate_item
-from tinymemory.meta import MemoryMeta, SourceKind, SourceRef
-from tinymemory.plugins import document_converters, source_readers
-from tinymemory.settings import EngineCredential
+from tinymemory._items import MAX_STORE_MANY, Document, StoreItem, validate_item
+from tinymemory._meta import MemoryMeta, SourceKind, SourceRef
+from tinymemory._plugin_manager import document_converters, source_readers
+from tinymemory._settings import EngineCredential
 
 #: Magic numbers of formats worth naming when nothing converts them.
 _MAGIC = (

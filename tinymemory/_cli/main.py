@@ -1,7 +1,7 @@
 """The ``tinymemory`` command line.
 
 Core commands list what is installed; the data commands (``store``,
-``fetch``, ``export``, ...) come from :mod:`tinymemory.data_commands`; plugins
+``fetch``, ``export``, ...) come from :mod:`tinymemory._cli.data_commands`; plugins
 add their own commands through the ``tinymemory_register_commands`` hook.
 """
 
@@ -15,25 +15,25 @@ from pathlib import Path
 
 import click
 
-from tinymemory.cli_options import at_option, json_option, reach_from, reach_option, table
-from tinymemory.conformance.profiles import PROFILES
-from tinymemory.context import ContextCompiler, ContextSpec
-from tinymemory.data_commands import add_data_commands
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.errors import ConfigError, TinyMemoryError
-from tinymemory.namespace import Namespace
-from tinymemory.plugins import list_plugins, plugin_manager
-from tinymemory.registry import (
+from tinymemory._cli.data_commands import add_data_commands
+from tinymemory._cli.options import at_option, json_option, reach_from, reach_option, table
+from tinymemory._context import ContextCompiler, ContextSpec
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._errors import ConfigError, TinyMemoryError
+from tinymemory._namespace import Namespace
+from tinymemory._plugin_manager import list_plugins, plugin_manager
+from tinymemory._registry import (
     MemoryConfig,
     build_engine,
     config_path,
     list_engines,
     settings_from_json,
 )
-from tinymemory.settings import API_KEY_VARIABLE, EngineCredential, redact_url
-from tinymemory.timestamps import format_timestamp
-from tinymemory.tool_schemas import READ_TOOLS, tool_specs
-from tinymemory.wire import to_data
+from tinymemory._settings import API_KEY_VARIABLE, EngineCredential, redact_url
+from tinymemory._timestamps import format_timestamp
+from tinymemory._tool_schemas import READ_TOOLS, tool_specs
+from tinymemory._wire import to_data
+from tinymemory.conformance.profiles import PROFILES
 
 
 @click.group(name="tinymemory")

@@ -2,7 +2,7 @@
 
 ``store``, ``fetch``, ``recall``, ``list``, ``get``, ``explore``, ``forget``,
 ``export``, ``import`` and ``erase``. Each prints readable text, or with
-``--json`` the contract's JSON forms. A :class:`~tinymemory.errors.TinyMemoryError`
+``--json`` the contract's JSON forms. A :class:`~tinymemory._errors.TinyMemoryError`
 ends a command with ``tinymemory: <kind>: <message>`` on stderr and status 1;
 a bad option or argument is a usage error (status 2).
 """
@@ -22,7 +22,7 @@ from typing import IO, Any, BinaryIO, TypeVar, cast
 import attrs
 import click
 
-from tinymemory.cli_options import (
+from tinymemory._cli.options import (
     at_option,
     cursor_option,
     filter_options,
@@ -33,11 +33,11 @@ from tinymemory.cli_options import (
     tags_option,
     workspace_option,
 )
-from tinymemory.engine import LISTING_PAGE, MemoryEngine
-from tinymemory.errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory.f32 import display_f32
-from tinymemory.ingest import SyncReport, convert, sync
-from tinymemory.items import (
+from tinymemory._engine import LISTING_PAGE, MemoryEngine
+from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._f32 import display_f32
+from tinymemory._ingest import SyncReport, convert, sync
+from tinymemory._items import (
     Document,
     Learning,
     LearningKind,
@@ -45,9 +45,9 @@ from tinymemory.items import (
     StoreReceipt,
     validate_item,
 )
-from tinymemory.meta import MemoryMeta, MetaFilter
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._meta import MemoryMeta, MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_GET_IDS,
     EraseRequest,
@@ -63,10 +63,10 @@ from tinymemory.operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory.registry import MemoryConfig
-from tinymemory.settings import EngineCredential
-from tinymemory.tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
-from tinymemory.wire import dumps, from_data, to_data, to_json
+from tinymemory._registry import MemoryConfig
+from tinymemory._settings import EngineCredential
+from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
+from tinymemory._wire import dumps, from_data, to_data, to_json
 
 T = TypeVar("T")
 Command = Callable[..., None]
@@ -91,7 +91,7 @@ def add_data_commands(group: click.Group) -> None:
 
 
 class EngineFailure(click.ClickException):
-    """A :class:`TinyMemoryError` met by a data command, shown as ``tinymemory.cli.main`` shows one.
+    """A :class:`TinyMemoryError` met by a data command, shown as the ``main`` of the CLI shows one.
 
     Raised inside the command, so the group ends cleanly however it is run
     (the console script, ``main`` or a ``CliRunner``).

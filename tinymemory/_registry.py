@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import attrs
 
-from tinymemory.config_file import (
+from tinymemory._config_file import (
     CONFIG_VARIABLE,
     config_path,
     default_config_path,
@@ -24,11 +24,11 @@ from tinymemory.config_file import (
     plugins_table,
     read_config_text,
 )
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.errors import ConfigError, TinyMemoryError
-from tinymemory.plugins import engine_factories, scrubbers
-from tinymemory.scrubbing import ScrubbingEngine
-from tinymemory.settings import EngineCredential, EngineSettings, is_loopback_host, redact_url
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._errors import ConfigError, TinyMemoryError
+from tinymemory._plugin_manager import engine_factories, scrubbers
+from tinymemory._scrubbing import ScrubbingEngine
+from tinymemory._settings import EngineCredential, EngineSettings, is_loopback_host, redact_url
 
 #: The engine used when the configuration names none: the embedded one.
 DEFAULT_ENGINE = "sqlite"

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import attrs
 
-from tinymemory.errors import ConfigError
+from tinymemory._errors import ConfigError
 
 #: The environment variable a static API key is read from.
 API_KEY_VARIABLE = "TINYMEMORY_API_KEY"
