@@ -41,8 +41,8 @@ from tinymemory import (
     ReferenceEngine,
     StoreReceipt,
 )
-from tinymemory.engine import EngineWrapper
-from tinymemory.items import MAX_STORE_MANY, Learning, StoreItem
+from tinymemory._engine import EngineWrapper
+from tinymemory._items import MAX_STORE_MANY, Learning, StoreItem
 
 
 class Wrapped(EngineWrapper):

@@ -15,15 +15,15 @@ import pytest
 from click.testing import CliRunner
 
 import tinymemory
-import tinymemory.plugins
-from tinymemory.cli import cli, main
-from tinymemory.engine import EngineWrapper
-from tinymemory.errors import ConfigError, Unavailable
-from tinymemory.hookspecs import hookimpl
-from tinymemory.plugins import plugin_manager
+import tinymemory._plugin_manager
+from tinymemory._cli.main import cli, main
+from tinymemory._engine import EngineWrapper
+from tinymemory._errors import ConfigError, Unavailable
+from tinymemory._hookspecs import hookimpl
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory._wire import to_data
 from tinymemory.reference import DESCRIPTOR as REFERENCE
 from tinymemory.reference import ReferenceEngine
-from tinymemory.wire import to_data
 
 CORE_COMMANDS = frozenset(cli.commands)
 
@@ -83,8 +83,8 @@ def test_engines_json_holds_the_reference_descriptor() -> None:
 
 
 def test_engines_shows_what_a_remote_engine_needs() -> None:
-    from tinymemory.engine import EngineDescriptor
-    from tinymemory.hookspecs import EngineFactory
+    from tinymemory._engine import EngineDescriptor
+    from tinymemory._hookspecs import EngineFactory
 
     class Remote:
         @hookimpl
@@ -272,7 +272,7 @@ def test_a_command_returning_a_value_still_exits_0() -> None:
 def test_a_missing_default_engine_through_the_cli_is_a_clean_error(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from tinymemory.registry import MemoryConfig
+    from tinymemory._registry import MemoryConfig
 
     @click.command()
     def build() -> None:
@@ -440,7 +440,7 @@ def test_tools_with_an_unknown_engine_is_a_clean_error(
 
 def register_filled_engine(*items: tinymemory.StoreItem) -> None:
     """An engine `filled` whose every build holds ``items``."""
-    from tinymemory.hookspecs import EngineFactory
+    from tinymemory._hookspecs import EngineFactory
 
     def build(settings: object, credential: object) -> ReferenceEngine:
         engine = ReferenceEngine()
@@ -569,7 +569,7 @@ def test_conformance_runs_the_checks_named_against_the_configured_engine(
 def test_conformance_reports_json_and_fails_a_broken_engine(reference_config: Path) -> None:
     from broken_engines import ReportsDown
 
-    from tinymemory.hookspecs import EngineFactory
+    from tinymemory._hookspecs import EngineFactory
 
     class DownEngines:
         @hookimpl
@@ -604,7 +604,7 @@ def test_conformance_refuses_an_unknown_engine_or_check(
 def test_conformance_takes_settings_and_a_peer_for_the_isolation_check(
     reference_config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tinymemory.hookspecs import EngineFactory
+    from tinymemory._hookspecs import EngineFactory
 
     stores: dict[object, ReferenceEngine] = {}
 

@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tinymemory as tm
-from tinymemory.conformance import strategies as tms
-from tinymemory.context import (
+from tinymemory._context import (
     BRIEF_INSTRUCTIONS,
     DEFAULT_BRIEFS,
     Brief,
@@ -25,16 +24,15 @@ from tinymemory.context import (
     _render,
     _Section,
     _shorten,
-    compile,
     compile_context,
     estimate_tokens,
 )
-from tinymemory.engine import EngineDescriptor, EngineHealth, MemoryEngine
-from tinymemory.errors import EngineError, InvalidRequest, Unavailable
-from tinymemory.items import Learning, StoreItem, StoreReceipt
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
+from tinymemory._errors import EngineError, InvalidRequest, Unavailable
+from tinymemory._items import Learning, StoreItem, StoreReceipt
+from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     Citation,
     FetchPage,
     FetchRequest,
@@ -46,9 +44,10 @@ from tinymemory.operations import (
     RecallAnswer,
     RecallRequest,
 )
+from tinymemory._timestamps import format_timestamp
+from tinymemory._wire import to_data
+from tinymemory.conformance import strategies as tms
 from tinymemory.reference import ReferenceEngine
-from tinymemory.timestamps import format_timestamp
-from tinymemory.wire import to_data
 
 AT = datetime(2025, 5, 6, 7, 8, 9, 750000, tzinfo=UTC)
 PINNED = ContextCompiler(AT)
@@ -248,13 +247,13 @@ def test_a_failing_brief_is_logged_and_skipped(caplog):
             QUESTIONS[3]: answer("- shipped", "b"),
         }
     )
-    with caplog.at_level(logging.WARNING, logger="tinymemory.context"):
+    with caplog.at_level(logging.WARNING, logger="tinymemory._context"):
         doc = PINNED.compile(engine)
     assert "## About the user" not in doc.markdown
     assert "## Preferences and standing instructions" not in doc.markdown
     assert "## Active work\n\n- works on tinymemory\n" in doc.markdown
     assert doc.refs == ("a", "b")
-    warnings = [record for record in caplog.records if record.name == "tinymemory.context"]
+    warnings = [record for record in caplog.records if record.name == "tinymemory._context"]
     assert [record.levelno for record in warnings] == [logging.WARNING] * 2
     assert "About the user" in warnings[0].getMessage()
     assert "unavailable: engine is restarting" in warnings[0].getMessage()
@@ -281,7 +280,7 @@ def test_a_failed_learnings_listing_leaves_learnings_out(caplog):
         learnings=[learning("l1", "fact")],
         list_error=EngineError("listing broke"),
     )
-    with caplog.at_level(logging.WARNING, logger="tinymemory.context"):
+    with caplog.at_level(logging.WARNING, logger="tinymemory._context"):
         doc = PINNED.compile(engine)
     assert "Learnings" not in doc.markdown
     assert doc.refs == ("x",)
@@ -509,10 +508,9 @@ def test_compile_stamps_the_current_time():
     before = datetime.now(UTC).replace(microsecond=0)
     engine = ReferenceEngine()
     engine.store(Learning(text="The user likes tea"))
-    doc = compile(engine)
+    doc = compile_context(engine)
     assert before <= doc.generated_at <= datetime.now(UTC)
-    assert compile_context is compile
-    assert tm.compile_context is compile
+    assert tm.compile_context is compile_context
     assert tm.ContextSpec is ContextSpec
     stamp = re.search(r"^generated_at: (\S+)$", doc.markdown, re.M).group(1)
     assert stamp == doc.generated_at.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -8,13 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.errors import ConfigError, TinyMemoryError
-from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.plugins import plugin_manager
-from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import MemoryConfig, build_engine
-from tinymemory.settings import (
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._errors import ConfigError, TinyMemoryError
+from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory._registry import MemoryConfig, build_engine
+from tinymemory._settings import (
     API_KEY_VARIABLE,
     BearerSource,
     CredentialKind,
@@ -22,6 +21,7 @@ from tinymemory.settings import (
     EngineSettings,
     redact_url,
 )
+from tinymemory.reference import ReferenceEngine
 
 KEY = "sk-test-SECRET123456"
 PASSWORD = "pw-SECRET987654"
@@ -348,7 +348,7 @@ def test_settings_repr_shows_option_names_not_values() -> None:
 
 @pytest.mark.usefixtures("builtin_plugins")
 def test_a_contract_error_from_a_factory_is_redacted_keeping_its_kind() -> None:
-    from tinymemory.errors import Unauthorized
+    from tinymemory._errors import Unauthorized
 
     def refusing(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
         raise Unauthorized(f"key {credential.bearer()} was refused")
@@ -365,7 +365,7 @@ def test_a_contract_error_from_a_factory_is_redacted_keeping_its_kind() -> None:
 
 
 def test_a_credential_has_no_json_form() -> None:
-    from tinymemory.wire import to_data, to_json
+    from tinymemory._wire import to_data, to_json
 
     with pytest.raises(TypeError, match="no json form"):
         to_data(EngineCredential.static(KEY))

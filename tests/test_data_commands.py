@@ -10,15 +10,15 @@ import pytest
 from click.testing import CliRunner, Result
 
 import tinymemory as tm
-import tinymemory.plugins
-from tinymemory import data_commands
-from tinymemory.cli import cli, main
-from tinymemory.engine import EngineDescriptor, EngineWrapper, MemoryEngine
-from tinymemory.errors import Unsupported
-from tinymemory.hookspecs import hookimpl
-from tinymemory.plugins import plugin_manager
+import tinymemory._plugin_manager
+from tinymemory._cli import data_commands
+from tinymemory._cli.main import cli, main
+from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
+from tinymemory._errors import Unsupported
+from tinymemory._hookspecs import hookimpl
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory._wire import from_json, to_json
 from tinymemory.reference import ReferenceEngine
-from tinymemory.wire import from_json, to_json
 
 THIS_FILE = str(Path(__file__))
 
@@ -144,17 +144,20 @@ def test_store_a_text_file_as_a_document(engine: ReferenceEngine, tmp_path: Path
     assert texts(engine)[1].startswith("# My notes\n\n# Notes")
 
 
-@pytest.mark.parametrize("data", [b"\x89PNG\r\n\x1a\n\x00\x00", b"caf\xe9 latin-1"])
+@pytest.mark.parametrize(
+    ("data", "sniffed"),
+    [(b"\x89PNG\r\n\x1a\n\x00\x00", "png"), (b"caf\xe9 latin-1", "application/octet-stream")],
+)
 def test_store_refuses_a_file_that_is_not_utf8_text(
-    engine: ReferenceEngine, tmp_path: Path, data: bytes
+    engine: ReferenceEngine, tmp_path: Path, data: bytes, sniffed: str
 ) -> None:
     file = tmp_path / "picture.bin"
     file.write_bytes(data)
     result = invoke("store", "--file", str(file))
     assert result.exit_code == 1
     assert result.stderr == (
-        f"tinymemory: invalid request: `{file}` is not UTF-8 text, "
-        "and no installed document converter reads it\n"
+        f"tinymemory: unsupported: `{file}` is {sniffed}, "
+        "which no document converter reads (installed: none)\n"
     )
     assert texts(engine) == []
 

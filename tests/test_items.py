@@ -28,9 +28,9 @@ from tinymemory import (
     Turn,
     TurnRange,
 )
-from tinymemory.f32 import display_f32, format_f32, to_f32
-from tinymemory.items import validate_item, validate_many
-from tinymemory.timestamps import format_timestamp, parse_timestamp
+from tinymemory._f32 import display_f32, format_f32, to_f32
+from tinymemory._items import validate_item, validate_many
+from tinymemory._timestamps import format_timestamp, parse_timestamp
 
 AT = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
 

@@ -427,3 +427,10 @@ def test_source_kind_wire_values():
         "agent",
         "import",
     ]
+
+
+def test_meta_and_filter_are_built_by_keyword_only() -> None:
+    with pytest.raises(TypeError):
+        MemoryMeta(Namespace.ROOT)  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        MetaFilter(None)  # type: ignore[misc]

@@ -36,7 +36,7 @@ from tinymemory import (
     Turn,
     TurnRange,
 )
-from tinymemory.operations import DEFAULT_SCAN_LIMIT
+from tinymemory._operations import DEFAULT_SCAN_LIMIT
 
 ROOT = Namespace.ROOT
 

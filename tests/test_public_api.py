@@ -79,6 +79,10 @@ SPEC_NAMES = [
     "ContextDoc",
     "ContextCompiler",
     "compile_context",
+    "convert",
+    "read",
+    "sync",
+    "SyncReport",
 ]
 
 

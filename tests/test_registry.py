@@ -7,22 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.operations import FetchMode
-from tinymemory.plugins import plugin_manager
-from tinymemory.reference import DESCRIPTOR as REFERENCE
-from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import (
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._errors import ConfigError
+from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._operations import FetchMode
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory._registry import (
     DEFAULT_ENGINE,
     MemoryConfig,
     build_engine,
     default_config_path,
     list_engines,
 )
-from tinymemory.scrubbing import ScrubbingEngine
-from tinymemory.settings import EngineCredential, EngineSettings
+from tinymemory._scrubbing import ScrubbingEngine
+from tinymemory._settings import EngineCredential, EngineSettings
+from tinymemory.reference import DESCRIPTOR as REFERENCE
+from tinymemory.reference import ReferenceEngine
 
 KEY = "sk-test-SECRET123456"
 
@@ -565,3 +565,23 @@ def test_config_build_uses_the_engines_settings(plugins: Register) -> None:
 def test_config_build_of_the_default_engine_refuses_when_it_is_missing(plugins: Register) -> None:
     with pytest.raises(ConfigError, match="unknown engine `sqlite`"):
         MemoryConfig().build()
+
+
+def test_build_engine_without_an_id_builds_the_configured_engine(
+    plugins: Register, reference_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugin, built = engine_plugin(descriptor("remote"))
+    plugins(plugin)
+    assert isinstance(build_engine(), ReferenceEngine)
+    assert built.calls == []
+    reference_config.write_text(
+        'engine = "remote"\n[engines.remote]\nendpoint = "https://example.com"\n',
+        encoding="utf-8",
+    )
+    build_engine()
+    ((settings, _),) = built.calls
+    assert settings.endpoint == "https://example.com"
+    build_engine(settings=EngineSettings(endpoint="https://other.example.com"))
+    assert built.calls[1][0].endpoint == "https://other.example.com"
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "reference")
+    assert isinstance(build_engine(), ReferenceEngine)

@@ -1,21 +1,27 @@
-"""Scrubbers on every store: ``MemoryConfig.build()`` wraps the engine in a ScrubbingEngine."""
+"""Scrubbers on every store: ``build_engine`` wraps the engine in a ScrubbingEngine."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 
 import attrs
 import pytest
+from click.testing import CliRunner
 
-from tinymemory.errors import ConfigError, EngineError
-from tinymemory.hookspecs import Scrubber, hookimpl
-from tinymemory.items import Conversation, Document, Learning, Role, StoreItem, Turn
-from tinymemory.meta import MemoryMeta
-from tinymemory.operations import ListRequest
-from tinymemory.plugins import plugin_manager, scrubbers
+import tinymemory as tm
+from tinymemory._cli.main import cli
+from tinymemory._errors import ConfigError, EngineError
+from tinymemory._hookspecs import Scrubber, hookimpl
+from tinymemory._ingest import sync
+from tinymemory._items import Conversation, Document, DocumentBody, Learning, Role, StoreItem, Turn
+from tinymemory._meta import MemoryMeta
+from tinymemory._operations import ListRequest
+from tinymemory._plugin_manager import plugin_manager, scrubbers
+from tinymemory._registry import MemoryConfig, build_engine
+from tinymemory._scrubbing import ScrubbingEngine, map_texts
+from tinymemory._wire import to_json
 from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import MemoryConfig, build_engine
-from tinymemory.scrubbing import ScrubbingEngine
 
 SECRET = "secret-word"
 REDACTED = "[REDACTED]"
@@ -152,10 +158,16 @@ def test_without_scrubbers_build_returns_the_bare_engine(plugins: Register) -> N
     assert stored_texts(engine) == [LEARNING.text]
 
 
-def test_build_engine_itself_does_not_scrub(plugins: Register) -> None:
+def test_build_engine_scrubs_unless_told_not_to(plugins: Register) -> None:
     plugins(Replacer("redactor", SECRET, REDACTED))
     engine = build_engine("reference")
-    assert type(engine) is ReferenceEngine
+    assert isinstance(engine, ScrubbingEngine)
+    engine.store(LEARNING)
+    assert stored_texts(engine) == [f"the password is {REDACTED}"]
+    bare = build_engine("reference", scrub=False)
+    assert type(bare) is ReferenceEngine
+    bare.store(LEARNING)
+    assert stored_texts(bare) == [LEARNING.text]
 
 
 class Broken:
@@ -183,11 +195,11 @@ def test_a_bad_scrub_in_a_batch_stores_nothing(plugins: Register) -> None:
     assert stored_texts(engine) == ["fine"]
 
 
-def test_scrubbers_of_separate_plugins_run_in_registration_order(plugins: Register) -> None:
+def test_scrubbers_of_separate_plugins_run_in_name_order(plugins: Register) -> None:
     first = Replacer("first", SECRET, REDACTED)
     second = Replacer("second", REDACTED, "[GONE]")
-    plugins(first)
     plugins(second)
+    plugins(first)
     assert [scrubber.name for scrubber in scrubbers()] == ["first", "second"]
     engine = MemoryConfig(engine="reference").build()
     engine.store(Learning(text=f"a {SECRET}"))
@@ -196,14 +208,37 @@ def test_scrubbers_of_separate_plugins_run_in_registration_order(plugins: Regist
     assert second.seen == [Learning(text=f"a {REDACTED}")]
 
 
-def test_scrubbers_of_one_plugin_run_in_list_order(plugins: Register) -> None:
-    plugins(Replacer("second", REDACTED, "[GONE]"), Replacer("first", SECRET, REDACTED))
+def test_a_declared_priority_runs_first_whatever_the_name(plugins: Register) -> None:
+    late = Replacer("a-late", REDACTED, "[GONE]")
+    early = Replacer("z-early", SECRET, REDACTED)
+    early.priority = -10  # type: ignore[attr-defined]
+    plugins(late, early)
     engine = MemoryConfig(engine="reference").build()
     assert isinstance(engine, ScrubbingEngine)
-    assert [scrubber.name for scrubber in engine.scrubbers] == ["second", "first"]
+    assert [scrubber.name for scrubber in engine.scrubbers] == ["z-early", "a-late"]
     engine.store(Learning(text=f"a {SECRET}"))
-    assert stored_texts(engine) == [f"a {REDACTED}"]
-    assert repr(engine) == "<ScrubbingEngine 'reference' scrubbed by second, first>"
+    assert stored_texts(engine) == ["a [GONE]"]
+    assert repr(engine) == "<ScrubbingEngine 'reference' scrubbed by z-early, a-late>"
+
+
+def test_ties_of_priority_run_by_name_not_list_order(plugins: Register) -> None:
+    plugins(Replacer("second", REDACTED, "[GONE]"), Replacer("first", SECRET, REDACTED))
+    assert [scrubber.name for scrubber in scrubbers()] == ["first", "second"]
+
+
+def test_a_priority_that_is_no_integer_is_a_config_error(plugins: Register) -> None:
+    odd = Replacer("odd", SECRET, REDACTED)
+    odd.priority = "high"  # type: ignore[attr-defined]
+    plugins(odd)
+    with pytest.raises(ConfigError, match="`odd`: priority must be an integer"):
+        scrubbers()
+
+
+def test_two_scrubbers_with_one_name_are_refused(plugins: Register) -> None:
+    plugins(Replacer("twin", SECRET, REDACTED))
+    plugins(Replacer("twin", REDACTED, "[GONE]"))
+    with pytest.raises(ConfigError, match="scrubber `twin` is registered by two plugins"):
+        MemoryConfig(engine="reference").build()
 
 
 def test_a_plugin_offering_a_non_scrubber_is_refused(plugins: Register) -> None:
@@ -219,3 +254,138 @@ def test_reads_pass_through_to_the_inner_engine(plugins: Register) -> None:
     engine.inner.store(Learning(text="stored directly"))
     assert stored_texts(engine) == ["stored directly"]
     assert engine.health().serving
+
+
+# --- every text field, every store path ---------------------------------------------------
+
+
+def test_map_texts_changes_every_text_field_of_every_kind() -> None:
+    def loud(text: str) -> str:
+        return text.upper()
+
+    url = tm.MemoryMeta(url="https://example.com/a", workspace="ws", tags=["t"])
+    document = Document(title="plan", body="ship it", mime="text/plain", meta=url)
+    assert map_texts(document, loud) == Document(
+        title="PLAN",
+        body="SHIP IT",
+        mime="text/plain",
+        meta=attrs.evolve(url, url="HTTPS://EXAMPLE.COM/A"),
+    )
+    linked = Document(body=DocumentBody(uri="https://example.com/doc"))
+    assert map_texts(linked, loud).body == DocumentBody(uri="HTTPS://EXAMPLE.COM/DOC")
+    assert map_texts(Document(body="x"), loud) == Document(body="X")
+    conversation = Conversation(
+        turns=[Turn(role=Role.USER, text="hi"), Turn(role=Role.ASSISTANT, text="hello")]
+    )
+    assert map_texts(conversation, loud) == Conversation(
+        turns=[Turn(role=Role.USER, text="HI"), Turn(role=Role.ASSISTANT, text="HELLO")]
+    )
+    learning = Learning(text="tabs", evidence="said so", meta=url)
+    assert map_texts(learning, loud) == Learning(
+        text="TABS", evidence="SAID SO", meta=attrs.evolve(url, url="HTTPS://EXAMPLE.COM/A")
+    )
+    assert map_texts(Learning(text="tabs"), loud) == Learning(text="TABS")
+
+
+PLAIN = "hunter2"
+SPELLED = "h*nter2"
+LEAKY_META = tm.MemoryMeta(url=f"https://example.com/?key={PLAIN}")
+#: An item of every kind with the secret in every text field it has (an engine
+#: refuses a document whose body is an unresolved uri, so none is stored here).
+LEAKY_ITEMS: list[StoreItem] = [
+    Document(title=f"title {PLAIN}", body=f"body {SPELLED}", meta=LEAKY_META),
+    Conversation(
+        turns=[Turn(role=Role.USER, text=f"my {PLAIN}"), Turn(role=Role.TOOL, text=SPELLED)],
+        meta=LEAKY_META,
+    ),
+    Learning(text=f"text {PLAIN}", evidence=f"evidence {SPELLED}", meta=LEAKY_META),
+]
+#: How many text fields of each item hold the secret.
+LEAKY_FIELDS = [3, 3, 3]
+
+
+def store_directly(items: list[StoreItem]) -> None:
+    engine = tm.build_engine()  # no id: the configured engine
+    for item in items:
+        engine.store(item)
+
+
+def store_many_by_id(items: list[StoreItem]) -> None:
+    tm.build_engine("shared").store_many(items)
+
+
+def store_through_the_config(items: list[StoreItem]) -> None:
+    with tm.MemoryConfig.load().build() as engine:
+        engine.store_many(items)
+
+
+def store_by_sync(items: list[StoreItem]) -> None:
+    assert sync(tm.build_engine(), items).stored == len(items)
+
+
+def store_by_cli_import(items: list[StoreItem]) -> None:
+    lines = "".join(to_json(item) + "\n" for item in items)
+    result = CliRunner().invoke(cli, ["import", "-"], input=lines)
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize(
+    "store",
+    [
+        store_directly,
+        store_many_by_id,
+        store_through_the_config,
+        store_by_sync,
+        store_by_cli_import,
+    ],
+)
+def test_every_text_field_of_every_kind_is_scrubbed(
+    ingesting: ModuleType, store: Callable[[list[StoreItem]], None]
+) -> None:
+    store(LEAKY_ITEMS)
+    held = [exported.item for exported in ingesting.STORED.export(ListRequest(limit=50)).items]
+    assert len(held) == len(LEAKY_ITEMS)
+    for item in held:
+        written = to_json(item)
+        assert PLAIN not in written
+        assert SPELLED not in written
+    by_kind = {to_json(map_texts(item, scrubbed)): item for item in LEAKY_ITEMS}
+    for item in held:
+        original = by_kind[to_json(item)]
+        assert to_json(item).count("[MASKED]") == LEAKY_FIELDS[LEAKY_ITEMS.index(original)]
+
+
+def scrubbed(text: str) -> str:
+    return text.replace(SPELLED, PLAIN).replace(PLAIN, "[MASKED]")
+
+
+def test_the_memory_tools_store_only_scrubbed_text(ingesting: ModuleType) -> None:
+    tools = tm.MemoryTools(tm.build_engine())
+    tools.call("memory_store", {"learning": {"text": f"a {PLAIN}", "evidence": f"e {SPELLED}"}})
+    tools.call("memory_store", {"document": {"title": f"t {SPELLED}", "text": f"b {PLAIN}"}})
+    tools.call(
+        "memory_store",
+        {"conversation": {"turns": [{"role": "user", "text": f"c {PLAIN}"}]}},
+    )
+    held = [exported.item for exported in ingesting.STORED.export(ListRequest()).items]
+    assert sorted(to_json(item).count("[MASKED]") for item in held) == [1, 2, 2]
+    assert all(PLAIN not in to_json(item) and SPELLED not in to_json(item) for item in held)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "kind", "fields"),
+    [
+        ([f"a {SPELLED}"], Learning, 1),
+        (["--document", "--title", f"t {PLAIN}", f"b {SPELLED}"], Document, 2),
+    ],
+)
+def test_cli_store_stores_only_scrubbed_text(
+    ingesting: ModuleType, arguments: list[str], kind: type, fields: int
+) -> None:
+    result = CliRunner().invoke(cli, ["store", *arguments])
+    assert result.exit_code == 0, result.output
+    (item,) = [exported.item for exported in ingesting.STORED.export(ListRequest()).items]
+    assert isinstance(item, kind)
+    assert PLAIN not in to_json(item)
+    assert SPELLED not in to_json(item)
+    assert to_json(item).count("[MASKED]") == fields

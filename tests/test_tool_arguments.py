@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.meta import ItemKind, MetaFilter, SourceKind
-from tinymemory.operations import Facet, FetchMode
-from tinymemory.tool_arguments import Arguments, decode, refuse_host_fixed
+from tinymemory._errors import InvalidRequest
+from tinymemory._meta import ItemKind, MetaFilter, SourceKind
+from tinymemory._operations import Facet, FetchMode
+from tinymemory._tool_arguments import Arguments, decode, refuse_host_fixed
 
 
 def message(call, *args):

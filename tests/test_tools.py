@@ -17,13 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tinymemory as tm
-from tinymemory.conformance import strategies as tms
-from tinymemory.engine import EngineDescriptor, EngineHealth, MemoryEngine
-from tinymemory.errors import InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory.items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
+from tinymemory._errors import InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
+from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     Citation,
     ExploreRequest,
     FetchMode,
@@ -38,9 +37,10 @@ from tinymemory.operations import (
     RecallAnswer,
     RecallRequest,
 )
+from tinymemory._tool_schemas import FILTER_FIELDS, TOOL_NAMES
+from tinymemory._tools import MemoryTools, ToolScope, ToolSpec, render_score
+from tinymemory.conformance import strategies as tms
 from tinymemory.reference import ReferenceEngine
-from tinymemory.tool_schemas import FILTER_FIELDS, TOOL_NAMES
-from tinymemory.tools import MemoryTools, ToolScope, ToolSpec, render_score
 
 FIXTURE = Path(__file__).parent / "fixtures" / "tool_contracts.json"
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -1169,8 +1169,8 @@ def test_import_tinymemory_loads_neither_tools_nor_context():
     probe = (
         "import json, sys\n"
         "import tinymemory\n"
-        "names = ['tinymemory.tools', 'tinymemory.tool_schemas', 'tinymemory.tool_arguments',\n"
-        "         'tinymemory.context', 'logging']\n"
+        "names = ['tinymemory._tools', 'tinymemory._tool_schemas', 'tinymemory._tool_arguments',\n"
+        "         'tinymemory._context', 'logging']\n"
         "before = [name for name in names if name in sys.modules]\n"
         "tinymemory.MemoryTools, tinymemory.compile_context\n"
         "after = [name for name in names if name in sys.modules]\n"
@@ -1181,7 +1181,7 @@ def test_import_tinymemory_loads_neither_tools_nor_context():
     )
     before, after = json.loads(done.stdout)
     assert before == []
-    assert set(after) >= {"tinymemory.tools", "tinymemory.context"}
+    assert set(after) >= {"tinymemory._tools", "tinymemory._context"}
 
 
 def test_the_tools_page_shows_a_whole_loop():

@@ -55,9 +55,9 @@ from tinymemory import (
     Turn,
     TurnRange,
 )
+from tinymemory._items import StoreItem
+from tinymemory._wire import dumps, from_data, from_json, to_data, to_json
 from tinymemory.conformance import strategies as tms
-from tinymemory.items import StoreItem
-from tinymemory.wire import dumps, from_data, from_json, to_data, to_json
 
 AT = datetime(2025, 5, 6, 7, 8, 9, tzinfo=UTC)
 DEFAULT_META = '{"source":{"kind":"agent"}}'

@@ -5,6 +5,13 @@ Everything public is importable from here::
     import tinymemory
     engine = tinymemory.build_engine("reference")
     engine.store(tinymemory.Learning(text="prefers tabs", kind="preference"))
+
+``tinymemory.build_engine()`` with no id builds the configured engine (the
+configuration file and the environment; ``sqlite`` when nothing is
+configured). Every engine ``build_engine`` hands out passes what it stores
+through the installed scrubbers. Bytes become documents with ``convert``,
+sources become items with ``read``, and ``sync`` stores items in batches.
+Plugin authors import ``tinymemory.plugin`` as well, and nothing else.
 """
 
 from __future__ import annotations
@@ -12,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from tinymemory.engine import (
+from tinymemory._engine import (
     EngineDescriptor,
     EngineHealth,
     HealthState,
@@ -20,7 +27,7 @@ from tinymemory.engine import (
     explore_by_listing,
     get_by_listing,
 )
-from tinymemory.errors import (
+from tinymemory._errors import (
     ConfigError,
     Conflict,
     EngineError,
@@ -31,7 +38,7 @@ from tinymemory.errors import (
     Unavailable,
     Unsupported,
 )
-from tinymemory.items import (
+from tinymemory._items import (
     MAX_STORE_MANY,
     Conversation,
     Document,
@@ -43,7 +50,7 @@ from tinymemory.items import (
     StoreReceipt,
     Turn,
 )
-from tinymemory.meta import (
+from tinymemory._meta import (
     ItemKind,
     MemoryMeta,
     MetaFilter,
@@ -52,8 +59,8 @@ from tinymemory.meta import (
     ToolCallRef,
     TurnRange,
 )
-from tinymemory.namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
-from tinymemory.operations import (
+from tinymemory._namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
+from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_GET_IDS,
     MAX_SCAN_LIMIT,
@@ -80,8 +87,8 @@ from tinymemory.operations import (
 )
 
 if TYPE_CHECKING:
-    from tinymemory.context import Brief, ContextCompiler, ContextDoc, ContextSpec, compile_context
-    from tinymemory.hookspecs import (
+    from tinymemory._context import Brief, ContextCompiler, ContextDoc, ContextSpec, compile_context
+    from tinymemory._hookspecs import (
         DocumentConverter,
         Embedder,
         EngineFactory,
@@ -89,12 +96,13 @@ if TYPE_CHECKING:
         SourceReader,
         hookimpl,
     )
-    from tinymemory.plugins import PluginInfo, list_plugins
+    from tinymemory._ingest import SyncReport, convert, read, sync
+    from tinymemory._plugin_manager import PluginInfo, list_plugins
+    from tinymemory._registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
+    from tinymemory._scrubbing import ScrubbingEngine
+    from tinymemory._settings import BearerSource, CredentialKind, EngineCredential, EngineSettings
+    from tinymemory._tools import MemoryTools, ToolScope, ToolSpec
     from tinymemory.reference import ReferenceEngine
-    from tinymemory.registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
-    from tinymemory.scrubbing import ScrubbingEngine
-    from tinymemory.settings import BearerSource, CredentialKind, EngineCredential, EngineSettings
-    from tinymemory.tools import MemoryTools, ToolScope, ToolSpec
 
     __version__: str
 
@@ -102,14 +110,14 @@ if TYPE_CHECKING:
 # context compiler load on first use of these names, so `import tinymemory`
 # stays fast and imports no plugin.
 _LAZY = {
-    "tinymemory.context": (
+    "tinymemory._context": (
         "Brief",
         "ContextCompiler",
         "ContextDoc",
         "ContextSpec",
         "compile_context",
     ),
-    "tinymemory.hookspecs": (
+    "tinymemory._hookspecs": (
         "DocumentConverter",
         "Embedder",
         "EngineFactory",
@@ -117,12 +125,18 @@ _LAZY = {
         "SourceReader",
         "hookimpl",
     ),
-    "tinymemory.plugins": ("PluginInfo", "list_plugins"),
+    "tinymemory._ingest": ("SyncReport", "convert", "read", "sync"),
+    "tinymemory._plugin_manager": ("PluginInfo", "list_plugins"),
     "tinymemory.reference": ("ReferenceEngine",),
-    "tinymemory.registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
-    "tinymemory.scrubbing": ("ScrubbingEngine",),
-    "tinymemory.settings": ("BearerSource", "CredentialKind", "EngineCredential", "EngineSettings"),
-    "tinymemory.tools": ("MemoryTools", "ToolScope", "ToolSpec"),
+    "tinymemory._registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
+    "tinymemory._scrubbing": ("ScrubbingEngine",),
+    "tinymemory._settings": (
+        "BearerSource",
+        "CredentialKind",
+        "EngineCredential",
+        "EngineSettings",
+    ),
+    "tinymemory._tools": ("MemoryTools", "ToolScope", "ToolSpec"),
 }
 _LAZY_NAMES = {name: module for module, names in _LAZY.items() for name in names}
 
@@ -214,6 +228,7 @@ __all__ = [
     "SourceRef",
     "StoreItem",
     "StoreReceipt",
+    "SyncReport",
     "TinyMemoryError",
     "ToolCallRef",
     "ToolScope",
@@ -226,9 +241,12 @@ __all__ = [
     "__version__",
     "build_engine",
     "compile_context",
+    "convert",
     "explore_by_listing",
     "get_by_listing",
     "hookimpl",
     "list_engines",
     "list_plugins",
+    "read",
+    "sync",
 ]

@@ -19,13 +19,13 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from tinymemory.engine import EngineDescriptor, EngineHealth, MemoryEngine
-from tinymemory.errors import InvalidRequest, Unavailable
-from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.items import StoreItem, StoreReceipt
-from tinymemory.meta import MetaFilter
-from tinymemory.namespace import Reach
-from tinymemory.operations import (
+from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
+from tinymemory._errors import InvalidRequest, Unavailable
+from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._items import StoreItem, StoreReceipt
+from tinymemory._meta import MetaFilter
+from tinymemory._namespace import Reach
+from tinymemory._operations import (
     Citation,
     EraseReport,
     EraseRequest,
@@ -43,7 +43,7 @@ from tinymemory.operations import (
     RecallAnswer,
     RecallRequest,
 )
-from tinymemory.settings import EngineCredential, EngineSettings
+from tinymemory._settings import EngineCredential, EngineSettings
 
 DESCRIPTOR = EngineDescriptor(
     id="reference",

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .checks import CHECK_NAMES, CHECKS, Check
     from .failures import CheckFailed, CheckSkipped
-    from .harness import EngineFactory, PairFactory, Subject
+    from .harness import EngineMaker, PairMaker, Subject
     from .profiles import PROFILES, Profile
     from .runner import CheckResult, Outcome, Report, run
     from .testcase import ConformanceTests
@@ -30,8 +30,8 @@ _HOMES = {
     "Check": "checks",
     "CheckFailed": "failures",
     "CheckSkipped": "failures",
-    "EngineFactory": "harness",
-    "PairFactory": "harness",
+    "EngineMaker": "harness",
+    "PairMaker": "harness",
     "Subject": "harness",
     "PROFILES": "profiles",
     "Profile": "profiles",
@@ -50,11 +50,11 @@ __all__ = [
     "CheckResult",
     "CheckSkipped",
     "ConformanceTests",
-    "EngineFactory",
+    "EngineMaker",
     "MISSING_HYPOTHESIS",
     "Outcome",
     "PROFILES",
-    "PairFactory",
+    "PairMaker",
     "Profile",
     "Report",
     "Subject",

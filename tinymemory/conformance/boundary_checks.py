@@ -12,8 +12,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
-from tinymemory.errors import TinyMemoryError
-from tinymemory.items import (
+from tinymemory._errors import TinyMemoryError
+from tinymemory._items import (
     MAX_STORE_MANY,
     Conversation,
     Document,
@@ -23,8 +23,8 @@ from tinymemory.items import (
     StoreItem,
     Turn,
 )
-from tinymemory.meta import MetaFilter
-from tinymemory.operations import (
+from tinymemory._meta import MetaFilter
+from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_GET_IDS,
     ExploreRequest,
@@ -36,7 +36,7 @@ from tinymemory.operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory.wire import to_json
+from tinymemory._wire import to_json
 
 from .harness import Harness, Subject, describe_error
 from .item_checks import expect_hit, expect_ranked_hit, store_new

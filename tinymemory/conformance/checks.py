@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 import attrs
 
-from tinymemory.errors import ConfigError
+from tinymemory._errors import ConfigError
 
 from . import (
     boundary_checks,

@@ -16,12 +16,12 @@ from typing import Any, NoReturn, Protocol, TypeVar
 
 import attrs
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory.items import StoreItem, StoreReceipt
-from tinymemory.meta import MemoryMeta, MetaFilter
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._items import StoreItem, StoreReceipt
+from tinymemory._meta import MemoryMeta, MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     EraseReport,
     EraseRequest,
     ExplorePage,
@@ -36,7 +36,7 @@ from tinymemory.operations import (
     RecallAnswer,
     RecallRequest,
 )
-from tinymemory.wire import to_json
+from tinymemory._wire import to_json
 
 from .failures import CheckFailed, CheckSkipped
 from .profiles import Profile, profile_named
@@ -54,9 +54,9 @@ E = TypeVar("E", bound=_Identified)
 R = TypeVar("R", ListRequest, FetchRequest)
 
 #: Builds a fresh, empty engine; called once per check and per Hypothesis example.
-EngineFactory = Callable[[], MemoryEngine]
+EngineMaker = Callable[[], MemoryEngine]
 #: Builds two engines for two different users of one backing store.
-PairFactory = Callable[[], tuple[MemoryEngine, MemoryEngine]]
+PairMaker = Callable[[], tuple[MemoryEngine, MemoryEngine]]
 
 #: Listing page size, small so that paging itself is tested.
 LISTING_PAGE = 2
@@ -115,8 +115,8 @@ class Subject:
     ``factory``; pass ``pair`` to test two users of one backing store.
     """
 
-    factory: EngineFactory
-    pair: PairFactory | None = None
+    factory: EngineMaker
+    pair: PairMaker | None = None
     profile: Profile = attrs.field(factory=profile_named)
     #: What to give the suite for a second user, as the isolation check says when two
     #: engines built alike turn out to share a store.

@@ -12,11 +12,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import ConfigError
-from tinymemory.plugins import engine_factories
-from tinymemory.registry import build_engine
-from tinymemory.settings import EngineCredential, EngineSettings
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import ConfigError
+from tinymemory._plugin_manager import engine_factories
+from tinymemory._registry import build_engine
+from tinymemory._settings import EngineCredential, EngineSettings
 
 
 class InstalledEngine:
@@ -73,13 +73,13 @@ class InstalledEngine:
             if self._folder is None:
                 raise ConfigError("the suite's temporary folder is already removed")
             settings = self._test_settings(Path(tempfile.mkdtemp(dir=self._folder)))
-        return build_engine(self.engine_id, settings, self._credential)
+        return build_engine(self.engine_id, settings, self._credential, scrub=False)
 
     def build_pair(self) -> tuple[MemoryEngine, MemoryEngine]:
         """Two users of one store: the engine and one built from the peer's settings."""
         if self._peer_settings is None:
             raise ConfigError("no second user's settings were given")
-        peer = build_engine(self.engine_id, self._peer_settings, self._credential)
+        peer = build_engine(self.engine_id, self._peer_settings, self._credential, scrub=False)
         return self.build(), peer
 
     @property

@@ -15,8 +15,8 @@ from functools import partial
 
 import attrs
 
-from tinymemory.errors import Unsupported
-from tinymemory.items import (
+from tinymemory._errors import Unsupported
+from tinymemory._items import (
     Conversation,
     Document,
     Learning,
@@ -25,7 +25,7 @@ from tinymemory.items import (
     StoreItem,
     Turn,
 )
-from tinymemory.meta import (
+from tinymemory._meta import (
     ItemKind,
     MetaFilter,
     SourceKind,
@@ -33,7 +33,7 @@ from tinymemory.meta import (
     ToolCallRef,
     TurnRange,
 )
-from tinymemory.operations import (
+from tinymemory._operations import (
     ExploreRequest,
     Facet,
     FetchMode,
@@ -43,7 +43,7 @@ from tinymemory.operations import (
     Hit,
     RecallRequest,
 )
-from tinymemory.wire import to_json
+from tinymemory._wire import to_json
 
 from .harness import Harness, Label, Subject
 

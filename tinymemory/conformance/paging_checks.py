@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 
-from tinymemory.items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
-from tinymemory.operations import FetchMode, FetchRequest, ListRequest
-from tinymemory.wire import to_json
+from tinymemory._items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
+from tinymemory._operations import FetchMode, FetchRequest, ListRequest
+from tinymemory._wire import to_json
 
 from .harness import Harness, Subject
 from .item_checks import expect_ranked_hit, store_new

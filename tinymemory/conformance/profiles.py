@@ -13,7 +13,7 @@ from pathlib import Path
 
 import attrs
 
-from tinymemory.errors import ConfigError
+from tinymemory._errors import ConfigError
 
 #: The environment variable naming the profile when no option does.
 PROFILE_VARIABLE = "TINYMEMORY_CONFORMANCE_PROFILE"

@@ -16,11 +16,11 @@ import attrs
 from hypothesis import HealthCheck, Phase, given, reporting, settings
 from hypothesis import strategies as st
 
-from tinymemory.items import StoreItem
-from tinymemory.meta import MetaFilter
-from tinymemory.namespace import Reach
-from tinymemory.operations import ExploreRequest, Facet, FetchRequest, ForgetTarget
-from tinymemory.wire import to_json
+from tinymemory._items import StoreItem
+from tinymemory._meta import MetaFilter
+from tinymemory._namespace import Reach
+from tinymemory._operations import ExploreRequest, Facet, FetchRequest, ForgetTarget
+from tinymemory._wire import to_json
 
 from . import strategies as tms
 from .harness import Subject

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING
 import attrs
 import pytest
 
+from tinymemory._errors import TinyMemoryError
+from tinymemory._settings import EngineSettings
 from tinymemory.conformance import MISSING_HYPOTHESIS
-from tinymemory.errors import TinyMemoryError
-from tinymemory.settings import EngineSettings
 
 if TYPE_CHECKING:
     from tinymemory.conformance.installed import InstalledEngine
@@ -77,7 +77,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _settings(engine: str, option: str, text: str | None) -> EngineSettings | None:
-    from tinymemory.registry import settings_from_json
+    from tinymemory._registry import settings_from_json
 
     if text is None:
         return None
@@ -94,13 +94,13 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if importlib.util.find_spec("hypothesis") is None:
         raise pytest.UsageError(MISSING_HYPOTHESIS)
+    from tinymemory._registry import list_engines
+    from tinymemory._settings import EngineCredential
     from tinymemory.conformance.installed import InstalledEngine
     from tinymemory.conformance.profiles import (
         keep_hypothesis_files_out_of_the_working_folder,
         profile_named,
     )
-    from tinymemory.registry import list_engines
-    from tinymemory.settings import EngineCredential
 
     installed = [descriptor.id for descriptor in list_engines()]
     if engine not in installed:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from tinymemory.errors import InvalidRequest, Unsupported
-from tinymemory.items import Document, Learning, StoreItem
-from tinymemory.meta import ItemKind
-from tinymemory.namespace import Namespace, Reach, Segment, SegmentKind
-from tinymemory.operations import (
+from tinymemory._errors import InvalidRequest, Unsupported
+from tinymemory._items import Document, Learning, StoreItem
+from tinymemory._meta import ItemKind
+from tinymemory._namespace import Namespace, Reach, Segment, SegmentKind
+from tinymemory._operations import (
     EraseRequest,
     ExploreRequest,
     Facet,
@@ -17,7 +17,7 @@ from tinymemory.operations import (
     ForgetTarget,
     RecallRequest,
 )
-from tinymemory.wire import to_json
+from tinymemory._wire import to_json
 
 from .harness import Harness, Subject, using
 from .item_checks import store_new, three_kinds

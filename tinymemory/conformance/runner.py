@@ -10,11 +10,11 @@ from typing import Any
 
 import attrs
 
-from tinymemory.errors import TinyMemoryError
+from tinymemory._errors import TinyMemoryError
 
 from .checks import checks_named, random_checks_wait
 from .failures import CheckFailed, CheckSkipped
-from .harness import EngineFactory, PairFactory, Subject
+from .harness import EngineMaker, PairMaker, Subject
 from .profiles import keep_hypothesis_files_out_of_the_working_folder, profile_named
 
 
@@ -113,9 +113,9 @@ def _engine_id(subject: Subject) -> str:
 
 
 def run(
-    factory: EngineFactory,
+    factory: EngineMaker,
     *,
-    pair: PairFactory | None = None,
+    pair: PairMaker | None = None,
     profile: str | None = None,
     checks: Iterable[str] | None = None,
     on_result: Callable[[CheckResult], None] | None = None,

@@ -26,7 +26,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from tinymemory.items import (
+from tinymemory._items import (
     Conversation,
     Document,
     Learning,
@@ -36,9 +36,9 @@ from tinymemory.items import (
     StoreReceipt,
     Turn,
 )
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     EraseRequest,
     ExploreRequest,
     Facet,
@@ -50,8 +50,8 @@ from tinymemory.operations import (
     ListRequest,
     RecallRequest,
 )
+from tinymemory._wire import to_json
 from tinymemory.reference import ReferenceEngine
-from tinymemory.wire import to_json
 
 from .harness import Call, Harness, Label, Subject
 from .properties import bounded_shrinking, example_settings

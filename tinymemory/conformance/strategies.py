@@ -26,9 +26,9 @@ import attrs
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from tinymemory.engine import EngineDescriptor, EngineHealth
-from tinymemory.errors import InvalidRequest
-from tinymemory.items import (
+from tinymemory._engine import EngineDescriptor, EngineHealth
+from tinymemory._errors import InvalidRequest
+from tinymemory._items import (
     Conversation,
     Document,
     DocumentBody,
@@ -39,7 +39,7 @@ from tinymemory.items import (
     StoreReceipt,
     Turn,
 )
-from tinymemory.meta import (
+from tinymemory._meta import (
     ItemKind,
     MemoryMeta,
     MetaFilter,
@@ -48,8 +48,8 @@ from tinymemory.meta import (
     ToolCallRef,
     TurnRange,
 )
-from tinymemory.namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
-from tinymemory.operations import (
+from tinymemory._namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
+from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_SCAN_LIMIT,
     Citation,

@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import pytest
 
-from tinymemory.engine import MemoryEngine
+from tinymemory._engine import MemoryEngine
 
 from .checks import CHECKS, Check, random_checks_wait
 from .failures import CheckSkipped

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinymemory.errors import ConfigError, EngineError
-from tinymemory.hookspecs import Embedder
+from tinymemory._errors import ConfigError, EngineError
+from tinymemory._hookspecs import Embedder
 from tinymemory_sqlite import embedding
 from tinymemory_sqlite.embedding import STOP_WORDS, HashingEmbedder, as_matrix, fold, words
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import tinymemory as tm
-from tinymemory.hookspecs import hookimpl
-from tinymemory.plugins import plugin_manager, reset_plugins
+from tinymemory._hookspecs import hookimpl
+from tinymemory._plugin_manager import plugin_manager, reset_plugins
 from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine, default_path
 
 
@@ -89,6 +89,6 @@ def test_an_installed_embedder_is_chosen_by_name(tmp_path: Path) -> None:
 
 
 def test_the_hashing_embedder_is_offered_to_every_engine() -> None:
-    from tinymemory.plugins import embedders
+    from tinymemory._plugin_manager import embedders
 
     assert embedders()["hashing"].dimensions == 256

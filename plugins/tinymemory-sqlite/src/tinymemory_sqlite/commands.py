@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from tinymemory.registry import MemoryConfig
+from tinymemory import MemoryConfig
 
 from .location import IN_MEMORY, database_path
 from .schema import VERSION

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tinymemory.errors import ConfigError, EngineError, TinyMemoryError, Unavailable
+from tinymemory import ConfigError, EngineError, TinyMemoryError, Unavailable
 
 from .location import IN_MEMORY
 from .schema import migrate

@@ -17,7 +17,7 @@ import hashlib
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
+from tinymemory import InvalidRequest
 
 _PREFIX = "tm1"
 

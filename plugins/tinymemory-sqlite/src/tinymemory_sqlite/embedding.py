@@ -49,8 +49,8 @@ from typing import NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
-from tinymemory.errors import ConfigError, EngineError
-from tinymemory.hookspecs import Embedder
+from tinymemory import ConfigError, EngineError
+from tinymemory.plugin import Embedder
 
 __all__ = [
     "DEFAULT_DIMENSIONS",

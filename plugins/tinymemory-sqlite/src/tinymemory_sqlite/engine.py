@@ -19,6 +19,7 @@ import numpy as np
 
 from tinymemory import (
     Citation,
+    ConfigError,
     EngineDescriptor,
     EngineHealth,
     EraseReport,
@@ -44,10 +45,7 @@ from tinymemory import (
     StoreItem,
     StoreReceipt,
 )
-from tinymemory.engine import build_explore_page
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import Embedder
-from tinymemory.wire import to_json
+from tinymemory.plugin import Embedder, build_explore_page, to_json
 
 from . import cursors, keyword
 from .answer import extract_answer

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from tinymemory import ItemKind, MetaFilter, Namespace, Reach, SegmentKind
-from tinymemory.timestamps import to_utc
+from tinymemory.plugin import to_utc
 
 #: The columns of ``items`` matched by equality, by filter field.
 _EXACT = (

@@ -16,9 +16,7 @@ import attrs
 import numpy as np
 
 from tinymemory import Document, Namespace, StoreItem
-from tinymemory.items import fingerprint_json
-from tinymemory.pieces import Piece, cut_pieces
-from tinymemory.wire import from_json, to_json
+from tinymemory.plugin import Piece, cut_pieces, fingerprint_json, from_json, to_json
 
 from .filters import last_service, node_path, sortable_time, turns_text
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from tinymemory.errors import ConfigError
+from tinymemory import ConfigError
 
 #: The environment variable naming the database file (after the ``path`` option).
 PATH_VARIABLE = "TINYMEMORY_SQLITE_PATH"

@@ -13,10 +13,8 @@ from typing import Any
 
 import click
 
-from tinymemory import EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import Embedder, EngineFactory, hookimpl
-from tinymemory.plugins import embedders
+from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
+from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
 
 from .commands import sqlite_command
 from .embedding import HashingEmbedder

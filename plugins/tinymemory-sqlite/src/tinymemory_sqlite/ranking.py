@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import attrs
 
 from tinymemory import Hit, Learning
-from tinymemory.pieces import Piece
+from tinymemory.plugin import Piece
 
 from . import keyword
 from .filters import Clause

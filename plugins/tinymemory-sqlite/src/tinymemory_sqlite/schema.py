@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from tinymemory.errors import ConfigError
+from tinymemory import ConfigError
 
 _VERSION_1 = """
 CREATE TABLE settings (

@@ -6,13 +6,13 @@ tagged by ``"type"``, ``DocumentBody`` and ``ForgetTarget`` externally tagged
 (``{"state": "down", "reason": ...}``), namespaces as their written paths, the
 root namespace and unset options left out. :func:`to_json` writes compact
 JSON the way serde_json does (key order kept, non-ASCII raw, f32 numbers in
-their shortest form), which item fingerprints hash.
+their shortest form) with the writer of :mod:`tinymemory._canonical`, which
+item fingerprints hash.
 """
 
 from __future__ import annotations
 
 import json
-import json.encoder
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -22,16 +22,16 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.v import format_exception
 
-from tinymemory.context import ContextDoc
-from tinymemory.engine import EngineDescriptor
-from tinymemory.errors import InvalidRequest, TinyMemoryError
-from tinymemory.f32 import format_f32
-from tinymemory.items import Conversation, Document, DocumentBody, Learning, StoreItem
-from tinymemory.meta import MetaFilter
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import EraseReport, ExportPage, ForgetTarget, RecallAnswer
-from tinymemory.settings import EngineCredential
-from tinymemory.timestamps import format_timestamp, parse_timestamp
+from tinymemory._canonical import dumps
+from tinymemory._engine import EngineDescriptor
+from tinymemory._errors import InvalidRequest, TinyMemoryError
+from tinymemory._items import Conversation, Document, DocumentBody, Learning, StoreItem
+from tinymemory._meta import MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import EraseReport, ExportPage, ForgetTarget, RecallAnswer
+from tinymemory._timestamps import format_timestamp, parse_timestamp
+
+__all__ = ["converter", "dumps", "from_data", "from_json", "to_data", "to_json"]
 
 T = TypeVar("T")
 
@@ -50,7 +50,6 @@ _ALWAYS_WRITTEN = {
     (ExportPage, "incomplete"),
     (EraseReport, "receipts"),
     (EngineDescriptor, "fetch_modes"),
-    (ContextDoc, "refs"),
 }
 _ITEM_TAGS: dict[type, str] = {
     Document: "document",
@@ -205,11 +204,15 @@ def _structure_target(value: Any, _: Any) -> ForgetTarget:
     return ForgetTarget.by_filter(converter.structure(content, MetaFilter))
 
 
-def _no_json_form(_: object) -> None:
-    raise TypeError("a credential has no json form: it is never written anywhere")
+def _no_json_form(value: object) -> None:
+    raise TypeError(f"a {type(value).__name__} has no json form: it is never written anywhere")
 
 
-converter.register_unstructure_hook(EngineCredential, _no_json_form)
+# A class holding a secret (EngineCredential) says so, rather than this module
+# importing the settings layer to name it.
+converter.register_unstructure_hook_func(
+    lambda cls: getattr(cls, "__no_json_form__", False), _no_json_form
+)
 converter.register_unstructure_hook(DocumentBody, _unstructure_body)
 converter.register_structure_hook(DocumentBody, _structure_body)
 converter.register_unstructure_hook(ForgetTarget, _unstructure_target)
@@ -262,47 +265,3 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
 def _refuse_constant(name: str) -> float:
     # Python's json reads NaN and Infinity; JSON (and serde_json) has no such numbers.
     raise InvalidRequest(f"not valid json: `{name}` is not a json number")
-
-
-# What json.dumps(text, ensure_ascii=False) writes, without building an encoder per string.
-_quoted: Callable[[str], str] = json.encoder.encode_basestring
-
-
-def dumps(data: Any) -> str:
-    """Compact JSON of plain data: key order kept, non-ASCII raw, floats as shortest f32."""
-    parts: list[str] = []
-    _write(data, parts)
-    return "".join(parts)
-
-
-def _write(value: Any, parts: list[str]) -> None:
-    if value is None:
-        parts.append("null")
-    elif value is True:
-        parts.append("true")
-    elif value is False:
-        parts.append("false")
-    elif isinstance(value, str):
-        parts.append(_quoted(value))
-    elif isinstance(value, int):
-        parts.append(str(value))
-    elif isinstance(value, float):
-        parts.append(format_f32(value))
-    elif isinstance(value, dict):
-        parts.append("{")
-        for index, (key, item) in enumerate(value.items()):
-            if index:
-                parts.append(",")
-            parts.append(_quoted(str(key)))
-            parts.append(":")
-            _write(item, parts)
-        parts.append("}")
-    elif isinstance(value, (list, tuple)):
-        parts.append("[")
-        for index, item in enumerate(value):
-            if index:
-                parts.append(",")
-            _write(item, parts)
-        parts.append("]")
-    else:
-        raise TypeError(f"{type(value).__name__} has no json form")

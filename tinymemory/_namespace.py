@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.fields import WireEnum
+from tinymemory._errors import InvalidRequest
+from tinymemory._validators import WireEnum
 
 #: How deep a namespace may nest (the root is depth 0).
 MAX_DEPTH = 8

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from tinymemory.errors import InvalidRequest
+from tinymemory._errors import InvalidRequest
 
 
 def to_utc(value: datetime) -> datetime:

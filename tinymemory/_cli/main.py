@@ -1,7 +1,7 @@
 """The ``tinymemory`` command line.
 
 Core commands list what is installed; the data commands (``store``,
-``fetch``, ``export``, ...) come from :mod:`tinymemory.data_commands`; plugins
+``fetch``, ``export``, ...) come from :mod:`tinymemory._cli.data_commands`; plugins
 add their own commands through the ``tinymemory_register_commands`` hook.
 """
 
@@ -15,24 +15,24 @@ from pathlib import Path
 
 import click
 
-from tinymemory.cli_options import at_option, reach_from, reach_option, table
-from tinymemory.conformance.profiles import PROFILES
-from tinymemory.context import ContextCompiler, ContextSpec
-from tinymemory.data_commands import add_data_commands
-from tinymemory.engine import EngineDescriptor
-from tinymemory.errors import ConfigError, TinyMemoryError
-from tinymemory.namespace import Namespace
-from tinymemory.plugins import list_plugins, plugin_manager
-from tinymemory.registry import (
+from tinymemory._cli.data_commands import add_data_commands
+from tinymemory._cli.options import at_option, json_option, reach_from, reach_option, table
+from tinymemory._context import ContextCompiler, ContextSpec
+from tinymemory._engine import EngineDescriptor
+from tinymemory._errors import ConfigError, TinyMemoryError
+from tinymemory._namespace import Namespace
+from tinymemory._plugin_manager import list_plugins, plugin_manager
+from tinymemory._registry import (
     MemoryConfig,
     config_path,
     list_engines,
     settings_from_json,
 )
-from tinymemory.settings import API_KEY_VARIABLE, EngineCredential, redact_url
-from tinymemory.timestamps import format_timestamp
-from tinymemory.tool_schemas import READ_TOOLS, tool_specs
-from tinymemory.wire import to_data
+from tinymemory._settings import API_KEY_VARIABLE, EngineCredential, redact_url
+from tinymemory._timestamps import format_timestamp
+from tinymemory._tool_schemas import READ_TOOLS, tool_specs
+from tinymemory._wire import to_data
+from tinymemory.conformance.profiles import PROFILES
 
 
 @click.group(name="tinymemory")
@@ -46,7 +46,7 @@ add_data_commands(cli)
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 def engines(as_json: bool) -> None:
     """List the installed engines."""
     descriptors = list_engines()
@@ -70,7 +70,7 @@ def engines(as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+@json_option("Print JSON instead of a table.")
 def plugins(as_json: bool) -> None:
     """List the installed plugins, their versions and the hooks they implement."""
     infos = list_plugins()
@@ -90,7 +90,7 @@ def plugins(as_json: bool) -> None:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@json_option("Print JSON instead of text.")
 def config(as_json: bool) -> None:
     """Show the configuration in force: its file, the engine and its settings.
 
@@ -134,7 +134,7 @@ def config(as_json: bool) -> None:
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the document to this file instead of printing it.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the document and its facts as JSON.")
+@json_option("Print the document and its facts as JSON.")
 def context_command(
     budget: int,
     at: Namespace | None,
@@ -176,7 +176,7 @@ def _configured_descriptor() -> EngineDescriptor:
 
 
 @cli.command("tools")
-@click.option("--json", "as_json", is_flag=True, help="Print the tool specs as JSON.")
+@json_option("Print the tool specs as JSON.")
 @click.option(
     "--format",
     "shape",
@@ -228,7 +228,7 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
     metavar="JSON",
     help="Settings of a second user of the same store, for the isolation check.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@json_option("Print the report as JSON.")
 @click.pass_context
 def conformance_command(
     ctx: click.Context,

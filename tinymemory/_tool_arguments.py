@@ -1,6 +1,6 @@
 """Reading a model's tool arguments, strictly.
 
-Every refusal is :class:`~tinymemory.errors.InvalidRequest` with a lowercase
+Every refusal is :class:`~tinymemory._errors.InvalidRequest` with a lowercase
 message naming the tool and the argument's path
 (``memory_list: `filter.limit` is not an argument of this tool``):
 
@@ -25,12 +25,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, TypeVar
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.f32 import to_f32
-from tinymemory.fields import WireEnum
-from tinymemory.meta import ItemKind, MetaFilter, SourceKind
-from tinymemory.operations import MAX_GET_IDS
-from tinymemory.tool_schemas import FILTER_FIELDS
+from tinymemory._errors import InvalidRequest
+from tinymemory._f32 import to_f32
+from tinymemory._meta import ItemKind, MetaFilter, SourceKind
+from tinymemory._operations import MAX_GET_IDS
+from tinymemory._tool_schemas import FILTER_FIELDS
+from tinymemory._validators import WireEnum
 
 E = TypeVar("E", bound=WireEnum)
 

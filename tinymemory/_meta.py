@@ -7,8 +7,10 @@ from datetime import datetime
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.fields import (
+from tinymemory._errors import InvalidRequest
+from tinymemory._namespace import Namespace, Reach, as_namespace
+from tinymemory._timestamps import optional_utc
+from tinymemory._validators import (
     WireEnum,
     count,
     instance_of,
@@ -18,8 +20,6 @@ from tinymemory.fields import (
     str_tuple,
     to_enum_tuple,
 )
-from tinymemory.namespace import Namespace, Reach, as_namespace
-from tinymemory.timestamps import optional_utc
 
 
 class ItemKind(WireEnum):
@@ -80,7 +80,7 @@ def _opt_str() -> str | None:
     return attrs.field(default=None, validator=optional_str)  # type: ignore[no-any-return]
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class MemoryMeta:
     """Typed metadata of an item.
 
@@ -125,7 +125,7 @@ def _path_matches(wanted: str, value: str | None) -> bool:
     return value.startswith(prefix if prefix.endswith("/") else prefix + "/")
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class MetaFilter:
     """Which items a read admits. Every field set must match; an empty filter matches all.
 

@@ -13,7 +13,7 @@ builds; every read's reach is ``scope.reach``, whatever the arguments say;
 ``memory_forget`` by ids reads the ids back under that reach and forgets only
 those found. Arguments naming ``namespace`` or ``reach`` at any depth, or any
 key a tool does not take, are refused with
-:class:`~tinymemory.errors.InvalidRequest`.
+:class:`~tinymemory._errors.InvalidRequest`.
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ from typing import Any
 
 import attrs
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import InvalidRequest, Unsupported
-from tinymemory.fields import instance_of
-from tinymemory.items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
-from tinymemory.meta import MemoryMeta, MetaFilter, SourceKind, SourceRef
-from tinymemory.namespace import Namespace, Reach, as_namespace
-from tinymemory.operations import (
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import InvalidRequest, Unsupported
+from tinymemory._items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
+from tinymemory._meta import MemoryMeta, MetaFilter, SourceKind, SourceRef
+from tinymemory._namespace import Namespace, Reach, as_namespace
+from tinymemory._operations import (
     Citation,
     ExplorePage,
     ExploreRequest,
@@ -46,9 +45,9 @@ from tinymemory.operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory.timestamps import format_whole_seconds
-from tinymemory.tool_arguments import Arguments, decode, refuse_host_fixed
-from tinymemory.tool_schemas import (
+from tinymemory._timestamps import format_whole_seconds
+from tinymemory._tool_arguments import Arguments, decode, refuse_host_fixed
+from tinymemory._tool_schemas import (
     DEFAULT_CONFIDENCE,
     DEFAULT_LEARNING_KIND,
     DEFAULT_TOOL_LIMIT,
@@ -70,6 +69,7 @@ from tinymemory.tool_schemas import (
     openai_tools,
     tool_specs,
 )
+from tinymemory._validators import instance_of
 
 __all__ = [
     "MEMORY_EXPLORE",
@@ -189,7 +189,7 @@ class MemoryTools:
     # --- what the model is shown ----------------------------------------------
 
     def specs(self) -> tuple[ToolSpec, ...]:
-        """The tools to offer, reads first (see :func:`~tinymemory.tool_schemas.tool_specs`)."""
+        """The tools to offer, reads first (see :func:`~tinymemory._tool_schemas.tool_specs`)."""
         return tool_specs(self._engine.descriptor.fetch_modes, writes=self._scope.writes)
 
     def openai_tools(self) -> list[dict[str, Any]]:
@@ -211,8 +211,8 @@ class MemoryTools:
         as the original writes them, and an absent optional is left out
         rather than written ``null``; ``json.loads`` reads it back.
 
-        Raises :class:`~tinymemory.errors.InvalidRequest` for an unknown tool
-        or bad arguments, :class:`~tinymemory.errors.Unsupported` for a write
+        Raises :class:`~tinymemory._errors.InvalidRequest` for an unknown tool
+        or bad arguments, :class:`~tinymemory._errors.Unsupported` for a write
         tool on read-only tools or ``memory_fetch`` on an engine serving no
         mode, and whatever the engine raises.
         """

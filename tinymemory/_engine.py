@@ -2,7 +2,7 @@
 
 A caller uses the public operations (``recall``, ``fetch``, ``store``, ...);
 each checks its request against the contract and refuses a bad one with
-:class:`~tinymemory.errors.InvalidRequest` before the engine does any work.
+:class:`~tinymemory._errors.InvalidRequest` before the engine does any work.
 An engine author implements the ``handle_*`` methods, which always receive a
 validated request. ``handle_explore``, ``handle_get``, ``handle_store_many``,
 ``handle_export`` and ``handle_erase`` have the spec's defaults.
@@ -17,12 +17,11 @@ from types import TracebackType
 
 import attrs
 
-from tinymemory.errors import InvalidRequest, Unsupported
-from tinymemory.fields import WireEnum, optional_str, required_str, to_enum_tuple
-from tinymemory.items import StoreItem, StoreReceipt, validate_item, validate_many
-from tinymemory.meta import MetaFilter
-from tinymemory.namespace import Reach
-from tinymemory.operations import (
+from tinymemory._errors import InvalidRequest, Unsupported
+from tinymemory._items import StoreItem, StoreReceipt, validate_item, validate_many
+from tinymemory._meta import MetaFilter
+from tinymemory._namespace import Reach
+from tinymemory._operations import (
     MAX_GET_IDS,
     EraseReport,
     EraseRequest,
@@ -42,6 +41,7 @@ from tinymemory.operations import (
     RecallAnswer,
     RecallRequest,
 )
+from tinymemory._validators import WireEnum, optional_str, required_str, to_enum_tuple
 
 #: Page size the listing-based defaults read with.
 LISTING_PAGE = 200

@@ -15,11 +15,11 @@ from typing import Any
 
 import attrs
 
-from tinymemory.f32 import to_f32
-from tinymemory.fields import required_str
-from tinymemory.items import LearningKind, Role
-from tinymemory.meta import ItemKind, SourceKind
-from tinymemory.operations import MAX_GET_IDS, Facet, FetchMode
+from tinymemory._f32 import to_f32
+from tinymemory._items import LearningKind, Role
+from tinymemory._meta import ItemKind, SourceKind
+from tinymemory._operations import MAX_GET_IDS, Facet, FetchMode
+from tinymemory._validators import required_str
 
 MEMORY_RECALL = "memory_recall"
 MEMORY_FETCH = "memory_fetch"

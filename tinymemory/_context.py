@@ -1,6 +1,6 @@
 """``context.md``: a token-budgeted brief compiled from an engine, for the start of a session.
 
-:func:`compile` asks the engine one ``recall`` per :class:`Brief` (in
+:func:`compile_context` asks the engine one ``recall`` per :class:`Brief` (in
 order), then lists the latest learnings, and renders them under ``# Context``
 with a frontmatter recording when, from which engine, how many tokens and
 which items it cites. Tokens are estimated at four characters each; when the
@@ -9,7 +9,7 @@ the end, then the last brief is shortened and finally dropped, so earlier
 briefs keep their text longest.
 
 Engine failures never fail the document: a brief whose recall fails is
-skipped and logged (logger ``tinymemory.context``), a failed learnings
+skipped and logged (logger ``tinymemory._context``), a failed learnings
 listing leaves the learnings out, and an engine with nothing to say yields an
 empty document. Only a malformed spec is an error.
 """
@@ -24,13 +24,13 @@ from datetime import UTC, datetime
 
 import attrs
 
-from tinymemory.engine import MemoryEngine
-from tinymemory.errors import InvalidRequest, TinyMemoryError
-from tinymemory.fields import count, instance_of, required_str, str_tuple, to_tuple_of
-from tinymemory.meta import ItemKind, MetaFilter, as_filter
-from tinymemory.namespace import Reach
-from tinymemory.operations import Hit, ListRequest, RecallRequest
-from tinymemory.timestamps import format_whole_seconds, to_utc
+from tinymemory._engine import MemoryEngine
+from tinymemory._errors import InvalidRequest, TinyMemoryError
+from tinymemory._meta import ItemKind, MetaFilter, as_filter
+from tinymemory._namespace import Reach
+from tinymemory._operations import Hit, ListRequest, RecallRequest
+from tinymemory._timestamps import format_whole_seconds, to_utc
+from tinymemory._validators import count, instance_of, required_str, str_tuple, to_tuple_of
 
 __all__ = [
     "DEFAULT_BRIEFS",
@@ -38,12 +38,11 @@ __all__ = [
     "ContextCompiler",
     "ContextDoc",
     "ContextSpec",
-    "compile",
     "compile_context",
     "estimate_tokens",
 ]
 
-logger = logging.getLogger("tinymemory.context")
+logger = logging.getLogger("tinymemory._context")
 
 #: Characters per estimated token.
 CHARS_PER_TOKEN = 4
@@ -148,7 +147,8 @@ class ContextDoc:
     tokens: int = attrs.field(validator=count)
     generated_at: datetime = attrs.field(converter=to_utc)
     engine: str
-    refs: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    # A factory default, so the JSON form writes `refs` even when empty.
+    refs: tuple[str, ...] = attrs.field(factory=tuple, converter=str_tuple)
 
 
 @attrs.frozen
@@ -199,13 +199,9 @@ class ContextCompiler:
         )
 
 
-def compile(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
+def compile_context(engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
     """Compile ``spec`` (the defaults when ``None``) against ``engine``, stamped now."""
     return ContextCompiler().compile(engine, spec)
-
-
-#: :func:`compile` under a name that does not shadow the builtin, for ``tinymemory.*``.
-compile_context = compile
 
 
 # --- gathering ------------------------------------------------------------------------

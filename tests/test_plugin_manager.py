@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from distributions import make_distribution
 
 import tinymemory
-from tinymemory.cli import cli
-from tinymemory.engine import EngineDescriptor
-from tinymemory.errors import ConfigError
-from tinymemory.hookspecs import EngineFactory, hookimpl
-from tinymemory.plugins import (
+from tinymemory._cli.main import cli
+from tinymemory._engine import EngineDescriptor
+from tinymemory._errors import ConfigError
+from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._plugin_manager import (
     BUILTIN_PLUGINS,
     PluginInfo,
     embedders,
@@ -27,16 +28,16 @@ from tinymemory.plugins import (
     reset_plugins,
     scrubbers,
 )
+from tinymemory._registry import MemoryConfig, build_engine, list_engines
+from tinymemory._scrubbing import ScrubbingEngine
+from tinymemory._wire import to_data
 from tinymemory.reference import ReferenceEngine
-from tinymemory.registry import MemoryConfig, build_engine, list_engines
-from tinymemory.scrubbing import ScrubbingEngine
-from tinymemory.wire import to_data
 
 FAKE_MODULE = '''
 """A third-party plugin, as a distribution would ship it."""
 
-from tinymemory.engine import EngineDescriptor
-from tinymemory.hookspecs import EngineFactory, hookimpl
+from tinymemory._engine import EngineDescriptor
+from tinymemory._hookspecs import EngineFactory, hookimpl
 from tinymemory.reference import ReferenceEngine
 
 DESCRIPTOR = EngineDescriptor(
@@ -82,39 +83,11 @@ def tinymemory_embedders():
 '''
 
 
-def make_distribution(
-    root: Path,
-    name: str,
-    version: str,
-    entry_points: dict[str, str],
-    modules: dict[str, str],
-) -> None:
-    """An installed distribution: a dist-info folder and its modules, in ``root``."""
-    info = root / f"{name}-{version}.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
-    )
-    lines = "".join(f"{entry} = {target}\n" for entry, target in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[tinymemory]\n{lines}", encoding="utf-8")
-    for module, source in modules.items():
-        (root / f"{module}.py").write_text(source, encoding="utf-8")
-
-
 @pytest.fixture(autouse=True)
 def fresh_plugins() -> Iterator[None]:
     reset_plugins()
     yield
     reset_plugins()
-
-
-@pytest.fixture
-def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A folder on ``sys.path`` to install fake distributions into."""
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield tmp_path
-    for module in [path.stem for path in tmp_path.glob("*.py")]:
-        sys.modules.pop(module, None)
 
 
 def builtin_info() -> PluginInfo:
@@ -200,7 +173,10 @@ def test_an_installed_distribution_is_found_through_its_entry_point(site: Path) 
     assert "fakeplug_mod" in sys.modules
     assert engines["fake"].label == "Fake engine"
     assert list_engines()[0].id == "reference"
-    assert isinstance(build_engine("fake"), ReferenceEngine)
+    assert isinstance(build_engine("fake", scrub=False), ReferenceEngine)
+    scrubbed = build_engine("fake")
+    assert isinstance(scrubbed, ScrubbingEngine)
+    assert isinstance(scrubbed.inner, ReferenceEngine)
     # Other installed distributions may add their own; these are the fake's.
     assert "shout" in [scrubber.name for scrubber in scrubbers()]
     assert isinstance(embedders()["hasher"].embed(["abc"]), list)
@@ -234,7 +210,7 @@ def test_the_cli_lists_an_installed_plugin(site: Path) -> None:
 def test_a_plugin_object_inside_a_module_can_be_the_entry_point(site: Path) -> None:
     source = textwrap.dedent(
         """
-        from tinymemory.hookspecs import hookimpl
+        from tinymemory._hookspecs import hookimpl
 
 
         class Plugin:
@@ -279,7 +255,7 @@ def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
 
     assert "reference" in engines
     assert "fake" in engines
-    assert isinstance(build_engine("reference"), ReferenceEngine)
+    assert isinstance(build_engine("reference", scrub=False), ReferenceEngine)
     assert "brokenplug_mod" not in sys.modules
     infos = {info.name: info for info in list_plugins()}
     assert infos["broken"] == PluginInfo(
@@ -311,7 +287,7 @@ def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
         ("badplug_mod", "import no_such_module_anywhere_xyz\n", "ModuleNotFoundError"),
         (
             "badplug_mod",
-            "from tinymemory.hookspecs import hookimpl\n\n"
+            "from tinymemory._hookspecs import hookimpl\n\n"
             "@hookimpl\ndef tinymemory_engines(unexpected):\n    return []\n",
             "PluginValidationError",
         ),
@@ -345,7 +321,7 @@ def test_other_broken_plugins_are_listed_with_their_error(
 
 def test_a_plugin_returning_a_wrong_type_is_a_config_error(site: Path) -> None:
     source = (
-        "from tinymemory.hookspecs import hookimpl\n\n"
+        "from tinymemory._hookspecs import hookimpl\n\n"
         "@hookimpl\ndef tinymemory_engines():\n    return ['not a factory']\n"
     )
     make_distribution(
@@ -361,7 +337,7 @@ import json
 import warnings
 
 import tinymemory
-from tinymemory.plugins import list_plugins
+from tinymemory._plugin_manager import list_plugins
 
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
@@ -440,12 +416,108 @@ def test_import_tinymemory_loads_no_plugin(site: Path) -> None:
         "importlib.metadata",
         "fakeplug_mod",
         "tinymemory.reference",
-        "tinymemory.plugins",
-        "tinymemory.registry",
-        "tinymemory.hookspecs",
-        "tinymemory.wire",
+        "tinymemory._plugin_manager",
+        "tinymemory._registry",
+        "tinymemory._hookspecs",
+        "tinymemory._wire",
     }
     assert "tinymemory" in imported
     assert imported & lazy == set()
     # The probe can tell: using the registry loads the manager, the built-in and the plugin.
     assert {"pluggy", "importlib.metadata", "fakeplug_mod", "tinymemory.reference"} <= used
+
+
+# --- choosing what loads ------------------------------------------------------------
+
+
+@pytest.fixture
+def no_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A configuration file path that holds nothing yet; ``TINYMEMORY_PLUGINS`` unset."""
+    file = tmp_path / "config.toml"
+    file.write_text("", encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(file))
+    monkeypatch.delenv("TINYMEMORY_PLUGINS", raising=False)
+    return file
+
+
+def test_tinymemory_plugins_names_the_only_plugins_that_load(
+    site: Path, no_config_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", "tinymemory.reference")
+    reset_plugins()
+    assert [engine.id for engine in list_engines()] == ["reference"]
+    assert "fakeplug_mod" not in sys.modules
+    assert [info.name for info in list_plugins()] == ["tinymemory.reference"]
+
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", " fake ")
+    reset_plugins()
+    assert [engine.id for engine in list_engines()] == ["fake"]
+
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", "")
+    reset_plugins()
+    assert list_engines() == []
+
+
+def test_the_config_files_plugins_table_turns_a_plugin_off(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    no_config_file.write_text("[plugins]\nfake = false\n", encoding="utf-8")
+    reset_plugins()
+    assert "fake" not in [engine.id for engine in list_engines()]
+    assert "fakeplug_mod" not in sys.modules
+    assert MemoryConfig.load().plugins == {"fake": False}
+
+    no_config_file.write_text('[plugins]\n"tinymemory.reference" = false\n', encoding="utf-8")
+    reset_plugins()
+    assert "reference" not in [engine.id for engine in list_engines()]
+    assert "fake" in [engine.id for engine in list_engines()]
+
+
+def test_a_plugins_table_that_is_not_true_or_false_is_a_config_error(
+    no_config_file: Path,
+) -> None:
+    no_config_file.write_text('[plugins]\nfake = "off"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="`plugins` must be a table of plugin names to true"):
+        plugin_manager()
+    with pytest.raises(ConfigError, match="`plugins` must be a table"):
+        MemoryConfig.load()
+
+
+def test_two_plugins_offering_one_embedder_name_are_refused(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    twin = FAKE_MODULE.replace('id="fake"', 'id="fake2"').replace('"shout"', '"shout2"')
+    make_distribution(site, "twinplug", "1.0", {"twin": "twinplug_mod"}, {"twinplug_mod": twin})
+    reset_plugins()
+    with pytest.raises(
+        ConfigError,
+        match=r"embedder `hasher` is registered by two plugins \(fake, twin\); turn one off",
+    ):
+        embedders()
+
+
+def test_two_distributions_naming_one_plugin_are_both_left_out(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    other = FAKE_MODULE.replace('id="fake"', 'id="other"')
+    make_distribution(site, "otherplug", "2.0", {"fake": "otherplug_mod"}, {"otherplug_mod": other})
+    reset_plugins()
+    with pytest.warns(RuntimeWarning, match="two tinymemory plugins are named `fake`"):
+        engines = [engine.id for engine in list_engines()]
+    assert "fake" not in engines
+    assert "other" not in engines
+    assert "fakeplug_mod" not in sys.modules
+    (info,) = [info for info in list_plugins() if info.name == "fake"]
+    assert info.error == "ConfigError: two plugins are named `fake`"

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
+from tinymemory._errors import InvalidRequest
 
 #: The page break.
 PAGE_BREAK = "\f"

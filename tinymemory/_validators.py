@@ -1,6 +1,6 @@
 """attrs field validators and converters shared by the contract's classes.
 
-Each refuses a wrong type with :class:`~tinymemory.errors.InvalidRequest`
+Each refuses a wrong type with :class:`~tinymemory._errors.InvalidRequest`
 naming the field, so bad input never reaches an engine.
 """
 
@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
+from tinymemory._errors import InvalidRequest
 
 E = TypeVar("E", bound="WireEnum")
 T = TypeVar("T")

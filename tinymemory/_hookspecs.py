@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import attrs
 import pluggy
 
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.items import Document, StoreItem
-from tinymemory.meta import SourceKind
-from tinymemory.settings import EngineCredential, EngineSettings
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._items import Document, StoreItem
+from tinymemory._settings import EngineCredential, EngineSettings
 
 if TYPE_CHECKING:
     import click
@@ -54,7 +53,12 @@ class EngineFactory:
 
 @runtime_checkable
 class DocumentConverter(Protocol):
-    """Turns raw bytes of some format into a Document (markdown text)."""
+    """Turns raw bytes of some format into a Document (markdown text).
+
+    Converters are asked in a declared order: by an optional ``priority``
+    attribute (an int, lower first, default 0), ties by ``name``; the first
+    whose ``sniff`` claims the data converts it.
+    """
 
     name: str
 
@@ -67,20 +71,56 @@ class DocumentConverter(Protocol):
         ...
 
 
+@attrs.frozen(kw_only=True)
+class HttpResponse:
+    """What a :class:`Fetcher` got back: the final url, the status, headers and body."""
+
+    url: str
+    status: int
+    headers: Mapping[str, str] = attrs.field(factory=dict)
+    body: bytes = b""
+
+
+@runtime_checkable
+class Fetcher(Protocol):
+    """A blocking HTTP GET a reader is handed, so the host decides what may be fetched.
+
+    A guard against requests to private addresses lives here, not in each
+    reader; a test passes a fetcher that answers from a table.
+    """
+
+    def __call__(self, url: str, *, headers: Mapping[str, str] | None = None) -> HttpResponse:
+        """The response to ``GET url``; ``Unavailable`` when it cannot be reached."""
+        ...
+
+
+@attrs.frozen(kw_only=True)
+class ReaderContext:
+    """What a reader is given: its ``options``, a ``credential`` and the ``fetcher`` to use."""
+
+    options: Mapping[str, Any] = attrs.field(factory=dict)
+    credential: EngineCredential = attrs.field(factory=EngineCredential.none)
+    fetcher: Fetcher
+
+
 @runtime_checkable
 class SourceReader(Protocol):
-    """Reads items from one kind of source (a folder, a feed, ...)."""
+    """Reads items from one kind of source (a folder, a feed, ...), chosen by its ``name``."""
 
-    kind: SourceKind
+    name: str
 
-    def read(self, location: str, options: Mapping[str, Any]) -> Iterator[StoreItem]:
+    def read(self, context: ReaderContext) -> Iterator[StoreItem]:
         """Yield the source's items, ready to store."""
         ...
 
 
 @runtime_checkable
 class Scrubber(Protocol):
-    """Removes secrets or personal data from an item before it is stored."""
+    """Removes secrets or personal data from an item before it is stored.
+
+    Scrubbers run in a declared order: by an optional ``priority`` attribute
+    (an int, lower first, default 0), ties by ``name``.
+    """
 
     name: str
 
@@ -114,11 +154,11 @@ class HookSpecs:
 
     @hookspec
     def tinymemory_source_readers(self) -> list[SourceReader]:  # type: ignore[empty-body]
-        """Readers that turn a source into items."""
+        """Readers that turn a source into items, each with a name of its own."""
 
     @hookspec
     def tinymemory_scrubbers(self) -> list[Scrubber]:  # type: ignore[empty-body]
-        """Scrubbers applied, in order, to every item the configured engine stores."""
+        """Scrubbers run, in declared order, on every item a ``build_engine`` engine stores."""
 
     @hookspec
     def tinymemory_embedders(self) -> list[Embedder]:  # type: ignore[empty-body]

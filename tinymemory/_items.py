@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterable, Sequence
 from datetime import datetime
@@ -16,11 +15,12 @@ from typing import ClassVar, TypeAlias, cast
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.f32 import display_f32, to_f32
-from tinymemory.fields import WireEnum, optional_str, required_str
-from tinymemory.meta import ItemKind, MemoryMeta, ToolCallRef
-from tinymemory.timestamps import optional_utc
+from tinymemory._canonical import fingerprint_json
+from tinymemory._errors import InvalidRequest
+from tinymemory._f32 import display_f32, to_f32
+from tinymemory._meta import ItemKind, MemoryMeta, ToolCallRef
+from tinymemory._timestamps import optional_utc
+from tinymemory._validators import WireEnum, optional_str, required_str
 
 #: The most items one ``store_many`` call takes.
 MAX_STORE_MANY = 100
@@ -113,21 +113,6 @@ def _turns(value: Iterable[Turn]) -> tuple[Turn, ...]:
     return turns
 
 
-def fingerprint_json(text: str) -> str:
-    """The id of an item whose canonical JSON, ``observed_at`` cleared, is ``text``.
-
-    ``InvalidRequest`` when the text holds a lone surrogate, which is not
-    unicode text: no engine could store it, and it has no UTF-8 bytes to hash.
-    """
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidRequest(
-            "an item's text holds a lone surrogate, which is not unicode"
-        ) from None
-    return hashlib.sha256(data).hexdigest()[:40]
-
-
 class _ItemBehaviour:
     """What the three item classes share: identity and replacing metadata."""
 
@@ -140,7 +125,7 @@ class _ItemBehaviour:
         also clears ``tool_call.id``, which the spec does not name.
         """
         # wire imports this module, so it is imported here rather than at the top.
-        from tinymemory.wire import to_json
+        from tinymemory._wire import to_json
 
         unobserved = attrs.evolve(self, meta=attrs.evolve(self.meta, observed_at=None))  # type: ignore[misc]
         return fingerprint_json(to_json(unobserved))

@@ -1,7 +1,7 @@
 """Requests and answers of every engine operation, each request with ``validate()``.
 
 ``validate()`` applies the contract's rules and raises
-:class:`~tinymemory.errors.InvalidRequest` with the original's message; the
+:class:`~tinymemory._errors.InvalidRequest` with the original's message; the
 engine base class calls it before any engine work.
 """
 
@@ -12,9 +12,12 @@ from typing import Any
 
 import attrs
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.f32 import to_f32
-from tinymemory.fields import (
+from tinymemory._errors import InvalidRequest
+from tinymemory._f32 import to_f32
+from tinymemory._items import Learning, StoreItem
+from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, as_filter, item_kinds
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._validators import (
     WireEnum,
     count,
     instance_of,
@@ -23,9 +26,6 @@ from tinymemory.fields import (
     str_tuple,
     to_tuple_of,
 )
-from tinymemory.items import Learning, StoreItem
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, as_filter, item_kinds
-from tinymemory.namespace import Namespace, Reach
 
 #: The most ids one ``get`` takes.
 MAX_GET_IDS = 200

@@ -2,7 +2,7 @@
 
 ``store``, ``fetch``, ``recall``, ``list``, ``get``, ``explore``, ``forget``,
 ``export``, ``import`` and ``erase``. Each prints readable text, or with
-``--json`` the contract's JSON forms. A :class:`~tinymemory.errors.TinyMemoryError`
+``--json`` the contract's JSON forms. A :class:`~tinymemory._errors.TinyMemoryError`
 ends a command with ``tinymemory: <kind>: <message>`` on stderr and status 1;
 a bad option or argument is a usage error (status 2).
 """
@@ -13,7 +13,6 @@ import contextlib
 import functools
 import itertools
 import json
-import mimetypes
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -23,12 +22,22 @@ from typing import IO, Any, BinaryIO, TypeVar, cast
 import attrs
 import click
 
-from tinymemory.cli_options import at_option, json_option, reach_from, reach_option, table
-from tinymemory.engine import LISTING_PAGE, MemoryEngine
-from tinymemory.errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory.f32 import display_f32
-from tinymemory.items import (
-    MAX_STORE_MANY,
+from tinymemory._cli.options import (
+    at_option,
+    cursor_option,
+    filter_options,
+    json_option,
+    kinds_option,
+    limit_option,
+    table,
+    tags_option,
+    workspace_option,
+)
+from tinymemory._engine import LISTING_PAGE, MemoryEngine
+from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._f32 import display_f32
+from tinymemory._ingest import SyncReport, convert, sync
+from tinymemory._items import (
     Document,
     Learning,
     LearningKind,
@@ -36,9 +45,9 @@ from tinymemory.items import (
     StoreReceipt,
     validate_item,
 )
-from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
-from tinymemory.namespace import Namespace, Reach
-from tinymemory.operations import (
+from tinymemory._meta import MemoryMeta, MetaFilter
+from tinymemory._namespace import Namespace, Reach
+from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_GET_IDS,
     EraseRequest,
@@ -54,11 +63,10 @@ from tinymemory.operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory.plugins import document_converters
-from tinymemory.registry import MemoryConfig
-from tinymemory.settings import EngineCredential
-from tinymemory.tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
-from tinymemory.wire import dumps, from_data, to_data, to_json
+from tinymemory._registry import MemoryConfig
+from tinymemory._settings import EngineCredential
+from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
+from tinymemory._wire import dumps, from_data, to_data, to_json
 
 T = TypeVar("T")
 Command = Callable[..., None]
@@ -83,7 +91,7 @@ def add_data_commands(group: click.Group) -> None:
 
 
 class EngineFailure(click.ClickException):
-    """A :class:`TinyMemoryError` met by a data command, shown as ``tinymemory.cli.main`` shows one.
+    """A :class:`TinyMemoryError` met by a data command, shown as the ``main`` of the CLI shows one.
 
     Raised inside the command, so the group ends cleanly however it is run
     (the console script, ``main`` or a ``CliRunner``).
@@ -113,70 +121,6 @@ def _data_command(name: str) -> Callable[[Command], click.Command]:
         return command
 
     return decorate
-
-
-# --- shared options ---------------------------------------------------------------
-
-
-def _workspace_option(help: str) -> Callable[[Command], Command]:
-    return click.option("--workspace", metavar="NAME", help=help)
-
-
-def _tags_option(help: str) -> Callable[[Command], Command]:
-    return click.option("--tag", "tags", multiple=True, metavar="TAG", help=help)
-
-
-def _kinds_option(help: str) -> Callable[[Command], Command]:
-    return click.option(
-        "--kind",
-        "kinds",
-        multiple=True,
-        type=click.Choice([kind.value for kind in ItemKind]),
-        help=help,
-    )
-
-
-def filter_options(func: Command) -> Command:
-    """Add ``--at``, ``--reach``, ``--workspace``, ``--tag``, ``--kind``; pass one ``filter``."""
-
-    @functools.wraps(func)
-    def with_filter(
-        *args: Any,
-        at: Namespace | None,
-        reach_kind: str | None,
-        workspace: str | None,
-        tags: tuple[str, ...],
-        kinds: tuple[str, ...],
-        **kwargs: Any,
-    ) -> None:
-        chosen = MetaFilter(
-            reach=reach_from(at, reach_kind), workspace=workspace, tags_any=tags, kinds=kinds
-        )
-        func(*args, filter=chosen, **kwargs)
-
-    options = (
-        at_option("Read the memory of this node (team:acme/agent:writer); default every node."),
-        reach_option(),
-        _workspace_option("Only items of this workspace."),
-        _tags_option("Only items with this tag (repeat: any of them)."),
-        _kinds_option("Only items of this kind (repeat: any of them)."),
-    )
-    for option in reversed(options):
-        with_filter = option(with_filter)
-    return with_filter
-
-
-def _limit_option(default: int, maximum: int | None = None) -> Callable[[Command], Command]:
-    return click.option(
-        "--limit",
-        type=click.IntRange(min=1, max=maximum),
-        default=default,
-        show_default=True,
-        help="Most results to show.",
-    )
-
-
-_cursor_option = click.option("--cursor", help="Continue from the cursor a previous page gave.")
 
 
 # --- output helpers ---------------------------------------------------------------
@@ -247,8 +191,8 @@ def _now() -> datetime:
     help="Store this file as a Document (UTF-8 text, or a format a converter plugin reads).",
 )
 @at_option("The node to store the item at (team:acme/agent:writer); default the root.")
-@_workspace_option("The item's workspace.")
-@_tags_option("A tag for the item (repeatable).")
+@workspace_option("The item's workspace.")
+@tags_option("A tag for the item (repeatable).")
 @json_option("Print the receipt as JSON.")
 def store(
     text: str | None,
@@ -275,7 +219,8 @@ def store(
     )
     item: StoreItem
     if file is not None:
-        item = _file_document(file, title, meta)
+        converted = convert(file, meta=meta)
+        item = attrs.evolve(converted, title=title) if title else converted
     else:
         # Trailing newlines from stdin are dropped, as the shell's $(...) drops them.
         body = sys.stdin.read().rstrip("\r\n") if text == "-" else str(text)
@@ -302,41 +247,6 @@ def _receipt_line(receipt: StoreReceipt) -> str:
     return f"stored {receipt.id}"
 
 
-#: The meta fields ``store --file`` sets, over whatever a converter set.
-_PLACED_FIELDS = ("namespace", "workspace", "tags", "observed_at", "file_path", "source")
-
-
-def _file_document(path: Path, title: str | None, meta: MemoryMeta) -> Document:
-    """The file as a Document: the first converter plugin claiming it, else its UTF-8 text."""
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise click.FileError(str(path), error.strerror) from None
-    name = path.name
-    mime = mimetypes.guess_type(name)[0]
-    placed = attrs.evolve(
-        meta, file_path=str(path.resolve()), source=SourceRef(kind=SourceKind.FILE)
-    )
-    for converter in document_converters():
-        if converter.sniff(data, name, mime):
-            converted = converter.convert(data, name, mime)
-            # Keep what the converter worked out (a language, say); the rest is ours.
-            kept = attrs.evolve(
-                converted.meta,
-                **{field: getattr(placed, field) for field in _PLACED_FIELDS},
-            )
-            return attrs.evolve(converted, title=title or converted.title or name, meta=kept)
-    try:
-        text: str | None = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = None
-    if text is None or "\x00" in text:  # a NUL byte means binary, even when it decodes
-        raise InvalidRequest(
-            f"`{path}` is not UTF-8 text, and no installed document converter reads it"
-        )
-    return Document(title=title or name, body=text, mime=mime, meta=placed)
-
-
 # --- reads -----------------------------------------------------------------------
 
 
@@ -353,8 +263,8 @@ def _hit_rows(hits: Sequence[Hit]) -> list[tuple[str, ...]]:
     type=click.Choice([mode.value for mode in FetchMode]),
     help="How to rank (default hybrid when the engine offers it, else its first mode).",
 )
-@_limit_option(10)
-@_cursor_option
+@limit_option(10)
+@cursor_option()
 @filter_options
 @json_option("Print the page of hits as JSON.")
 def fetch(
@@ -388,7 +298,7 @@ def fetch(
 
 @_data_command("recall")
 @click.argument("question")
-@_limit_option(10)
+@limit_option(10)
 @filter_options
 @json_option("Print the answer and its citations as JSON.")
 def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
@@ -407,8 +317,8 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
 
 
 @_data_command("list")
-@_limit_option(50)
-@_cursor_option
+@limit_option(50)
+@cursor_option()
 @filter_options
 @json_option("Print the page of items as JSON.")
 def list_command(limit: int, cursor: str | None, filter: MetaFilter, as_json: bool) -> None:
@@ -468,7 +378,7 @@ def _whole(hit: Hit) -> str:
 
 @_data_command("explore")
 @click.argument("facet", metavar="FACET", type=click.Choice([facet.value for facet in Facet]))
-@_limit_option(50, MAX_BUCKETS)
+@limit_option(50, MAX_BUCKETS)
 @filter_options
 @json_option("Print the buckets and counts as JSON.")
 def explore(facet: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
@@ -600,17 +510,15 @@ def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> Non
     Every line is checked before anything is stored: a bad line stores nothing.
     """
     items = read_items(source, at)
-    receipts: list[StoreReceipt] = []
+    report = SyncReport()
     if items:
         with _open_engine() as engine, _progress(items, "importing") as shown:
-            for batch in _batched(shown, MAX_STORE_MANY):
-                receipts.extend(engine.store_many(batch))
-    replayed = sum(receipt.replayed for receipt in receipts)
-    stored = len(receipts) - replayed
+            report = sync(engine, shown)
+    stored, replayed = report.stored, report.replayed
     if as_json:
         _echo_json({"stored": stored, "replayed": replayed})
     else:
-        click.echo(f"imported {len(receipts)} items: {stored} stored, {replayed} replays")
+        click.echo(f"imported {stored + replayed} items: {stored} stored, {replayed} replays")
 
 
 def read_items(lines: Iterable[bytes], at: Namespace | None = None) -> list[StoreItem]:
@@ -655,7 +563,7 @@ def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
 @_data_command("erase")
 @at_option("The node to erase at (root for the root).", required=True)
 @click.option("--subtree", is_flag=True, help="Also erase everything below --at.")
-@_kinds_option("Erase only items of this kind (repeatable; default every kind).")
+@kinds_option("Erase only items of this kind (repeatable; default every kind).")
 @click.option(
     "--whole-tree",
     is_flag=True,

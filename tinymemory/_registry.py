@@ -10,27 +10,46 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
 
-from tinymemory.engine import EngineDescriptor, MemoryEngine
-from tinymemory.errors import ConfigError, TinyMemoryError
-from tinymemory.plugins import engine_factories, scrubbers
-from tinymemory.scrubbing import ScrubbingEngine
-from tinymemory.settings import EngineCredential, EngineSettings, is_loopback_host, redact_url
+from tinymemory._config_file import (
+    CONFIG_VARIABLE,
+    config_path,
+    default_config_path,
+    parse_toml,
+    plugins_table,
+    read_config_text,
+)
+from tinymemory._engine import EngineDescriptor, MemoryEngine
+from tinymemory._errors import ConfigError, TinyMemoryError
+from tinymemory._plugin_manager import engine_factories, scrubbers
+from tinymemory._scrubbing import ScrubbingEngine
+from tinymemory._settings import EngineCredential, EngineSettings, is_loopback_host, redact_url
 
 #: The engine used when the configuration names none: the embedded one.
 DEFAULT_ENGINE = "sqlite"
 #: Environment variables read by :meth:`MemoryConfig.load`.
-CONFIG_VARIABLE = "TINYMEMORY_CONFIG"
 ENGINE_VARIABLE = "TINYMEMORY_ENGINE"
 ENDPOINT_VARIABLE = "TINYMEMORY_ENDPOINT"
 _SETTINGS_KEYS = ("endpoint", "scope_root", "tenant_root", "headers")
+
+__all__ = [
+    "CONFIG_VARIABLE",
+    "DEFAULT_ENGINE",
+    "ENDPOINT_VARIABLE",
+    "ENGINE_VARIABLE",
+    "MemoryConfig",
+    "build_engine",
+    "config_path",
+    "default_config_path",
+    "list_engines",
+    "settings_from_json",
+    "settings_from_table",
+]
 
 
 def list_engines() -> list[EngineDescriptor]:
@@ -39,16 +58,38 @@ def list_engines() -> list[EngineDescriptor]:
 
 
 def build_engine(
-    engine_id: str,
+    engine_id: str | None = None,
     settings: EngineSettings | None = None,
     credential: EngineCredential | None = None,
+    *,
+    scrub: bool = True,
 ) -> MemoryEngine:
     """Build the installed engine ``engine_id`` with its settings and credential.
+
+    With no ``engine_id`` it builds the configured engine (the configuration
+    file and environment, see :meth:`MemoryConfig.load`; ``sqlite`` when
+    nothing is configured) with the configured settings unless ``settings``
+    are given. When scrubber plugins are installed the engine comes wrapped
+    in a :class:`~tinymemory.ScrubbingEngine`, so every item it stores is
+    scrubbed first; ``scrub=False`` hands out the bare engine, for a host that
+    really wants no scrubbing (or a test of the engine itself).
 
     Refused as ``ConfigError``: an unknown id (the message lists what is
     installed), a missing endpoint or key the engine needs, and a credential
     over cleartext ``http`` to a host other than this machine.
     """
+    if engine_id is None:
+        config = MemoryConfig.load()
+        engine_id = config.engine
+        settings = settings or config.settings_for(engine_id)
+    engine = _build_bare(engine_id, settings, credential)
+    installed = scrubbers() if scrub else []
+    return ScrubbingEngine(engine, installed) if installed else engine
+
+
+def _build_bare(
+    engine_id: str, settings: EngineSettings | None, credential: EngineCredential | None
+) -> MemoryEngine:
     settings = settings or EngineSettings()
     credential = credential or EngineCredential.none()
     factories = engine_factories()
@@ -144,27 +185,31 @@ def _engine_table(value: Mapping[str, EngineSettings]) -> dict[str, EngineSettin
     return table
 
 
+def _plugin_flags(value: Mapping[str, bool]) -> dict[str, bool]:
+    return dict(value)
+
+
 @attrs.frozen(kw_only=True)
 class MemoryConfig:
     """Which engine to use, and the settings of each engine by id.
 
     ``MemoryConfig.load()`` reads it from a TOML file and the environment;
     ``build()`` makes the engine, wrapped so installed scrubbers see every
-    stored item.
+    stored item. ``plugins`` is the file's ``plugins`` table (plugin names to
+    whether they load), which the plugin manager reads before loading any.
     """
 
     engine: str = DEFAULT_ENGINE
     engines: Mapping[str, EngineSettings] = attrs.field(factory=dict, converter=_engine_table)
+    plugins: Mapping[str, bool] = attrs.field(factory=dict, converter=_plugin_flags)
 
     def settings_for(self, engine_id: str) -> EngineSettings:
         """The settings of ``engine_id`` (empty when the configuration has none)."""
         return self.engines.get(engine_id) or EngineSettings()
 
     def build(self, credential: EngineCredential | None = None) -> MemoryEngine:
-        """Build the configured engine; installed scrubbers wrap its every store."""
-        engine = build_engine(self.engine, self.settings_for(self.engine), credential)
-        installed = scrubbers()
-        return ScrubbingEngine(engine, installed) if installed else engine
+        """Build the configured engine with :func:`build_engine`; installed scrubbers wrap it."""
+        return build_engine(self.engine, self.settings_for(self.engine), credential)
 
     @classmethod
     def from_toml(cls, text: str, *, source: str = "configuration") -> MemoryConfig:
@@ -174,14 +219,11 @@ class MemoryConfig:
         ``endpoint``, ``scope_root``, ``tenant_root``, a ``headers`` table, and
         any engine options (such as ``path``).
         """
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as error:
-            raise ConfigError(f"{source} is not valid toml: {error}") from None
-        unknown = set(data) - {"engine", "engines"}
+        data = parse_toml(text, source)
+        unknown = set(data) - {"engine", "engines", "plugins"}
         if unknown:
             raise ConfigError(
-                f"{source}: unknown key `{sorted(unknown)[0]}` (expected engine, engines)"
+                f"{source}: unknown key `{sorted(unknown)[0]}` (expected engine, engines, plugins)"
             )
         engine = data.get("engine", DEFAULT_ENGINE)
         tables = data.get("engines", {})
@@ -195,6 +237,7 @@ class MemoryConfig:
                 engine_id: settings_from_table(engine_id, table, source)
                 for engine_id, table in tables.items()
             },
+            plugins=plugins_table(data, source),
         )
 
     @classmethod
@@ -210,37 +253,11 @@ class MemoryConfig:
         ``TINYMEMORY_ENDPOINT`` that engine's endpoint.
         """
         env = os.environ if environ is None else environ
-        explicit = path or env.get(CONFIG_VARIABLE)
-        file = config_path(path, env)
-        if file.is_file():
-            try:
-                text = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as error:
-                raise ConfigError(f"configuration file `{file}` cannot be read: {error}") from None
-            config = cls.from_toml(text, source=str(file))
-        elif explicit:
-            raise ConfigError(f"configuration file `{file}` does not exist")
-        else:
-            config = cls()
+        text, source = read_config_text(path, env)
+        config = cls() if text is None else cls.from_toml(text, source=source)
         engine = env.get(ENGINE_VARIABLE, "").strip() or config.engine
         engines = dict(config.engines)
         endpoint = env.get(ENDPOINT_VARIABLE, "").strip()
         if endpoint:
             engines[engine] = attrs.evolve(config.settings_for(engine), endpoint=endpoint)
-        return cls(engine=engine, engines=engines)
-
-
-def config_path(
-    path: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
-) -> Path:
-    """The file :meth:`MemoryConfig.load` reads: ``path``, ``$TINYMEMORY_CONFIG`` or the default."""
-    env = os.environ if environ is None else environ
-    explicit = path or env.get(CONFIG_VARIABLE)
-    return Path(explicit) if explicit else default_config_path(env)
-
-
-def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CONFIG_HOME/tinymemory/config.toml`` (``~/.config`` when unset)."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "tinymemory" / "config.toml"
+        return cls(engine=engine, engines=engines, plugins=config.plugins)

@@ -9,13 +9,13 @@ from __future__ import annotations
 import enum
 import ipaddress
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit, urlunsplit
 
 import attrs
 
-from tinymemory.errors import ConfigError
+from tinymemory._errors import ConfigError
 
 #: The environment variable a static API key is read from.
 API_KEY_VARIABLE = "TINYMEMORY_API_KEY"
@@ -41,6 +41,9 @@ class CredentialKind(enum.Enum):
 @attrs.frozen(repr=False)
 class EngineCredential:
     """No credential, a static key, or a dynamic bearer source. Never printed."""
+
+    #: Never written anywhere: the JSON converter refuses it.
+    __no_json_form__ = True
 
     kind: CredentialKind = CredentialKind.NONE
     _secret: str | None = attrs.field(default=None, alias="secret")
@@ -120,16 +123,59 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
-def _headers(value: Mapping[str, str]) -> dict[str, str]:
+class FrozenMapping(Mapping[str, Any]):
+    """A mapping that cannot change once made, and hashes: settings' headers and options.
+
+    Made from any mapping, deeply: a nested table becomes a FrozenMapping and a
+    list a tuple, so nothing inside can change either.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any] | None = None) -> None:
+        self._data = {key: _frozen(value) for key, value in (data or {}).items()}
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._data.items()))
+
+    def __repr__(self) -> str:
+        return f"FrozenMapping({self._data!r})"
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return value if isinstance(value, FrozenMapping) else FrozenMapping(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, set):
+        return frozenset(value)
+    return value
+
+
+def _headers(value: Mapping[str, str]) -> FrozenMapping:
     if not isinstance(value, Mapping):
         raise ConfigError("headers must be a table of names to values")
-    headers = dict(value)
-    for name, header in headers.items():
+    for name, header in value.items():
         if not isinstance(name, str) or not isinstance(header, str):
             raise ConfigError("headers map names to values, both strings")
         if any(char in name + header for char in "\r\n"):
             raise ConfigError(f"header `{name}` must not hold a line break")
-    return headers
+    return FrozenMapping(value)
+
+
+def _options(value: Mapping[str, Any]) -> FrozenMapping:
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise ConfigError("options must be a table of names to values")
+    return FrozenMapping(value)
 
 
 def _optional_str(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -143,14 +189,16 @@ class EngineSettings:
 
     ``endpoint`` (for remote engines), ``scope_root`` and ``tenant_root``
     (where an engine lays memory out), extra ``headers``, and engine-specific
-    ``options`` (such as ``path`` for the embedded engine).
+    ``options`` (such as ``path`` for the embedded engine). Frozen and
+    hashable: ``headers`` and ``options`` are read-only mappings (a list in
+    an option reads back as a tuple).
     """
 
     endpoint: str | None = attrs.field(default=None, validator=_optional_str)
     scope_root: str | None = attrs.field(default=None, validator=_optional_str)
     tenant_root: str | None = attrs.field(default=None, validator=_optional_str)
-    headers: Mapping[str, str] = attrs.field(factory=dict, converter=_headers)
-    options: Mapping[str, Any] = attrs.field(factory=dict, converter=dict)
+    headers: Mapping[str, str] = attrs.field(factory=FrozenMapping, converter=_headers)
+    options: Mapping[str, Any] = attrs.field(factory=FrozenMapping, converter=_options)
 
     def __repr__(self) -> str:
         shown = []

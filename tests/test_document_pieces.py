@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinymemory.errors import InvalidRequest
-from tinymemory.pieces import MAX_SECTION_CHARS, Piece, cut_pieces, utf8_size
+from tinymemory._document_pieces import MAX_SECTION_CHARS, Piece, cut_pieces, utf8_size
+from tinymemory._errors import InvalidRequest
 
 
 def texts(pieces: list[Piece]) -> list[str]:

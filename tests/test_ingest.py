@@ -1,0 +1,322 @@
+"""Ingestion: ``convert``, ``read`` and ``sync``, over the converters and readers of plugins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from types import ModuleType
+
+import attrs
+import pytest
+from click.testing import CliRunner
+
+import tinymemory as tm
+from tinymemory._cli.main import cli
+from tinymemory._errors import InvalidRequest, Unsupported
+from tinymemory._hookspecs import HttpResponse, ReaderContext, hookimpl
+from tinymemory._ingest import SyncReport, convert, read, sniff_format, sync
+from tinymemory._plugin_manager import plugin_manager
+from tinymemory.reference import ReferenceEngine
+
+pytestmark = pytest.mark.usefixtures("builtin_plugins")
+
+Register = Callable[..., None]
+
+
+class Claims:
+    """A converter claiming data that starts with ``magic``; it records what it was asked."""
+
+    def __init__(self, name: str, magic: bytes, priority: int | None = None) -> None:
+        self.name = name
+        self.magic = magic
+        if priority is not None:
+            self.priority = priority
+        self.asked: list[tuple[str | None, str | None]] = []
+
+    def sniff(self, data: bytes, name: str | None, mime: str | None) -> bool:
+        self.asked.append((name, mime))
+        return data.startswith(self.magic)
+
+    def convert(self, data: bytes, name: str | None, mime: str | None) -> tm.Document:
+        body = data[len(self.magic) :].decode("utf-8")
+        return tm.Document(
+            title=f"by {self.name}",
+            body=body,
+            meta=tm.MemoryMeta(language="en", workspace="converter's"),
+        )
+
+
+class Offers:
+    """A plugin offering converters and readers."""
+
+    def __init__(self, converters: list[object] = (), readers: list[object] = ()) -> None:  # type: ignore[assignment]
+        self.converters = list(converters)
+        self.readers = list(readers)
+
+    @hookimpl
+    def tinymemory_document_converters(self) -> list[object]:
+        return self.converters
+
+    @hookimpl
+    def tinymemory_source_readers(self) -> list[object]:
+        return self.readers
+
+
+@pytest.fixture
+def plugins() -> Register:
+    def register(**offered: list[object]) -> None:
+        plugin_manager().register(Offers(**offered))
+
+    return register
+
+
+# --- convert ---------------------------------------------------------------------------
+
+
+def test_utf8_text_is_a_document_of_itself() -> None:
+    document = convert(b"# Notes\n\ntabs", name="notes.md")
+    assert document == tm.Document(title="notes.md", body="# Notes\n\ntabs", mime="text/markdown")
+
+
+def test_a_path_names_the_file_and_its_source(tmp_path: Path) -> None:
+    file = tmp_path / "plan.txt"
+    file.write_text("ship friday", encoding="utf-8")
+    document = convert(file, meta=tm.MemoryMeta(workspace="acme"))
+    assert (document.title, document.body.text, document.mime) == (
+        "plan.txt",
+        "ship friday",
+        "text/plain",
+    )
+    assert document.meta.file_path == str(file.resolve())
+    assert document.meta.source.kind is tm.SourceKind.FILE
+    assert document.meta.workspace == "acme"
+    assert convert(str(file)) == attrs.evolve(
+        document, meta=attrs.evolve(document.meta, workspace=None)
+    )
+
+
+def test_a_missing_file_is_an_invalid_request(tmp_path: Path) -> None:
+    with pytest.raises(InvalidRequest, match="cannot be read"):
+        convert(tmp_path / "absent.txt")
+
+
+@pytest.mark.parametrize("value", [bytearray(b"x"), 3, None])
+def test_convert_takes_bytes_or_a_path_only(value: object) -> None:
+    with pytest.raises(InvalidRequest, match="convert takes bytes or a path, not "):
+        convert(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("data", "name", "sniffed"),
+    [
+        (b"%PDF-1.7\x00", "report.pdf", "pdf"),
+        (b"PK\x03\x04rest", "deck.pptx", "zip (docx, xlsx, pptx, ...)"),
+        (b"caf\xe9", "menu.txt", "text/plain"),
+        (b"caf\xe9", None, "binary data"),
+        (b"a\x00b", "x.weird-ext", "binary data"),
+    ],
+)
+def test_data_no_converter_claims_is_unsupported_naming_its_format(
+    plugins: Register, data: bytes, name: str | None, sniffed: str
+) -> None:
+    plugins(converters=[Claims("zeta", b"ZETA"), Claims("alpha", b"ALPHA")])
+    shown = f"`{name}`" if name else "the data"
+    with pytest.raises(Unsupported) as caught:
+        convert(data, name=name)
+    assert caught.value.message == (
+        f"{shown} is {sniffed}, which no document converter reads (installed: alpha, zeta)"
+    )
+    assert sniff_format(data, name) == sniffed
+
+
+def test_converters_are_asked_by_priority_then_name_the_hosts_first(plugins: Register) -> None:
+    late = Claims("a-late", b"X:")
+    early = Claims("z-early", b"X:", priority=-1)
+    plugins(converters=[late, early])
+    assert convert(b"X:hello", name="h.x").body.text == "hello"
+    assert convert(b"X:hello").title == "by z-early"
+    assert late.asked == []
+
+    host = Claims("host", b"X:", priority=100)
+    assert convert(b"X:hello", converters=[host]).title == "by host"
+    assert len(early.asked) == 2
+
+
+def test_the_callers_meta_wins_and_the_converters_rest_is_kept(plugins: Register) -> None:
+    plugins(converters=[Claims("c", b"C:")])
+    document = convert(b"C:body", name="f.c", meta=tm.MemoryMeta(tags=["t"], namespace="agent:a"))
+    assert document.meta.language == "en"
+    assert document.meta.workspace == "converter's"
+    assert document.meta.tags == ("t",)
+    assert str(document.meta.namespace) == "agent:a"
+    assert convert(b"C:body", meta=tm.MemoryMeta(workspace="mine")).meta.workspace == "mine"
+
+
+def test_a_converter_returning_no_document_is_unsupported(plugins: Register) -> None:
+    class Wrong(Claims):
+        def convert(self, data: bytes, name: str | None, mime: str | None) -> tm.Document:
+            return "text"  # type: ignore[return-value]
+
+    plugins(converters=[Wrong("wrong", b"W")])
+    with pytest.raises(Unsupported, match="converter `wrong` did not return a Document"):
+        convert(b"W")
+
+
+# --- read ------------------------------------------------------------------------------
+
+
+class Lines:
+    """A reader: one learning per line of ``options["text"]``, or the page at ``options["url"]``."""
+
+    name = "lines"
+
+    def __init__(self) -> None:
+        self.contexts: list[ReaderContext] = []
+
+    def read(self, context: ReaderContext) -> Iterator[tm.StoreItem]:
+        self.contexts.append(context)
+        if "url" in context.options:
+            token = context.credential.bearer()
+            response = context.fetcher(
+                context.options["url"], headers={"authorization": f"Bearer {token}"}
+            )
+            yield tm.Document(body=response.body.decode(), meta=tm.MemoryMeta(url=response.url))
+            return
+        for line in context.options["text"].splitlines():
+            yield tm.Learning(text=line)
+
+
+def test_a_reader_is_chosen_by_name_and_given_its_options(plugins: Register) -> None:
+    reader = Lines()
+    plugins(readers=[reader])
+    items = list(read("lines", options={"text": "one\ntwo"}))
+    assert items == [tm.Learning(text="one"), tm.Learning(text="two")]
+    (context,) = reader.contexts
+    assert context.options == {"text": "one\ntwo"}
+    assert context.credential.is_none
+
+
+def test_a_reader_fetches_through_the_fetcher_it_is_handed(plugins: Register) -> None:
+    plugins(readers=[Lines()])
+    asked: list[tuple[str, Mapping[str, str] | None]] = []
+
+    def fetcher(url: str, *, headers: Mapping[str, str] | None = None) -> HttpResponse:
+        asked.append((url, headers))
+        return HttpResponse(url=url, status=200, body=b"the page")
+
+    (item,) = read(
+        "lines",
+        options={"url": "https://example.com/a"},
+        credential=tm.EngineCredential.static("tok-123"),
+        fetcher=fetcher,
+    )
+    assert item == tm.Document(body="the page", meta=tm.MemoryMeta(url="https://example.com/a"))
+    assert asked == [("https://example.com/a", {"authorization": "Bearer tok-123"})]
+
+
+def test_without_a_fetcher_fetching_is_unsupported(plugins: Register) -> None:
+    plugins(readers=[Lines()])
+    with pytest.raises(Unsupported, match=r"fetches over http \(`example.com`\), and no fetcher"):
+        list(read("lines", options={"url": "https://example.com/a"}))
+
+
+def test_an_unknown_reader_is_unsupported_listing_the_installed(plugins: Register) -> None:
+    plugins(readers=[Lines()])
+    with pytest.raises(Unsupported, match=r"no reader named `rss` \(installed: lines\)"):
+        read("rss", options={})
+
+
+def test_an_invalid_item_from_a_reader_is_refused(plugins: Register) -> None:
+    class Blank:
+        name = "blank"
+
+        def read(self, context: ReaderContext) -> Iterator[tm.StoreItem]:
+            yield tm.Learning(text=" ")
+
+    plugins(readers=[Blank()])
+    with pytest.raises(InvalidRequest, match="learning text must not be empty"):
+        list(read("blank"))
+
+
+# --- sync ------------------------------------------------------------------------------
+
+
+def test_sync_stores_in_batches_and_reports() -> None:
+    engine = ReferenceEngine()
+    engine.store(tm.Learning(text="item 0"))
+    items: list[object] = [tm.Learning(text=f"item {number}") for number in range(5)]
+    items.insert(2, tm.Learning(text=" "))
+    items.insert(4, "not an item")
+    reports: list[SyncReport] = []
+
+    report = sync(engine, iter(items), batch=3, progress=reports.append)
+
+    assert report.stored == 4
+    assert report.replayed == 1
+    assert [(skip.index, skip.reason) for skip in report.skipped] == [
+        (2, "learning text must not be empty"),
+        (4, "a stored item is a Document, Conversation or Learning, not str"),
+    ]
+    assert report.batches == 3
+    assert [(seen.stored, seen.replayed, seen.batches) for seen in reports] == [
+        (1, 1, 1),
+        (3, 1, 2),
+        (4, 1, 3),
+    ]
+    assert len(engine.list(tm.ListRequest()).items) == 5
+
+
+@pytest.mark.parametrize("batch", [0, 101, True, 2.0])
+def test_sync_refuses_a_batch_size_outside_the_store_many_bound(batch: object) -> None:
+    with pytest.raises(InvalidRequest, match="`batch` must be from 1 to 100"):
+        sync(ReferenceEngine(), [], batch=batch)  # type: ignore[arg-type]
+
+
+def test_sync_of_nothing_is_an_empty_report() -> None:
+    assert sync(ReferenceEngine(), []) == SyncReport()
+
+
+# --- an installed plugin ---------------------------------------------------------------
+
+
+def stored(module: ModuleType) -> list[tm.StoreItem]:
+    return [exported.item for exported in module.STORED.export(tm.ListRequest(limit=500)).items]
+
+
+def test_an_installed_plugins_converter_reader_and_scrubbers_work_in_declared_order(
+    ingesting: ModuleType,
+) -> None:
+    document = convert(b"LOUD:the h*nter2 plan", name="plan.loud")
+    assert document.title == "by upper"
+    assert document.body.text == "upper read: the h*nter2 plan"
+
+    items = list(read("lines", options={"text": "one h*nter2\ntwo"}))
+    assert items == [
+        tm.Learning(text="one h*nter2", evidence="said: one h*nter2"),
+        tm.Learning(text="two", evidence="said: two"),
+    ]
+
+    report = sync(tm.build_engine(), [document, *items])
+    assert (report.stored, report.replayed, report.skipped, report.batches) == (3, 0, (), 1)
+    assert stored(ingesting) == [
+        attrs.evolve(document, body="upper read: the [MASKED] plan"),
+        tm.Learning(text="one [MASKED]", evidence="said: one [MASKED]"),
+        items[1],
+    ]
+
+
+def test_store_file_converts_and_scrubs_through_the_installed_plugin(
+    ingesting: ModuleType, tmp_path: Path
+) -> None:
+    file = tmp_path / "plan.loud"
+    file.write_bytes(b"LOUD:rotate hunter2 and h*nter2")
+    result = CliRunner().invoke(cli, ["store", "--file", str(file)])
+    assert result.exit_code == 0, result.output
+    (document,) = stored(ingesting)
+    assert isinstance(document, tm.Document)
+    assert (document.title, document.body.text) == (
+        "by upper",
+        "upper read: rotate [MASKED] and [MASKED]",
+    )
+    assert document.meta.file_path == str(file.resolve())
+    assert result.output == f"stored {document.fingerprint()}\n"

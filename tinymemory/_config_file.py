@@ -1,0 +1,73 @@
+"""Where the configuration file is, and its TOML read into plain tables.
+
+Below both the registry (which builds engines from the file's ``engine`` and
+``engines``) and the plugin manager (which reads its ``plugins`` table before
+any plugin loads), so neither imports the other to find the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tinymemory._errors import ConfigError
+
+#: The environment variable naming the configuration file.
+CONFIG_VARIABLE = "TINYMEMORY_CONFIG"
+
+
+def config_path(
+    path: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> Path:
+    """The file the configuration is read from: ``path``, ``$TINYMEMORY_CONFIG`` or the default."""
+    env = os.environ if environ is None else environ
+    explicit = path or env.get(CONFIG_VARIABLE)
+    return Path(explicit) if explicit else default_config_path(env)
+
+
+def default_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CONFIG_HOME/tinymemory/config.toml`` (``~/.config`` when unset)."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "tinymemory" / "config.toml"
+
+
+def read_config_text(
+    path: str | os.PathLike[str] | None = None, environ: Mapping[str, str] | None = None
+) -> tuple[str | None, str]:
+    """The file's text (``None`` when the default file is missing) and its path.
+
+    A file named by ``path`` or ``$TINYMEMORY_CONFIG`` that does not exist, or
+    one that cannot be read, is ``ConfigError``.
+    """
+    env = os.environ if environ is None else environ
+    file = config_path(path, env)
+    if file.is_file():
+        try:
+            return file.read_text(encoding="utf-8"), str(file)
+        except (OSError, UnicodeDecodeError) as error:
+            raise ConfigError(f"configuration file `{file}` cannot be read: {error}") from None
+    if path or env.get(CONFIG_VARIABLE):
+        raise ConfigError(f"configuration file `{file}` does not exist")
+    return None, str(file)
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """The TOML text as tables; ``ConfigError`` naming ``source`` when it is not TOML."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{source} is not valid toml: {error}") from None
+
+
+def plugins_table(data: Mapping[str, Any], source: str) -> dict[str, bool]:
+    """The ``plugins`` table: plugin names to ``true`` (load) or ``false`` (turned off)."""
+    table = data.get("plugins", {})
+    if not isinstance(table, Mapping) or not all(
+        isinstance(value, bool) for value in table.values()
+    ):
+        raise ConfigError(f"{source}: `plugins` must be a table of plugin names to true or false")
+    return dict(table)

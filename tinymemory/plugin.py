@@ -1,0 +1,64 @@
+"""The plugin API: everything a plugin may import besides the public ``tinymemory`` names.
+
+A plugin imports ``tinymemory`` and this module, nothing else of the package
+(a test holds every plugin under ``plugins/`` to that), so the core's own
+modules can change without breaking a plugin. ``__all__`` is pinned by a test.
+
+- the hook marker: :data:`hookimpl`;
+- what the hooks return: :class:`EngineFactory`, :class:`DocumentConverter`,
+  :class:`SourceReader` with its :class:`ReaderContext`, :class:`Fetcher` and
+  :class:`HttpResponse`, :class:`Scrubber`, :class:`Embedder`;
+- the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
+- helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
+  :func:`to_data`, :func:`from_data`), the id of an item's canonical JSON
+  (:func:`fingerprint_json`), :func:`build_explore_page`, cutting long
+  documents (:func:`cut_pieces`, :class:`Piece`), the installed embedders by
+  name (:func:`embedders`), UTC timestamps (:func:`to_utc`);
+- for scrubbers: :func:`map_texts`.
+"""
+
+from __future__ import annotations
+
+from tinymemory._canonical import fingerprint_json
+from tinymemory._document_pieces import Piece, cut_pieces
+from tinymemory._engine import EngineWrapper, MemoryEngine, build_explore_page
+from tinymemory._hookspecs import (
+    DocumentConverter,
+    Embedder,
+    EngineFactory,
+    Fetcher,
+    HttpResponse,
+    ReaderContext,
+    Scrubber,
+    SourceReader,
+    hookimpl,
+)
+from tinymemory._plugin_manager import embedders
+from tinymemory._scrubbing import map_texts
+from tinymemory._timestamps import to_utc
+from tinymemory._wire import from_data, from_json, to_data, to_json
+
+__all__ = [
+    "DocumentConverter",
+    "Embedder",
+    "EngineFactory",
+    "EngineWrapper",
+    "Fetcher",
+    "HttpResponse",
+    "MemoryEngine",
+    "Piece",
+    "ReaderContext",
+    "Scrubber",
+    "SourceReader",
+    "build_explore_page",
+    "cut_pieces",
+    "embedders",
+    "fingerprint_json",
+    "from_data",
+    "from_json",
+    "hookimpl",
+    "map_texts",
+    "to_data",
+    "to_json",
+    "to_utc",
+]
