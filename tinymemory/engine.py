@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from types import TracebackType
 
 import attrs
@@ -193,8 +193,8 @@ class MemoryEngine(abc.ABC):
         """Store one item; an identical item (``observed_at`` aside) is a replay."""
         return self.handle_store(validate_item(item))
 
-    def store_many(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
-        """Store 1 to ``MAX_STORE_MANY`` items; receipts come back in item order.
+    def store_many(self, items: Iterable[StoreItem]) -> list[StoreReceipt]:
+        """Store 1 to ``MAX_STORE_MANY`` items (any iterable, read once); receipts in item order.
 
         The whole batch is checked before anything is stored. An item repeated
         in the batch is a replay of its first copy.

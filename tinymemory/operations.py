@@ -18,10 +18,11 @@ from tinymemory.fields import (
     WireEnum,
     count,
     instance_of,
-    optional_str,
-    required_str,
+    is_blank,
+    optional_unicode,
     str_tuple,
     to_tuple_of,
+    unicode_str,
 )
 from tinymemory.items import Learning, StoreItem
 from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, as_filter, item_kinds
@@ -54,14 +55,14 @@ def _optional_score(value: float | None) -> float | None:
 class RecallRequest:
     """A question to answer from memory, under ``filter``, citing at most ``limit`` items."""
 
-    question: str = attrs.field(validator=required_str)
+    question: str = attrs.field(validator=unicode_str)
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
-    instructions: str | None = attrs.field(default=None, validator=optional_str)
+    instructions: str | None = attrs.field(default=None, validator=optional_unicode)
 
     def validate(self) -> None:
         """Refuse a blank question or a zero limit."""
-        if not self.question.strip():
+        if is_blank(self.question):
             raise InvalidRequest("recall question must not be empty")
         if self.limit == 0:
             raise InvalidRequest("recall limit must be positive")
@@ -106,15 +107,15 @@ class FetchMode(WireEnum):
 class FetchRequest:
     """Raw retrieval: ``query`` ranked by ``mode`` under ``filter``, a page of ``limit`` hits."""
 
-    query: str = attrs.field(validator=required_str)
+    query: str = attrs.field(validator=unicode_str)
     mode: FetchMode = attrs.field(default=FetchMode.HYBRID, converter=FetchMode)
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
-    cursor: str | None = attrs.field(default=None, validator=optional_str)
+    cursor: str | None = attrs.field(default=None, validator=optional_unicode)
 
     def validate(self) -> None:
         """Refuse a blank query or a zero limit."""
-        if not self.query.strip():
+        if is_blank(self.query):
             raise InvalidRequest("fetch query must not be empty")
         if self.limit == 0:
             raise InvalidRequest("fetch limit must be positive")
@@ -166,7 +167,7 @@ class ListRequest:
 
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=50, validator=count)
-    cursor: str | None = attrs.field(default=None, validator=optional_str)
+    cursor: str | None = attrs.field(default=None, validator=optional_unicode)
 
     def validate(self) -> None:
         """Refuse a zero limit."""
