@@ -645,6 +645,109 @@ def test_import_checks_every_line_before_storing_anything(
     assert texts(engine) == []
 
 
+def test_import_checks_items_fully_so_a_late_lone_surrogate_stores_nothing(
+    engine: ReferenceEngine,
+) -> None:
+    lines = [to_json(tm.Learning(text=f"fact {n}")) for n in range(100)]
+    lines.append('{"type": "learning", "text": "broken \\ud800 text"}')
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "tinymemory: invalid request: line 101: `text` holds a lone surrogate, "
+        "which is not unicode text\n"
+    )
+    assert texts(engine) == []
+
+
+def test_import_names_every_bad_line_up_to_a_cap(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = to_json(tm.Learning(text="fine"))
+    bad = '{"type": "learning", "text": ""}'
+    lines = [good, bad, good, "{oops", bad, good]
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "tinymemory: invalid request: 3 lines are bad, so nothing was stored:",
+        "line 2: learning text must not be empty",
+        "line 4: not valid json: Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)",
+        "line 5: learning text must not be empty",
+    ]
+    monkeypatch.setattr(data_commands, "MAX_BAD_LINES", 2)
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.stderr.splitlines()[1:] == [
+        "line 2: learning text must not be empty",
+        "line 4: not valid json: Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)",
+        "and 1 more",
+    ]
+    assert texts(engine) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('{"type": "learning", "text": "x", "confidance": 0.5}', "confidance"),
+        ('{"type": "learning", "text": "x", "tgas": ["a"]}', "tgas"),
+        ('{"type": "learning", "text": "x", "meta": {"workspce": "acme"}}', "meta.workspce"),
+        (
+            '{"id": "x", "item": {"type": "document", "body": {"text": "x"}}, "extra": 1}',
+            "extra",
+        ),
+        (
+            '{"type": "conversation", "turns": [{"role": "user", "text": "hi", "whom": "me"}]}',
+            "turns[0].whom",
+        ),
+        (
+            '{"type": "learning", "text": "x", "meta": {"source": {"kind": "agent", "idd": "a"}}}',
+            "meta.source.idd",
+        ),
+    ],
+)
+def test_import_refuses_unknown_keys_naming_line_and_key(
+    engine: ReferenceEngine, line: str, key: str
+) -> None:
+    good = to_json(tm.Learning(text="fine"))
+    result = invoke("import", "-", input=f"{good}\n{line}\n")
+    assert result.exit_code == 1
+    assert result.stderr == f"tinymemory: invalid request: line 2: unknown key `{key}`\n"
+    assert texts(engine) == []
+
+
+def test_import_accepts_a_byte_order_mark(engine: ReferenceEngine) -> None:
+    lines = [to_json(tm.Learning(text="first")), to_json(tm.Learning(text="second"))]
+    data = b"\xef\xbb\xbf" + "\n".join(lines).encode()
+    assert ok("import", "-", input=data) == "imported 2 items: 2 stored, 0 replays\n"
+    assert texts(engine) == ["first", "second"]
+
+
+def test_import_names_an_export_line_whose_id_is_not_its_fingerprint(
+    engine: ReferenceEngine,
+) -> None:
+    item = tm.Learning(text="claimed")
+    lines = [
+        to_json(tm.Exported(id=item.fingerprint(), item=item)),
+        to_json(tm.Exported(id="not-the-id", item=tm.Learning(text="other"))),
+    ]
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.stdout == "imported 2 items: 2 stored, 0 replays\n"
+    own = tm.Learning(text="other").fingerprint()
+    assert result.stderr == (
+        f"tinymemory: line 2: id `not-the-id` is not its item's fingerprint `{own}`; "
+        "the item is stored under the id the engine gives it\n"
+    )
+
+
+def test_import_refuses_deeply_nested_json_cleanly(engine: ReferenceEngine) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    result = invoke("import", "-", input=deep)
+    assert result.exit_code == 1
+    assert (
+        result.stderr == "tinymemory: invalid request: line 1: not valid json: nested too deeply\n"
+    )
+
+
 def test_import_refuses_a_missing_file_as_a_usage_error(engine: ReferenceEngine) -> None:
     result = invoke("import", "no/such/file.jsonl")
     assert result.exit_code == 2

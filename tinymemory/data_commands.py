@@ -58,7 +58,7 @@ from tinymemory.plugins import document_converters
 from tinymemory.registry import MemoryConfig
 from tinymemory.settings import EngineCredential
 from tinymemory.tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
-from tinymemory.wire import dumps, from_data, to_data, to_json
+from tinymemory.wire import dumps, from_data, to_data, to_json, unknown_key
 
 T = TypeVar("T")
 Command = Callable[..., None]
@@ -597,9 +597,12 @@ def _open_output(path: Path) -> IO[str]:
 def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> None:
     """Store the items of a JSON-lines FILE (from `export`, or one item per line); - is stdin.
 
-    Every line is checked before anything is stored: a bad line stores nothing.
+    Every line is checked before anything is stored: a bad line stores nothing,
+    and every bad line is named.
     """
-    items = read_items(source, at)
+    items, notes = read_items(source, at)
+    for note in notes:
+        click.echo(f"tinymemory: {note}", err=True)
     receipts: list[StoreReceipt] = []
     if items:
         with _open_engine() as engine, _progress(items, "importing") as shown:
@@ -613,24 +616,54 @@ def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> Non
         click.echo(f"imported {len(receipts)} items: {stored} stored, {replayed} replays")
 
 
-def read_items(lines: Iterable[bytes], at: Namespace | None = None) -> list[StoreItem]:
-    """The items of JSON lines: each an ``Exported`` or a bare StoreItem; blank lines skipped.
+#: How many bad lines an import names before it only counts the rest.
+MAX_BAD_LINES = 20
 
-    ``at`` re-homes every item to that node. A line that is not a valid item
-    is ``InvalidRequest`` naming its number.
+
+def read_items(
+    lines: Iterable[bytes], at: Namespace | None = None
+) -> tuple[list[StoreItem], list[str]]:
+    """The items of JSON lines, each an ``Exported`` or a bare StoreItem, and notes on them.
+
+    Blank lines are skipped and a UTF-8 byte-order mark is allowed. Each item
+    is checked as ``store`` checks it, and a key the item's JSON form does not
+    have is refused. ``at`` re-homes every item to that node. Bad lines are
+    ``InvalidRequest`` naming each (up to ``MAX_BAD_LINES``) by number; an
+    export line whose ``id`` is not its item's fingerprint gets a note.
     """
-    items = []
+    items: list[StoreItem] = []
+    notes: list[str] = []
+    problems: list[str] = []
+    bad = 0
     for number, line in enumerate(lines, start=1):
         try:
-            item = _read_line(line, at)
+            read = _read_line(line[3:] if number == 1 and line[:3] == BOM else line, at)
         except TinyMemoryError as error:
-            raise InvalidRequest(f"line {number}: {error.message}") from None
-        if item is not None:
-            items.append(item)
-    return items
+            bad += 1
+            if len(problems) < MAX_BAD_LINES:
+                problems.append(f"line {number}: {error.message}")
+            continue
+        if read is None:
+            continue
+        item, note = read
+        items.append(item)
+        if note is not None:
+            notes.append(f"line {number}: {note}")
+    if bad == 1:
+        raise InvalidRequest(problems[0])
+    if bad:
+        more = [f"and {bad - len(problems)} more"] if bad > len(problems) else []
+        listed = "\n".join([*problems, *more])
+        raise InvalidRequest(f"{bad} lines are bad, so nothing was stored:\n{listed}")
+    return items, notes
 
 
-def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
+#: The UTF-8 byte-order mark some editors put at the start of a file.
+BOM = b"\xef\xbb\xbf"
+
+
+def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None] | None:
+    """The line's item (checked, re-homed) and a note on its exported id; ``None`` when blank."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -641,15 +674,29 @@ def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
         data = json.loads(text)
     except ValueError as error:
         raise InvalidRequest(f"not valid json: {error}") from None
+    except RecursionError:
+        raise InvalidRequest("not valid json: nested too deeply") from None
     # An export line wraps the item ({"id", "item"}); a bare item is tagged by "type".
-    if isinstance(data, dict) and "item" in data and "type" not in data:
-        item = from_data(data, Exported).item
+    wrapped = isinstance(data, dict) and "item" in data and "type" not in data
+    # StoreItem is a union, which mypy will not take as a type[T].
+    cls = Exported if wrapped else cast("type[StoreItem]", StoreItem)
+    unknown = unknown_key(data, cls)
+    if unknown is not None:
+        raise InvalidRequest(f"unknown key `{unknown}`")
+    note = None
+    if wrapped:
+        exported = from_data(data, Exported)
+        item = validate_item(exported.item)
+        if exported.id != (own := item.fingerprint()):
+            note = (
+                f"id `{exported.id}` is not its item's fingerprint `{own}`; "
+                "the item is stored under the id the engine gives it"
+            )
     else:
-        # StoreItem is a union, which mypy will not take as a type[T].
-        item = from_data(data, cast("type[StoreItem]", StoreItem))
+        item = validate_item(from_data(data, cast("type[StoreItem]", StoreItem)))
     if at is not None:
         item = item.with_meta(attrs.evolve(item.meta, namespace=at))
-    return validate_item(item)
+    return item, note
 
 
 @_data_command("erase")

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import json.encoder
+import types
+import typing
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -306,3 +308,45 @@ def _write(value: Any, parts: list[str]) -> None:
         parts.append("]")
     else:
         raise TypeError(f"{type(value).__name__} has no json form")
+
+
+def unknown_key(data: Any, cls: Any) -> str | None:
+    """The first key in ``data`` that ``cls``'s JSON form lacks (``meta.tgas``), or ``None``.
+
+    For readers that must be strict, such as ``tinymemory import``: the
+    converter itself ignores keys it does not know. Values of the wrong shape
+    are left for :func:`from_data` to report.
+    """
+    return _unknown_key(data, cls, "")
+
+
+def _unknown_key(data: Any, cls: Any, path: str) -> str | None:
+    allowed: set[str] = set()
+    if cls == StoreItem:
+        tag = data.get("type") if isinstance(data, dict) else None
+        matching = [kind for kind, name in _ITEM_TAGS.items() if name == tag]
+        if not matching:
+            return None
+        cls, allowed = matching[0], {"type"}
+    arguments = [arg for arg in typing.get_args(cls) if arg is not type(None)]
+    if isinstance(cls, types.UnionType) or typing.get_origin(cls) is typing.Union:
+        return _unknown_key(data, arguments[0], path) if len(arguments) == 1 else None
+    if typing.get_origin(cls) is tuple and isinstance(data, list) and arguments:
+        for index, value in enumerate(data):
+            found = _unknown_key(value, arguments[0], f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if not (isinstance(cls, type) and attrs.has(cls) and isinstance(data, dict)):
+        return None
+    fields = typing.get_type_hints(cls)
+    for key, value in data.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key in allowed:
+            continue
+        if key not in fields:
+            return where
+        found = _unknown_key(value, fields[key], where)
+        if found is not None:
+            return found
+    return None
