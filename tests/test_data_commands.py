@@ -564,6 +564,77 @@ def test_an_engine_that_cannot_export_is_a_clean_error(
     assert not target.exists()
 
 
+class OnFiles(ReferenceEngine):
+    """A reference engine that claims files as its storage, as a file-backed engine does."""
+
+    def __init__(self, *owned: Path) -> None:
+        super().__init__()
+        self.owned = owned
+
+    def storage_paths(self) -> tuple[Path, ...]:
+        return self.owned
+
+
+def test_export_refuses_the_engines_own_storage_even_through_a_symlink(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    database, wal = tmp_path / "memory.db", tmp_path / "memory.db-wal"
+    database.write_bytes(b"precious")
+    engine = use_engine(monkeypatch, OnFiles(database, wal))
+    fill(engine)
+    link = tmp_path / "innocent.jsonl"
+    link.symlink_to(database)
+    for target in (database, wal, link, tmp_path / "sub" / ".." / "memory.db"):
+        result = invoke("export", "-o", str(target))
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == (
+            f"tinymemory: invalid request: `{target}` is the engine's own storage "
+            f"(`{database if target != wal else wal}`); exporting over it would destroy "
+            "the memory: choose another file\n"
+        )
+    assert database.read_bytes() == b"precious"
+    assert not wal.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["innocent.jsonl", "memory.db"]
+
+
+def test_a_failed_export_leaves_the_old_file_and_no_half_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    class FailsLater(ReferenceEngine):
+        def handle_export(self, request: tm.ListRequest) -> tm.ExportPage:
+            if request.cursor is not None:
+                raise tm.Unavailable("the engine went away")
+            return super().handle_export(request)
+
+    monkeypatch.setattr(data_commands, "EXPORT_PAGE", 2)
+    engine = use_engine(monkeypatch, FailsLater())
+    fill(engine)
+    target = tmp_path / "memory.jsonl"
+    target.write_text("the previous export\n", encoding="utf-8")
+    result = invoke("export", "-o", str(target))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "tinymemory: unavailable: the engine went away\n",
+    )
+    assert target.read_text(encoding="utf-8") == "the previous export\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["memory.jsonl"]
+
+
+def test_export_through_a_symlink_replaces_the_file_it_points_to(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    fill(engine)
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n", encoding="utf-8")
+    real.chmod(0o640)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    ok("export", "-o", str(link))
+    assert link.is_symlink()
+    assert real.read_text(encoding="utf-8").splitlines() == exported_lines(engine)
+    assert real.stat().st_mode & 0o777 == 0o640
+
+
 def test_export_then_import_keeps_ids_and_reimport_is_all_replays(
     engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -14,7 +14,9 @@ import functools
 import itertools
 import json
 import mimetypes
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -535,10 +537,16 @@ def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
 @filter_options
 @json_option("With -o, print the summary as JSON.")
 def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
-    """Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`."""
+    """Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`.
+
+    With -o, the file is written aside and renamed into place once complete,
+    and the engine's own storage is refused.
+    """
     incomplete: list[str] = []
     count = 0
     with _open_engine() as engine:
+        if output is not None:
+            _refuse_own_storage(output, engine)
         pages = _export_pages(engine, filter)
         first = next(pages)  # an engine that refuses export does so before any file is made
 
@@ -552,7 +560,7 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
                 sink: IO[str] = sys.stdout
                 items: Iterable[Exported] = exported()
             else:
-                sink = stack.enter_context(_open_output(output))
+                sink = stack.enter_context(_replacing(output))
                 items = stack.enter_context(_progress(exported(), "exporting"))
             for item in items:
                 sink.write(to_json(item) + "\n")
@@ -571,6 +579,49 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
         click.echo(f"exported {count} item{'' if count == 1 else 's'} to {output}")
 
 
+def _refuse_own_storage(output: Path, engine: MemoryEngine) -> None:
+    """``InvalidRequest`` when ``output`` is (via symlinks) a file the engine keeps memory in."""
+    target = output.resolve()
+    for owned in engine.storage_paths():
+        if target == Path(owned).resolve() or _same_file(target, Path(owned)):
+            raise InvalidRequest(
+                f"`{output}` is the engine's own storage (`{owned}`); "
+                "exporting over it would destroy the memory: choose another file"
+            )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.samefile(other)  # a hard link, or another path to the same file
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[IO[str]]:
+    """A new file beside ``path`` (through symlinks), renamed over it only once it is complete.
+
+    It is readable by its owner only, as memory is private, unless it replaces
+    a file, whose permissions it keeps.
+    """
+    target = path.resolve()
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+        )
+        if target.is_file():
+            os.chmod(descriptor, target.stat().st_mode & 0o777)
+    except OSError as error:
+        raise click.FileError(str(path), error.strerror) from None
+    try:
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            yield handle
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
 def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPage]:
     cursor: str | None = None
     while True:
@@ -581,13 +632,6 @@ def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPa
         if page.next_cursor == cursor:
             raise EngineError(f"export cursor `{cursor}` came back unchanged")
         cursor = page.next_cursor
-
-
-def _open_output(path: Path) -> IO[str]:
-    try:
-        return path.open("w", encoding="utf-8")
-    except OSError as error:
-        raise click.FileError(str(path), error.strerror) from None
 
 
 @_data_command("import")

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import tinymemory as tm
 from tinymemory_sqlite import SqliteEngine
+
+if TYPE_CHECKING:
+    from conftest import RunCommand
 
 
 def _learning(text: str, **meta: object) -> tm.Learning:
@@ -250,3 +254,31 @@ def test_a_folder_that_cannot_be_made_is_a_config_error(tmp_path: Path) -> None:
     blocker.write_text("in the way")
     with pytest.raises(tm.ConfigError, match="cannot make the folder"):
         SqliteEngine(blocker / "memory.db")
+
+
+def test_storage_paths_name_the_file_and_its_companions(db_path: Path) -> None:
+    with SqliteEngine(db_path) as engine:
+        assert engine.storage_paths() == tuple(
+            Path(f"{db_path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")
+        )
+    with SqliteEngine(":memory:") as in_memory:
+        assert in_memory.storage_paths() == ()
+
+
+def test_export_refuses_to_write_over_the_database(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
+    path = tmp_path / "data" / "tinymemory" / "memory.db"
+    with SqliteEngine(path) as engine:
+        engine.store(_learning("kept safe"))
+    (tmp_path / "alias.jsonl").symlink_to(path)
+    for target in (str(path), f"{path}-wal", f"{path}-shm", "alias.jsonl"):
+        result = tinymemory_command("export", "-o", target)
+        assert result.returncode == 1, result.stdout
+        assert "is the engine's own storage" in result.stderr
+        assert "Traceback" not in result.stderr
+    with SqliteEngine(path) as engine:
+        (hit,) = engine.list(tm.ListRequest()).items
+        assert hit.text == "kept safe"
+    assert tinymemory_command("export", "-o", "copy.jsonl").returncode == 0
+    assert "kept safe" in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")

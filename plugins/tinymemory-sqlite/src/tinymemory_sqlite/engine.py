@@ -13,6 +13,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -137,6 +138,12 @@ class SqliteEngine(MemoryEngine):
 
     def close(self) -> None:
         self._connections.close()
+
+    def storage_paths(self) -> tuple[Path, ...]:
+        """The database file and its ``-wal``, ``-shm`` and ``-journal`` (none for ``:memory:``)."""
+        if self._connections.in_memory:
+            return ()
+        return tuple(Path(self.path + suffix) for suffix in ("", "-wal", "-shm", "-journal"))
 
     def __repr__(self) -> str:
         return f"<SqliteEngine {self.path!r}>"
