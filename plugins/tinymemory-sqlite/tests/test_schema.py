@@ -1,4 +1,4 @@
-"""Whose file it is: ours is opened, anything else is refused untouched, a busy file is transient."""
+"""Whose file it is: ours opens, anything else is refused untouched, a busy file is transient."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _header(path: Path) -> tuple[int, int, str]:
 def test_a_new_file_is_marked_as_ours(db_path: Path) -> None:
     with SqliteEngine(db_path):
         pass
-    assert APPLICATION_ID == int.from_bytes(b"TMem", "big")
+    assert int.from_bytes(b"TMem", "big") == APPLICATION_ID
     assert _header(db_path) == (APPLICATION_ID, 1, "wal")
 
 

@@ -23,6 +23,8 @@ from .schema import migrate, recognise
 
 #: How long a connection waits for another writer, in seconds.
 BUSY_TIMEOUT = 5.0
+#: How long a checkpoint waits for readers on an older snapshot, in seconds.
+CHECKPOINT_WAIT = 0.2
 #: The WAL is cut back to this size after a checkpoint.
 JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 SYNCHRONOUS = ("normal", "full")
@@ -141,6 +143,26 @@ class Connections:
                 if connection.in_transaction:
                     connection.execute("ROLLBACK")
                 raise
+
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the file and truncate it; whether that completed.
+
+        It waits at most :data:`CHECKPOINT_WAIT` for readers on an older
+        snapshot, not the whole busy timeout: an incomplete checkpoint is
+        retried later rather than holding up the caller.
+        """
+        with self.reading() as connection:
+            connection.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT * 1000)}")
+            try:
+                busy, _, _ = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        return not busy
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
 
     def close(self) -> None:
         """Close every connection; later calls raise ``Unavailable``."""

@@ -57,6 +57,7 @@ from .embedding import HashingEmbedder, as_matrix
 from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
 from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
 from .location import database_path
+from .purge import add_pending_purge, pending_purges
 from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
 from .vectors import Floats as Vector
 from .vectors import VectorIndex, bump_generation
@@ -123,20 +124,38 @@ class SqliteEngine(MemoryEngine):
             self._connections.close()
             raise
         self._vectors = VectorIndex(self.embedder.dimensions)
+        # A purge another engine could not finish is finished by the first to open the file.
+        self._purge_wanted = self.pending_purge > 0
+        self._retry_purge()
 
     @property
     def descriptor(self) -> EngineDescriptor:
         return DESCRIPTOR
 
     def health(self) -> EngineHealth:
+        """Ok; degraded while forgotten text waits to be purged (``pending_purge``); down unread."""
         try:
-            with self._connections.reading() as connection:
-                connection.execute("SELECT count(*) FROM settings").fetchone()
+            pending = self.pending_purge
         except Exception as error:  # health reports, it never raises
             return EngineHealth.down(f"the sqlite database cannot be read: {error}")
+        if pending:
+            return EngineHealth.degraded(
+                f"pending_purge {pending}: forgotten or erased text is still in the file's bytes "
+                "while another connection holds an old snapshot; it is purged at the next write "
+                "or close once that reader lets go"
+            )
         return EngineHealth.ok()
 
+    @property
+    def pending_purge(self) -> int:
+        """How many forgets and erases are deleted but not yet purged from the file's bytes."""
+        with self._connections.reading() as connection:
+            return pending_purges(connection)
+
     def close(self) -> None:
+        """Finish a pending purge if the reader that held it up has gone, then close."""
+        if not self._connections.closed:
+            self._retry_purge()
         self._connections.close()
 
     def storage_paths(self) -> tuple[Path, ...]:
@@ -196,6 +215,7 @@ class SqliteEngine(MemoryEngine):
             before = bump_generation(connection)
             added = write(connection, fresh, vectors)
         self._vectors.added(before, added.pieces, added.items, added.vectors)
+        self._retry_purge()
         written = {entry.id for entry in fresh}
         receipts = []
         for entry in prepared:
@@ -333,16 +353,35 @@ class SqliteEngine(MemoryEngine):
             )
             # Deleted words stay in old FTS5 segments until they are merged away.
             connection.execute("INSERT INTO pieces_fts(pieces_fts) VALUES ('optimize')")
+            if not self._connections.in_memory:
+                add_pending_purge(connection, 1)
         self._vectors.removed(before, seqs)
-        self._checkpoint()
+        self._purge()
         return [(kind, node) for _, kind, node in doomed]
 
-    def _checkpoint(self) -> None:
-        """Copy the WAL into the file and cut it to nothing, so deleted text leaves the WAL too."""
+    def _retry_purge(self) -> None:
+        if self._purge_wanted:
+            self._purge()
+
+    def _purge(self) -> None:
+        """Copy the WAL into the file and cut it to nothing, so deleted text leaves both.
+
+        A reader holding an older snapshot keeps the checkpoint from
+        completing; the purge then stays pending and is retried at the next
+        write and at close.
+        """
         if self._connections.in_memory:
             return
         with self._connections.reading() as connection:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            pending = pending_purges(connection)
+        if not self._connections.checkpoint():
+            self._purge_wanted = True
+            return
+        self._purge_wanted = False
+        if pending:
+            with self._connections.writing() as connection:
+                add_pending_purge(connection, -pending)
+            self._connections.checkpoint()  # leaves the WAL empty again; no deleted text is in it
 
     # --- ranked reads -----------------------------------------------------------
 
