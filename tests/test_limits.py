@@ -22,7 +22,7 @@ from tinymemory import (
     Turn,
     TurnRange,
 )
-from tinymemory.items import validate_item, validate_many
+from tinymemory.items import validate_item
 from tinymemory.limits import U32_MAX, USIZE_MAX, ItemLimits, item_limits, set_item_limits
 from tinymemory.reference import ReferenceEngine
 from tinymemory.timestamps import parse_timestamp, to_utc
@@ -108,7 +108,7 @@ def test_visible_text_beside_invisible_characters_is_not_blank():
 def test_a_lone_surrogate_anywhere_in_an_item_is_refused_by_validation():
     with pytest.raises(InvalidRequest, match="`text` holds a lone surrogate"):
         validate_item(Learning(text="ok \ud800"))
-    with pytest.raises(InvalidRequest, match="`meta.tags` holds a lone surrogate"):
+    with pytest.raises(InvalidRequest, match=r"`meta\.tags` holds a lone surrogate"):
         validate_item(Learning(text="ok", meta=MemoryMeta(tags=["\udc80"])))
 
 

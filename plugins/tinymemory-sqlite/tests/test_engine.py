@@ -3,6 +3,7 @@ breaks on a query's syntax, long documents by pieces, stable cursors, and recall
 
 from __future__ import annotations
 
+import base64
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,7 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 import tinymemory as tm
-from tinymemory_sqlite import SqliteEngine
+from tinymemory.wire import to_json
+from tinymemory_sqlite import SqliteEngine, cursors
 
 if TYPE_CHECKING:
     from conftest import RunCommand
@@ -282,3 +284,51 @@ def test_export_refuses_to_write_over_the_database(
         assert hit.text == "kept safe"
     assert tinymemory_command("export", "-o", "copy.jsonl").returncode == 0
     assert "kept safe" in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
+
+
+def _cursor(plain: str) -> str:
+    return base64.urlsafe_b64encode(plain.encode("ascii")).decode("ascii").rstrip("=")
+
+
+@pytest.mark.parametrize("limit", [2**31, 2**63 - 1, 2**63, 2**64 - 1])
+def test_any_usize_limit_reads_everything_there_is(engine: SqliteEngine, limit: int) -> None:
+    ids = [receipt.id for receipt in engine.store_many([_learning(f"note {n}") for n in range(3)])]
+    assert [hit.id for hit in engine.list(tm.ListRequest(limit=limit)).items] == ids
+    for mode in tm.FetchMode:
+        page = engine.fetch(tm.FetchRequest(query="note", mode=mode, limit=limit))
+        assert sorted(hit.id for hit in page.hits) == sorted(ids)
+        assert page.next_cursor is None
+    assert engine.recall(tm.RecallRequest(question="note", limit=limit)).citations
+
+
+@pytest.mark.parametrize(
+    "plain",
+    ["tm1.l.9223372036854775808", "tm1.l.9999999999999999999", "tm1.r.{big}.1.{digest}"],
+)
+def test_a_crafted_cursor_beyond_sqlites_integers_is_refused(
+    engine: SqliteEngine, plain: str
+) -> None:
+    engine.store(_learning("note"))
+    digest = cursors.request_digest("fetch", "keyword", "note", to_json(tm.MetaFilter()))
+    cursor = _cursor(plain.format(big=2**63, digest=digest))
+    tools = tm.MemoryTools(engine)
+    for name, arguments in (
+        ("memory_list", {"cursor": cursor}),
+        ("memory_fetch", {"query": "note", "mode": "keyword", "cursor": cursor}),
+    ):
+        with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
+            tools.call(name, arguments)
+    with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
+        engine.list(tm.ListRequest(cursor=cursor))
+
+
+def test_a_cursor_at_sqlites_largest_offset_with_any_limit_is_an_empty_page(
+    engine: SqliteEngine,
+) -> None:
+    engine.store(_learning("note"))
+    digest = cursors.request_digest("fetch", "keyword", "note", to_json(tm.MetaFilter()))
+    cursor = _cursor(f"tm1.r.1.{2**63 - 1}.{digest}")
+    request = tm.FetchRequest(query="note", mode="keyword", cursor=cursor, limit=2**64 - 1)
+    assert engine.fetch(request).hits == ()
+    listed = engine.list(tm.ListRequest(cursor=_cursor(f"tm1.l.{2**63 - 1}"), limit=2**64 - 1))
+    assert listed.items == ()

@@ -79,6 +79,14 @@ RECALL_SIMILARITY = 0.35
 #: What recall answers when nothing stored is relevant.
 NOTHING_RELEVANT = "Nothing stored answers this question."
 MODEL = "extractive"
+#: The most rows one read asks SQLite for. A limit may be any usize, but SQLite's
+#: integers stop at 2^63 - 1; no table holds this many rows, so the answer is the same.
+MOST_ROWS = 2**62
+
+
+def _rows(limit: int) -> int:
+    return min(limit, MOST_ROWS)
+
 
 _FACET_COLUMNS = {
     Facet.KIND: "i.kind",
@@ -256,15 +264,16 @@ class SqliteEngine(MemoryEngine):
         cursor = cursors.decode_list(request.cursor)
         clause = filter_clause(request.filter)
         after = cursor.after_seq if cursor else 0
+        limit = _rows(request.limit)
         with self._connections.reading() as connection:
             rows = connection.execute(
                 f"SELECT i.seq, i.id, i.body FROM items i WHERE i.seq > ? AND {clause.sql} "
                 "ORDER BY i.seq LIMIT ?",
-                (after, *clause.params, request.limit + 1),
+                (after, *clause.params, limit + 1),
             ).fetchall()
-        if len(rows) <= request.limit:
+        if len(rows) <= limit:
             return rows, None
-        rows = rows[: request.limit]
+        rows = rows[:limit]
         return rows, cursors.encode(cursors.ListCursor(rows[-1][0]))
 
     def handle_get(self, request: GetRequest) -> list[Hit]:
@@ -391,7 +400,7 @@ class SqliteEngine(MemoryEngine):
         )
         cursor = cursors.decode_ranked(request.cursor, digest)
         offset = cursor.offset if cursor else 0
-        depth = offset + request.limit
+        depth = _rows(offset + request.limit)
         # Embedded before the read transaction, which a slow embedder would hold open.
         vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
@@ -410,14 +419,15 @@ class SqliteEngine(MemoryEngine):
         vector = self._embed_query(request.question)
         clause = filter_clause(request.filter)
         words = keyword.query_words(request.question)
+        limit = _rows(request.limit)
         with self._connections.snapshot() as connection:
             bound = last_seq(connection)
-            matched = keyword_ranking(connection, words, clause, bound, request.limit)
-            similar = self._vector_ranking(connection, vector, clause, bound, request.limit)
+            matched = keyword_ranking(connection, words, clause, bound, limit)
+            similar = self._vector_ranking(connection, vector, clause, bound, limit)
             # Relevant: holding a word of the question, or close to it in meaning.
             relevant = {entry.item for entry in matched}
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-            best = fused([matched, similar], request.limit)
+            best = fused([matched, similar], limit)
             hits = ranked_hits(connection, [entry for entry in best if entry.item in relevant])
         if not hits:
             return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)

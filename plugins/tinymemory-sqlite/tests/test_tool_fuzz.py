@@ -1,0 +1,126 @@
+"""Arbitrary JSON at every memory tool over the sqlite engine: only contract errors come out."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tinymemory as tm
+from tinymemory.tool_schemas import TOOL_NAMES
+from tinymemory_sqlite import SqliteEngine
+
+
+def _cursor(plain: str) -> str:
+    return base64.urlsafe_b64encode(plain.encode("ascii")).decode("ascii").rstrip("=")
+
+
+#: Values at the edges: integer widths, text no engine can encode, extreme timestamps.
+EDGES = st.sampled_from(
+    [
+        0,
+        1,
+        50,
+        2**32,
+        2**63 - 1,
+        2**63,
+        2**64,
+        -(2**63) - 1,
+        "",
+        "learning",
+        "keyword",
+        "vector",
+        "hybrid",
+        "user",
+        "fact",
+        "tag",
+        "\ud800",
+        "\u200b",
+        "2025-01-01T00:00:00Z",
+        "0001-01-01T00:00:00+05:00",
+        "9999-12-31T23:59:59-05:00",
+    ]
+)
+#: Cursors a model could craft: numbers past SQLite's integers, or at their very end.
+CURSORS = st.sampled_from(
+    [
+        _cursor("tm1.l.9999999999999999999"),
+        _cursor("tm1.l.9223372036854775808"),
+        _cursor("tm1.l.9223372036854775807"),
+        _cursor("tm1.r.9223372036854775808.1.abc"),
+        _cursor("tm1.r.1.9999999999999999999.abc"),
+    ]
+)
+SCALARS = (
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12) | EDGES | CURSORS
+)
+KEYS = st.sampled_from(
+    [
+        "filter",
+        "limit",
+        "cursor",
+        "ids",
+        "kinds",
+        "sources",
+        "tags",
+        "tags_any",
+        "text",
+        "title",
+        "turns",
+        "role",
+        "learning",
+        "learning_kind",
+        "document",
+        "conversation",
+        "confidence",
+        "query",
+        "question",
+        "facet",
+        "mode",
+        "workspace",
+        "observed_after",
+        "observed_before",
+        "x",
+    ]
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(KEYS, children, max_size=4),
+    max_leaves=14,
+)
+
+
+@pytest.fixture(scope="module")
+def tools() -> Iterator[tm.MemoryTools]:
+    with SqliteEngine(":memory:") as engine:
+        engine.store_many([tm.Learning(text=f"fact {n} about tags") for n in range(5)])
+        yield tm.MemoryTools(engine)
+
+
+def _keys(tools: tm.MemoryTools, name: str) -> list[str]:
+    """The tool's own argument names, so most draws get past the argument reader to the engine."""
+    (spec,) = [spec for spec in tools.specs() if spec.name == name]
+    return list(spec.parameters["properties"])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(name=st.sampled_from(TOOL_NAMES), data=st.data(), as_text=st.booleans())
+def test_arbitrary_json_at_every_tool_raises_only_contract_errors(
+    tools: tm.MemoryTools, name: str, data: st.DataObject, as_text: bool
+) -> None:
+    edges = {"cursor": CURSORS}
+    values = {key: edges.get(key, EDGES) | JSON for key in _keys(tools, name)}
+    arguments = data.draw(st.fixed_dictionaries({}, optional=values))
+    try:
+        sent: object = json.dumps(arguments) if as_text else arguments
+    except ValueError:
+        sent = arguments
+    try:
+        result = tools.call(name, sent)  # type: ignore[arg-type]
+    except tm.TinyMemoryError:
+        return
+    json.loads(result)
