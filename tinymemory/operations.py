@@ -23,6 +23,7 @@ from tinymemory.fields import (
     str_tuple,
     to_tuple_of,
     unicode_str,
+    unicode_tuple,
 )
 from tinymemory.items import Learning, StoreItem
 from tinymemory.meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, as_filter, item_kinds
@@ -194,7 +195,7 @@ class ForgetTarget:
     """
 
     ids: tuple[str, ...] | None = attrs.field(
-        default=None, converter=attrs.converters.optional(str_tuple)
+        default=None, converter=attrs.converters.optional(unicode_tuple)
     )
     filter: MetaFilter | None = None
 
@@ -349,7 +350,7 @@ class ExplorePage:
 class GetRequest:
     """Read items whole by id, in the order named; ids beyond ``reach`` are left out."""
 
-    ids: tuple[str, ...] = attrs.field(converter=str_tuple)
+    ids: tuple[str, ...] = attrs.field(converter=unicode_tuple)
     reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
 
     def validate(self) -> None:

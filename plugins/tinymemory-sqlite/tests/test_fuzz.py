@@ -1,16 +1,23 @@
-"""Arbitrary JSON at every memory tool over the sqlite engine: only contract errors come out."""
+"""Arbitrary JSON at every memory tool, and arbitrary arguments at every command, over sqlite.
+
+Only the contract's errors come out of a tool, and no command ends in a traceback.
+"""
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tinymemory as tm
+from tinymemory.cli import cli, main
 from tinymemory.tool_schemas import TOOL_NAMES
 from tinymemory_sqlite import SqliteEngine
 
@@ -124,3 +131,45 @@ def test_arbitrary_json_at_every_tool_raises_only_contract_errors(
     except tm.TinyMemoryError:
         return
     json.loads(result)
+
+
+#: Command-line words at the edges: bytes that are not UTF-8 as a shell hands them over
+#: (surrogate-escaped), integers past SQLite's, invisible text.
+WORDS = [
+    "-",
+    "0",
+    "50",
+    str(2**63),
+    str(2**64),
+    "root",
+    "agent:a",
+    "learning",
+    "keyword",
+    "tag",
+    "\udcff",
+    "caf\udce9",
+    "\u200b",
+    "0001-01-01T00:00:00+05:00",
+    "memory.jsonl",
+    _cursor("tm1.l.9999999999999999999"),
+]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_arbitrary_arguments_to_every_command_never_end_in_a_traceback(
+    data: st.DataObject, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", "TINYMEMORY_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    main(["sqlite"])  # registers the plugin's commands on the group
+    # conformance is left out: a valid draw runs the whole suite, which is tested on its own.
+    name = data.draw(st.sampled_from(sorted(set(cli.commands) - {"conformance"})))
+    options = [opt for param in cli.commands[name].params for opt in param.opts]
+    free = st.text(st.characters(exclude_characters="\x00"), max_size=8)
+    args = [name, *data.draw(st.lists(st.sampled_from(WORDS + options) | free, max_size=6))]
+    runner = CliRunner()
+    with contextlib.chdir(tmp_path), runner.isolation(input=b"n\n"):
+        status = main(args)  # anything but SystemExit or a contract error propagates
+    assert status in (0, 1, 2)
