@@ -346,7 +346,7 @@ def test_config_shows_the_file_engine_and_settings_without_the_key(
         "file": str(file),
         "file_exists": True,
         "engine": "reference",
-        "endpoint": "https://u:***@memory.example.com",
+        "endpoint": "https://***@memory.example.com",
         "scope_root": None,
         "tenant_root": None,
         "headers": ["X-Token"],
