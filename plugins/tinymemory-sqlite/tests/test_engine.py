@@ -332,3 +332,25 @@ def test_a_cursor_at_sqlites_largest_offset_with_any_limit_is_an_empty_page(
     assert engine.fetch(request).hits == ()
     listed = engine.list(tm.ListRequest(cursor=_cursor(f"tm1.l.{2**63 - 1}"), limit=2**64 - 1))
     assert listed.items == ()
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["list", "--workspace", "\udcff"], "workspace"),
+        (["fetch", "caf\udce9", "--mode", "keyword"], "query"),
+        (["recall", "\udcff?"], "question"),
+        (["list", "--tag", "ok", "--tag", "\udcfe"], "a list entry"),
+        (["forget", "--workspace", "\udcff"], "workspace"),
+    ],
+)
+def test_argument_bytes_that_are_not_utf8_are_a_clean_error(
+    tinymemory_command: RunCommand, args: list[str], field: str
+) -> None:
+    # A str holding surrogate escapes reaches the process as the raw bytes (0xff, 0xe9...).
+    result = tinymemory_command(*args)
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"tinymemory: invalid request: `{field}` holds a lone surrogate, "
+        "which is not unicode text\n"
+    )
