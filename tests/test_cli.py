@@ -687,3 +687,11 @@ def test_arbitrary_arguments_to_every_command_never_end_in_a_traceback(
     ):
         status = main(args)  # anything but SystemExit or a contract error propagates
     assert status in (0, 1, 2)
+
+
+@pytest.mark.usefixtures("reference_config")
+def test_context_into_a_missing_folder_is_a_clean_file_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["context", "-o", str(tmp_path / "missing" / "context.md")])
+    assert result.exit_code == 1
+    assert "No such file or directory" in result.output
+    assert not isinstance(result.exception, OSError)

@@ -907,3 +907,14 @@ def test_an_unknown_configured_engine_is_a_clean_error(
     assert result.stderr == (
         "tinymemory: configuration error: unknown engine `nope`; installed engines: reference\n"
     )
+
+
+def test_export_into_a_missing_folder_is_a_clean_file_error(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    fill(engine)
+    result = invoke("export", "-o", str(tmp_path / "missing" / "memory.jsonl"))
+    assert result.exit_code == 1
+    assert "Could not open file" in result.stderr
+    assert "No such file or directory" in result.stderr
+    assert "Traceback" not in result.output

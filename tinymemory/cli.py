@@ -148,7 +148,10 @@ def context_command(
     with MemoryConfig.load().build(EngineCredential.from_env()) as engine:
         doc = ContextCompiler().compile(engine, spec)
     if output is not None:
-        output.write_text(doc.markdown, encoding="utf-8")
+        try:
+            output.write_text(doc.markdown, encoding="utf-8")
+        except OSError as error:
+            raise click.FileError(str(output), error.strerror) from None
     if as_json:
         report = {
             "markdown": doc.markdown,

@@ -617,8 +617,10 @@ def _replacing(path: Path) -> Iterator[IO[str]]:
         with open(descriptor, "w", encoding="utf-8") as handle:
             yield handle
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise click.FileError(str(path), error.strerror) from None
         raise
 
 

@@ -258,6 +258,8 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
         data = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as error:
         raise InvalidRequest(f"not valid json: {error}") from None
+    except RecursionError:
+        raise InvalidRequest("not valid json: nested too deeply") from None
     return from_data(data, cls)
 
 
