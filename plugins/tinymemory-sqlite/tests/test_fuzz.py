@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import tinymemory as tm
 from tinymemory.cli import cli, main
-from tinymemory.tool_schemas import TOOL_NAMES
+from tinymemory.tool_schemas import TOOL_NAMES, tool_specs
 from tinymemory_sqlite import SqliteEngine
 
 
@@ -65,35 +65,22 @@ CURSORS = st.sampled_from(
 SCALARS = (
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12) | EDGES | CURSORS
 )
-KEYS = st.sampled_from(
-    [
-        "filter",
-        "limit",
-        "cursor",
-        "ids",
-        "kinds",
-        "sources",
-        "tags",
-        "tags_any",
-        "text",
-        "title",
-        "turns",
-        "role",
-        "learning",
-        "learning_kind",
-        "document",
-        "conversation",
-        "confidence",
-        "query",
-        "question",
-        "facet",
-        "mode",
-        "workspace",
-        "observed_after",
-        "observed_before",
-        "x",
-    ]
-)
+
+
+def _argument_names(schema: object) -> set[str]:
+    """Every property name in a JSON Schema, at any depth."""
+    if isinstance(schema, dict):
+        names = set(schema.get("properties", {}))
+        return names.union(*(_argument_names(value) for value in schema.values()))
+    if isinstance(schema, list):
+        return set().union(*(_argument_names(value) for value in schema))
+    return set()
+
+
+#: Keys of nested objects: every argument name any tool takes (filters', items', turns'),
+#: and one no tool takes.
+_SPECS = tool_specs(tuple(tm.FetchMode), writes=True)
+KEYS = st.sampled_from([*sorted(_argument_names([spec.parameters for spec in _SPECS])), "x"])
 JSON = st.recursive(
     SCALARS,
     lambda children: st.lists(children, max_size=3) | st.dictionaries(KEYS, children, max_size=4),
