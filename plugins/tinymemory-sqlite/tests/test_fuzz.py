@@ -107,7 +107,7 @@ def test_arbitrary_json_at_every_tool_raises_only_contract_errors(
     tools: tm.MemoryTools, name: str, data: st.DataObject, as_text: bool
 ) -> None:
     edges = {"cursor": CURSORS}
-    values = {key: edges.get(key, EDGES) | JSON for key in _keys(tools, name)}
+    values = {key: edges.get(key, EDGES | JSON) for key in _keys(tools, name)}
     arguments = data.draw(st.fixed_dictionaries({}, optional=values))
     try:
         sent: object = json.dumps(arguments) if as_text else arguments
