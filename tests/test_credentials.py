@@ -515,3 +515,27 @@ def test_the_command_line_never_prints_a_credential(
         if args[0] != "config":
             assert status == 1
             assert "the server refused the credential" in printed
+
+
+@pytest.mark.usefixtures("builtin_plugins")
+def test_an_error_class_that_cannot_be_rebuilt_becomes_a_clean_config_error() -> None:
+    import traceback
+
+    class Picky(ConfigError):
+        def __init__(self, message: str, code: int) -> None:
+            super().__init__(message)
+            self.code = code
+
+    def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+        raise Picky(f"key {credential.bearer()} refused", 401)
+
+    class PickyEngines:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            return [EngineFactory(descriptor=descriptor("picky"), build=build)]
+
+    plugin_manager().register(PickyEngines())
+    with pytest.raises(ConfigError) as caught:
+        build_engine("picky", credential=EngineCredential.static(KEY))
+    assert caught.value.message == "key *** refused"
+    assert_no_secret("".join(traceback.format_exception(caught.value)))

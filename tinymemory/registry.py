@@ -78,12 +78,16 @@ def build_engine(
     try:
         return factory.build(settings, credential)
     except TinyMemoryError as error:
-        failure: TinyMemoryError = type(error)(_redact(error.message, credential, settings))
+        kind, message = type(error), _redact(error.message, credential, settings)
     except Exception as error:
         detail = _redact(f"{type(error).__name__}: {error}", credential, settings)
-        failure = ConfigError(f"engine `{engine_id}` could not be built: {detail}")
-    # Always a new error, raised outside the handler: the original's cause and
-    # context (`from None` keeps the context reachable) may hold a secret.
+        kind, message = ConfigError, f"engine `{engine_id}` could not be built: {detail}"
+    # Always a new error, made and raised outside the handler: the original's
+    # cause and context (`from None` keeps the context reachable) may hold a secret.
+    try:
+        failure = kind(message)
+    except Exception:  # a plugin's error class that takes other arguments
+        failure = ConfigError(message)
     raise failure
 
 
