@@ -170,3 +170,18 @@ def test_store_many_refuses_an_endless_iterable_without_reading_it_all():
 def test_store_many_refuses_what_is_not_iterable():
     with pytest.raises(InvalidRequest, match="iterable of items, not int"):
         ReferenceEngine().store_many(5)  # type: ignore[arg-type]
+
+
+def test_the_store_tool_is_held_to_the_caps(small_limits: ItemLimits):
+    from tinymemory import MemoryTools
+
+    engine = ReferenceEngine()
+    tools = MemoryTools(engine)
+    with pytest.raises(InvalidRequest, match="at most 100 bytes"):
+        tools.call("memory_store", {"learning": {"text": "a" * 101}})
+    with pytest.raises(InvalidRequest, match="at most 3 tags"):
+        tools.call("memory_store", {"learning": {"text": "a"}, "tags": ["a", "b", "c", "d"]})
+    turns = [{"role": "user", "text": "hi"}] * 3
+    with pytest.raises(InvalidRequest, match="at most 2 turns"):
+        tools.call("memory_store", {"conversation": {"turns": turns}})
+    assert engine.list(ListRequest()).items == ()

@@ -272,12 +272,15 @@ def _strings(item: StoreItem) -> Iterable[tuple[str, str]]:
         yield f"meta.{name}", getattr(meta, name) or ""
     yield "meta.source.id", meta.source.id or ""
     if meta.tool_call is not None:
-        yield "meta.tool_call", meta.tool_call.name + (meta.tool_call.id or "")
+        yield from (
+            ("meta.tool_call", meta.tool_call.name),
+            ("meta.tool_call", meta.tool_call.id or ""),
+        )
     for tag in meta.tags:
         yield "meta.tags", tag
 
 
-def _check_size(item: StoreItem) -> None:
+def _check_caps(item: StoreItem) -> None:
     """Refuse an item over the caps in force, or holding a string that is not unicode text."""
     limits = item_limits()
     if len(item.meta.tags) > limits.max_tags:
@@ -299,7 +302,7 @@ def validate_item(item: object) -> StoreItem:
         raise InvalidRequest(
             f"a stored item is a Document, Conversation or Learning, not {type(item).__name__}"
         )
-    _check_size(item)
+    _check_caps(item)
     item.validate()
     return item
 
