@@ -7,6 +7,7 @@ add their own commands through the ``tinymemory_register_commands`` hook.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -297,6 +298,7 @@ def conformance_command(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (with plugin commands added); returns the exit status."""
+    _echo_bytes_as_given()
     try:
         plugin_manager().hook.tinymemory_register_commands(cli=cli)
         # Standalone mode shows click's own errors and ends every run with
@@ -308,6 +310,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TinyMemoryError as error:
         click.echo(f"tinymemory: {error}", err=True)
         return 1
+
+
+def _echo_bytes_as_given() -> None:
+    """Let stdout and stderr write back argument bytes that are not UTF-8 (a file name) as given.
+
+    Python reads such bytes into lone surrogates; written strictly, they would
+    end the command in a UnicodeEncodeError after its work was done.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="surrogateescape")
 
 
 def _status(code: object) -> int:

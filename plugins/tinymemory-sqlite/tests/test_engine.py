@@ -342,6 +342,8 @@ def test_a_cursor_at_sqlites_largest_offset_with_any_limit_is_an_empty_page(
         (["recall", "\udcff?"], "question"),
         (["list", "--tag", "ok", "--tag", "\udcfe"], "a list entry"),
         (["forget", "--workspace", "\udcff"], "workspace"),
+        (["get", "\udcff", "--json"], "a list entry"),
+        (["forget", "ok", "\udcff"], "a list entry"),
     ],
 )
 def test_argument_bytes_that_are_not_utf8_are_a_clean_error(
