@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import attrs
@@ -918,3 +919,24 @@ def test_export_into_a_missing_folder_is_a_clean_file_error(
     assert "Could not open file" in result.stderr
     assert "No such file or directory" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_import_refused_after_its_file_was_named_leaves_no_file_open(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dump = tmp_path / "one.jsonl"
+    dump.write_text(to_json(tm.Learning(text="kept")) + "\n", encoding="utf-8")
+    script = "import sys; from tinymemory.cli import run; sys.argv[0] = 'tinymemory'; run()"
+    # -X dev reports a file left open for the garbage collector as a ResourceWarning.
+    result = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", script, "import", str(dump), "extra"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "TINYMEMORY_ENGINE": "reference"},
+    )
+    assert result.returncode == 2
+    assert "Got unexpected extra argument (extra)" in result.stderr
+    assert "ResourceWarning" not in result.stderr

@@ -637,16 +637,17 @@ def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPa
 
 
 @_data_command("import")
-@click.argument("source", metavar="FILE", type=click.File("rb"))
+@click.argument("source", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True))
 @at_option("Store every item at this node instead of its own (its id changes with it).")
 @json_option("Print the counts as JSON.")
-def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> None:
+def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
     """Store the items of a JSON-lines FILE (from `export`, or one item per line); - is stdin.
 
     Every line is checked before anything is stored: a bad line stores nothing,
     and every bad line is named.
     """
-    items, notes = read_items(source, at)
+    with _opened(source) as lines:
+        items, notes = read_items(lines, at)
     for note in notes:
         click.echo(f"tinymemory: {note}", err=True)
     receipts: list[StoreReceipt] = []
@@ -660,6 +661,19 @@ def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> Non
         _echo_json({"stored": stored, "replayed": replayed})
     else:
         click.echo(f"imported {len(receipts)} items: {stored} stored, {replayed} replays")
+
+
+def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
+    """The file to import (``-`` is stdin), opened in the command so it is always closed.
+
+    A file that cannot be opened is a usage error naming why.
+    """
+    if source == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)
+    try:
+        return open(source, "rb")
+    except OSError as error:
+        raise click.BadParameter(f"{source}: {error.strerror}", param_hint="FILE") from None
 
 
 #: How many bad lines an import names before it only counts the rest.
