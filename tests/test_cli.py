@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +16,8 @@ import attrs
 import click
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import tinymemory
 import tinymemory._plugin_manager
@@ -343,7 +348,7 @@ def test_config_shows_the_file_engine_and_settings_without_the_key(
         "file": str(file),
         "file_exists": True,
         "engine": "reference",
-        "endpoint": "https://u:***@memory.example.com",
+        "endpoint": "https://***@memory.example.com",
         "scope_root": None,
         "tenant_root": None,
         "headers": ["X-Token"],
@@ -632,3 +637,90 @@ def test_conformance_takes_settings_and_a_peer_for_the_isolation_check(
     assert "--settings must be a JSON object" in capsys.readouterr().err
     assert main(["conformance", "shared", "--peer-settings", "{"]) == 1
     assert "--peer-settings is not valid JSON" in capsys.readouterr().err
+
+
+# --- fuzzing: arbitrary arguments never end in a traceback ---------------------------------
+
+#: Argument strings at the edges: integer widths, bytes that are not UTF-8 (as a shell hands
+#: them over, surrogate-escaped), invisible text, paths, namespaces, JSON.
+FUZZ_WORDS = [
+    "",
+    "-",
+    "--",
+    "0",
+    "-1",
+    "50",
+    str(2**63),
+    str(2**64),
+    "9" * 40,
+    "1e309",
+    "nan",
+    "root",
+    "team:acme/agent:writer",
+    "agent:",
+    "learning",
+    "document",
+    "keyword",
+    "tag",
+    "\udcff",
+    "caf\udce9",
+    "\u200b",
+    "0001-01-01T00:00:00+05:00",
+    "{}",
+    '{"path": 1}',
+    "[" * 50,
+    ".",
+    "..",
+    "memory.jsonl",
+]
+
+
+def _command_words(command: click.Command) -> list[str]:
+    """The command's option names, so draws reach its body as often as its parser."""
+    return [opt for param in command.params for opt in param.opts if opt.startswith("-")]
+
+
+@pytest.mark.usefixtures("reference_config")
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_arbitrary_arguments_to_every_command_never_end_in_a_traceback(
+    data: st.DataObject,
+) -> None:
+    # conformance is left out: a valid draw runs the whole suite, which is tested on its own.
+    names = sorted(name for name in cli.commands if name != "conformance")
+    name = data.draw(st.sampled_from(names))
+    # A NUL never reaches argv: the operating system ends an argument at one.
+    free = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), max_size=8)
+    words = st.sampled_from(FUZZ_WORDS + _command_words(cli.commands[name])) | free
+    args = [name, *data.draw(st.lists(words, max_size=6))]
+    runner = CliRunner()
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        contextlib.chdir(folder),
+        runner.isolation(input=b"n\n"),
+    ):
+        status = main(args)  # anything but SystemExit or a contract error propagates
+    assert status in (0, 1, 2)
+
+
+@pytest.mark.usefixtures("reference_config")
+def test_context_into_a_missing_folder_is_a_clean_file_error(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["context", "-o", str(tmp_path / "missing" / "context.md")])
+    assert result.exit_code == 1
+    assert "No such file or directory" in result.output
+    assert not isinstance(result.exception, OSError)
+
+
+@pytest.mark.usefixtures("reference_config")
+@pytest.mark.parametrize("args", [["context", "-o", "\udcff.md"], ["export", "-o", "caf\udce9"]])
+def test_a_file_name_that_is_not_utf8_is_echoed_back_as_given(
+    tmp_path: Path, args: list[str]
+) -> None:
+    # Python reads the argument byte 0xff as the lone surrogate \udcff.
+    runner = CliRunner()
+    with contextlib.chdir(tmp_path), runner.isolation() as (out, _, _):
+        status = main(args)
+        printed = out.getvalue()
+    assert status == 0
+    assert os.fsencode(args[2]) in printed
+    assert (tmp_path / args[2]).is_file()

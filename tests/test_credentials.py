@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -106,7 +107,7 @@ def test_settings_repr_hides_header_values_and_endpoint_password() -> None:
     )
     shown = repr(settings)
     assert_hidden(shown, PASSWORD, HEADER_VALUE, KEY)
-    assert "https://alice:***@memory.example.com:8443/v1?x=1" in shown
+    assert "https://***@memory.example.com:8443/v1?x=1" in shown
     assert "headers=<Authorization, X-Api-Key>" in shown
     assert "org:acme" in shown
     assert str(settings) == shown
@@ -115,11 +116,19 @@ def test_settings_repr_hides_header_values_and_endpoint_password() -> None:
 @pytest.mark.parametrize(
     ("url", "shown"),
     [
-        (f"http://u:{PASSWORD}@[::1]:8080/x", "http://u:***@[::1]:8080/x"),
-        (f"http://u:{PASSWORD}@host:notaport/x", "http://u:***@host:notaport/x"),
-        (f"https://:{PASSWORD}@host", "https://:***@host"),
-        ("https://user@host/path", "https://user@host/path"),
+        (f"http://u:{PASSWORD}@[::1]:8080/x", "http://***@[::1]:8080/x"),
+        (f"http://u:{PASSWORD}@host:notaport/x", "http://***@host:notaport/x"),
+        (f"https://:{PASSWORD}@host", "https://***@host"),
+        (f"https://{PASSWORD}@host/path", "https://***@host/path"),  # a token as user name
         ("https://host/path", "https://host/path"),
+        (
+            f"https://host/v1?region=eu&api_key={PASSWORD}&Token={PASSWORD}&sig={PASSWORD}",
+            "https://host/v1?region=eu&api_key=***&Token=***&sig=***",
+        ),
+        (
+            f"https://host/v1?x-amz-signature={PASSWORD}&access_token={PASSWORD}#secret={PASSWORD}",
+            "https://host/v1?x-amz-signature=***&access_token=***#secret=***",
+        ),
     ],
 )
 def test_redact_url(url: str, shown: str) -> None:
@@ -371,3 +380,162 @@ def test_a_credential_has_no_json_form() -> None:
         to_data(EngineCredential.static(KEY))
     with pytest.raises(TypeError, match="no json form"):
         to_json({"credential": EngineCredential.static(KEY)})
+
+
+# --- every credential form, through every way out ------------------------------------------
+
+TOKEN = "dyn-SECRET24680"
+USER_TOKEN = "usertoken-SECRET1357"
+QUERY_KEY = "qk-SECRET112233"
+SIG = "sig-SECRET445566"
+OPTION_SECRET = "opt-SECRET778899"
+ALL_SECRETS = (KEY, TOKEN, PASSWORD, USER_TOKEN, QUERY_KEY, SIG, HEADER_VALUE, OPTION_SECRET)
+ENDPOINT = (
+    f"https://{USER_TOKEN}:{PASSWORD}@memory.example.com/v1?region=eu&api_key={QUERY_KEY}&sig={SIG}"
+)
+HEADERS = {"Authorization": HEADER_VALUE}
+OPTIONS = {"api_key": OPTION_SECRET, "path": "/tmp/x"}
+
+
+class Tokens:
+    def bearer(self) -> str:
+        return TOKEN
+
+
+def _everything(settings: EngineSettings, credential: EngineCredential) -> str:
+    return f"{credential.bearer()} {settings.endpoint} {dict(settings.headers)} {settings.options}"
+
+
+def _says_it_all(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+    raise ConfigError(f"refused: {_everything(settings, credential)}")
+
+
+def _chains_it(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+    try:
+        raise ValueError(_everything(settings, credential))
+    except ValueError as inner:
+        raise ConfigError("the server refused the credential") from inner
+
+
+def _carries_it_as_context(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+    try:
+        raise KeyError(_everything(settings, credential))
+    except KeyError:
+        raise RuntimeError("lookup failed") from None
+
+
+def _crashes_with_it(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+    raise OSError(f"connect failed: {_everything(settings, credential)}")
+
+
+BLABBERS = {
+    "says": _says_it_all,
+    "chains": _chains_it,
+    "context": _carries_it_as_context,
+    "crashes": _crashes_with_it,
+}
+
+
+class Blabbers:
+    @hookimpl
+    def tinymemory_engines(self) -> list[EngineFactory]:
+        return [
+            EngineFactory(descriptor=descriptor(f"blab-{name}", needs_key=True), build=build)
+            for name, build in BLABBERS.items()
+        ]
+
+
+def assert_no_secret(text: str) -> None:
+    for secret in ALL_SECRETS:
+        assert secret not in text, secret
+
+
+@pytest.mark.usefixtures("builtin_plugins")
+@pytest.mark.parametrize("behaviour", sorted(BLABBERS))
+@pytest.mark.parametrize("kind", ["static", "dynamic"])
+def test_no_credential_form_survives_in_any_message_repr_or_traceback(
+    behaviour: str, kind: str
+) -> None:
+    import traceback
+
+    plugin_manager().register(Blabbers())
+    credential = (
+        EngineCredential.static(KEY) if kind == "static" else EngineCredential.dynamic(Tokens())
+    )
+    settings = EngineSettings(endpoint=ENDPOINT, headers=HEADERS, options=OPTIONS)
+    with pytest.raises(TinyMemoryError) as caught:
+        build_engine(f"blab-{behaviour}", settings, credential)
+    error = caught.value
+    assert error.__cause__ is None
+    assert error.__context__ is None
+    shown = [
+        str(error),
+        repr(error),
+        error.message,
+        "".join(traceback.format_exception(error)),
+        repr(settings),
+        str(settings),
+        repr(credential),
+        repr(MemoryConfig(engine=f"blab-{behaviour}", engines={f"blab-{behaviour}": settings})),
+    ]
+    for text in shown:
+        assert_no_secret(text)
+    assert "memory.example.com/v1?region=eu&api_key=***&sig=***" in repr(settings)
+
+
+@pytest.mark.usefixtures("builtin_plugins")
+def test_the_command_line_never_prints_a_credential(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from tinymemory._cli.main import main
+
+    plugin_manager().register(Blabbers())
+    config = tmp_path / "config.toml"
+    config.write_text(
+        'engine = "blab-chains"\n'
+        "[engines.blab-chains]\n"
+        f'endpoint = "{ENDPOINT}"\n'
+        f'api_key = "{OPTION_SECRET}"\n'
+        "[engines.blab-chains.headers]\n"
+        f'Authorization = "{HEADER_VALUE}"\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
+    monkeypatch.setenv(API_KEY_VARIABLE, KEY)
+    for name in ("TINYMEMORY_ENGINE", "TINYMEMORY_ENDPOINT"):
+        monkeypatch.delenv(name, raising=False)
+    runner = CliRunner()
+    for args in (["config"], ["config", "--json"], ["list"], ["store", "x"], ["context"]):
+        with runner.isolation() as (out, err, _):
+            status = main(args)
+            printed = out.getvalue().decode() + err.getvalue().decode()
+        assert_no_secret(printed)
+        if args[0] != "config":
+            assert status == 1
+            assert "the server refused the credential" in printed
+
+
+@pytest.mark.usefixtures("builtin_plugins")
+def test_an_error_class_that_cannot_be_rebuilt_becomes_a_clean_config_error() -> None:
+    import traceback
+
+    class Picky(ConfigError):
+        def __init__(self, message: str, code: int) -> None:
+            super().__init__(message)
+            self.code = code
+
+    def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
+        raise Picky(f"key {credential.bearer()} refused", 401)
+
+    class PickyEngines:
+        @hookimpl
+        def tinymemory_engines(self) -> list[EngineFactory]:
+            return [EngineFactory(descriptor=descriptor("picky"), build=build)]
+
+    plugin_manager().register(PickyEngines())
+    with pytest.raises(ConfigError) as caught:
+        build_engine("picky", credential=EngineCredential.static(KEY))
+    assert caught.value.message == "key *** refused"
+    assert_no_secret("".join(traceback.format_exception(caught.value)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import attrs
@@ -574,6 +575,77 @@ def test_an_engine_that_cannot_export_is_a_clean_error(
     assert not target.exists()
 
 
+class OnFiles(ReferenceEngine):
+    """A reference engine that claims files as its storage, as a file-backed engine does."""
+
+    def __init__(self, *owned: Path) -> None:
+        super().__init__()
+        self.owned = owned
+
+    def storage_paths(self) -> tuple[Path, ...]:
+        return self.owned
+
+
+def test_export_refuses_the_engines_own_storage_even_through_a_symlink(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    database, wal = tmp_path / "memory.db", tmp_path / "memory.db-wal"
+    database.write_bytes(b"precious")
+    engine = use_engine(monkeypatch, OnFiles(database, wal))
+    fill(engine)
+    link = tmp_path / "innocent.jsonl"
+    link.symlink_to(database)
+    for target in (database, wal, link, tmp_path / "sub" / ".." / "memory.db"):
+        result = invoke("export", "-o", str(target))
+        assert (result.exit_code, result.stdout) == (1, "")
+        assert result.stderr == (
+            f"tinymemory: invalid request: `{target}` is the engine's own storage "
+            f"(`{database if target != wal else wal}`); exporting over it would destroy "
+            "the memory: choose another file\n"
+        )
+    assert database.read_bytes() == b"precious"
+    assert not wal.exists()
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["innocent.jsonl", "memory.db"]
+
+
+def test_a_failed_export_leaves_the_old_file_and_no_half_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    class FailsLater(ReferenceEngine):
+        def handle_export(self, request: tm.ListRequest) -> tm.ExportPage:
+            if request.cursor is not None:
+                raise tm.Unavailable("the engine went away")
+            return super().handle_export(request)
+
+    monkeypatch.setattr(data_commands, "EXPORT_PAGE", 2)
+    engine = use_engine(monkeypatch, FailsLater())
+    fill(engine)
+    target = tmp_path / "memory.jsonl"
+    target.write_text("the previous export\n", encoding="utf-8")
+    result = invoke("export", "-o", str(target))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        "tinymemory: unavailable: the engine went away\n",
+    )
+    assert target.read_text(encoding="utf-8") == "the previous export\n"
+    assert [path.name for path in tmp_path.iterdir()] == ["memory.jsonl"]
+
+
+def test_export_through_a_symlink_replaces_the_file_it_points_to(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    fill(engine)
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n", encoding="utf-8")
+    real.chmod(0o640)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    ok("export", "-o", str(link))
+    assert link.is_symlink()
+    assert real.read_text(encoding="utf-8").splitlines() == exported_lines(engine)
+    assert real.stat().st_mode & 0o777 == 0o640
+
+
 def test_export_then_import_keeps_ids_and_reimport_is_all_replays(
     engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -653,6 +725,109 @@ def test_import_checks_every_line_before_storing_anything(
     assert result.stderr.startswith(f"tinymemory: invalid request: {problem}")
     assert len(result.stderr.splitlines()) == 1
     assert texts(engine) == []
+
+
+def test_import_checks_items_fully_so_a_late_lone_surrogate_stores_nothing(
+    engine: ReferenceEngine,
+) -> None:
+    lines = [to_json(tm.Learning(text=f"fact {n}")) for n in range(100)]
+    lines.append('{"type": "learning", "text": "broken \\ud800 text"}')
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "tinymemory: invalid request: line 101: `text` holds a lone surrogate, "
+        "which is not unicode text\n"
+    )
+    assert texts(engine) == []
+
+
+def test_import_names_every_bad_line_up_to_a_cap(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    good = to_json(tm.Learning(text="fine"))
+    bad = '{"type": "learning", "text": ""}'
+    lines = [good, bad, good, "{oops", bad, good]
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "tinymemory: invalid request: 3 lines are bad, so nothing was stored:",
+        "line 2: learning text must not be empty",
+        "line 4: not valid json: Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)",
+        "line 5: learning text must not be empty",
+    ]
+    monkeypatch.setattr(data_commands, "MAX_BAD_LINES", 2)
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.stderr.splitlines()[1:] == [
+        "line 2: learning text must not be empty",
+        "line 4: not valid json: Expecting property name enclosed in double quotes: "
+        "line 1 column 2 (char 1)",
+        "and 1 more",
+    ]
+    assert texts(engine) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('{"type": "learning", "text": "x", "confidance": 0.5}', "confidance"),
+        ('{"type": "learning", "text": "x", "tgas": ["a"]}', "tgas"),
+        ('{"type": "learning", "text": "x", "meta": {"workspce": "acme"}}', "meta.workspce"),
+        (
+            '{"id": "x", "item": {"type": "document", "body": {"text": "x"}}, "extra": 1}',
+            "extra",
+        ),
+        (
+            '{"type": "conversation", "turns": [{"role": "user", "text": "hi", "whom": "me"}]}',
+            "turns[0].whom",
+        ),
+        (
+            '{"type": "learning", "text": "x", "meta": {"source": {"kind": "agent", "idd": "a"}}}',
+            "meta.source.idd",
+        ),
+    ],
+)
+def test_import_refuses_unknown_keys_naming_line_and_key(
+    engine: ReferenceEngine, line: str, key: str
+) -> None:
+    good = to_json(tm.Learning(text="fine"))
+    result = invoke("import", "-", input=f"{good}\n{line}\n")
+    assert result.exit_code == 1
+    assert result.stderr == f"tinymemory: invalid request: line 2: unknown key `{key}`\n"
+    assert texts(engine) == []
+
+
+def test_import_accepts_a_byte_order_mark(engine: ReferenceEngine) -> None:
+    lines = [to_json(tm.Learning(text="first")), to_json(tm.Learning(text="second"))]
+    data = b"\xef\xbb\xbf" + "\n".join(lines).encode()
+    assert ok("import", "-", input=data) == "imported 2 items: 2 stored, 0 replays\n"
+    assert texts(engine) == ["first", "second"]
+
+
+def test_import_names_an_export_line_whose_id_is_not_its_fingerprint(
+    engine: ReferenceEngine,
+) -> None:
+    item = tm.Learning(text="claimed")
+    lines = [
+        to_json(tm.Exported(id=item.fingerprint(), item=item)),
+        to_json(tm.Exported(id="not-the-id", item=tm.Learning(text="other"))),
+    ]
+    result = invoke("import", "-", input="\n".join(lines))
+    assert result.stdout == "imported 2 items: 2 stored, 0 replays\n"
+    own = tm.Learning(text="other").fingerprint()
+    assert result.stderr == (
+        f"tinymemory: line 2: id `not-the-id` is not its item's fingerprint `{own}`; "
+        "the item is stored under the id the engine gives it\n"
+    )
+
+
+def test_import_refuses_deeply_nested_json_cleanly(engine: ReferenceEngine) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    result = invoke("import", "-", input=deep)
+    assert result.exit_code == 1
+    assert (
+        result.stderr == "tinymemory: invalid request: line 1: not valid json: nested too deeply\n"
+    )
 
 
 def test_import_refuses_a_missing_file_as_a_usage_error(engine: ReferenceEngine) -> None:
@@ -743,3 +918,35 @@ def test_an_unknown_configured_engine_is_a_clean_error(
     assert result.stderr == (
         "tinymemory: configuration error: unknown engine `nope`; installed engines: reference\n"
     )
+
+
+def test_export_into_a_missing_folder_is_a_clean_file_error(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    fill(engine)
+    result = invoke("export", "-o", str(tmp_path / "missing" / "memory.jsonl"))
+    assert result.exit_code == 1
+    assert "Could not open file" in result.stderr
+    assert "No such file or directory" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_import_refused_after_its_file_was_named_leaves_no_file_open(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dump = tmp_path / "one.jsonl"
+    dump.write_text(to_json(tm.Learning(text="kept")) + "\n", encoding="utf-8")
+    script = "import sys; from tinymemory._cli.main import run; sys.argv[0] = 'tinymemory'; run()"
+    # -X dev reports a file left open for the garbage collector as a ResourceWarning.
+    result = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", script, "import", str(dump), "extra"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "TINYMEMORY_ENGINE": "reference"},
+    )
+    assert result.returncode == 2
+    assert "Got unexpected extra argument (extra)" in result.stderr
+    assert "ResourceWarning" not in result.stderr

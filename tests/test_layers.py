@@ -31,7 +31,16 @@ def core_imports(module: str) -> set[str]:
         ("_canonical", {"_errors", "_f32"}),
         (
             "_items",
-            {"_canonical", "_errors", "_f32", "_validators", "_meta", "_timestamps", "_wire"},
+            {
+                "_canonical",
+                "_errors",
+                "_f32",
+                "_limits",
+                "_validators",
+                "_meta",
+                "_timestamps",
+                "_wire",
+            },
         ),
         (
             "_wire",

@@ -282,7 +282,7 @@ def test_a_refused_endpoint_hides_its_password(plugins: Register) -> None:
     with pytest.raises(ConfigError, match="must be an http or https url") as caught:
         build_engine("reference", EngineSettings(endpoint="ftp://user:hunter2@example.com"))
     assert "hunter2" not in str(caught.value)
-    assert "ftp://user:***@example.com" in str(caught.value)
+    assert "ftp://***@example.com" in str(caught.value)
 
 
 def test_a_failing_factory_becomes_a_redacted_config_error(plugins: Register) -> None:

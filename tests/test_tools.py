@@ -831,8 +831,19 @@ SCALARS = (
     st.none()
     | st.booleans()
     | st.integers(-3, 60)
+    | st.sampled_from([2**31, 2**32, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**30])
     | st.floats(allow_nan=True, allow_infinity=True)
     | st.sampled_from(["", "  ", "learning", "keyword", "kind", "user", "2025-01-01T00:00:00Z"])
+    | st.sampled_from(
+        [
+            "0001-01-01T00:00:00+05:00",
+            "9999-12-31T23:59:59-05:00",
+            "\ud800",
+            "a\udfff b",
+            "\u200b\u200d",
+            "dG0xLmwuOTk5OTk5OTk5OTk5OTk5OTk5OQ",  # a crafted cursor, tm1.l.9999999999999999999
+        ]
+    )
     | tms.texts(8)
 )
 KEYS = st.sampled_from(
@@ -853,6 +864,9 @@ KEYS = st.sampled_from(
         "question",
         "facet",
         "mode",
+        "observed_after",
+        "observed_before",
+        "confidence",
         "x",
     ]
 )

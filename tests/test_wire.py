@@ -978,3 +978,11 @@ def test_corrupted_input_reads_or_is_an_invalid_request(strategy, cls, data):
         return
     # What reads is a proper value again: it writes and reads back unchanged.
     assert from_data(to_data(value), cls) == value
+
+
+def test_deeply_nested_json_is_invalid_request_not_a_crash():
+    from tinymemory import InvalidRequest, MetaFilter
+    from tinymemory._wire import from_json
+
+    with pytest.raises(InvalidRequest, match="nested too deeply"):
+        from_json("[" * 100_000 + "]" * 100_000, MetaFilter)

@@ -50,6 +50,7 @@ from tinymemory._items import (
     StoreReceipt,
     Turn,
 )
+from tinymemory._limits import ItemLimits, item_limits, set_item_limits
 from tinymemory._meta import (
     ItemKind,
     MemoryMeta,
@@ -202,6 +203,7 @@ __all__ = [
     "Hit",
     "InvalidRequest",
     "ItemKind",
+    "ItemLimits",
     "Learning",
     "LearningKind",
     "ListPage",
@@ -245,8 +247,10 @@ __all__ = [
     "explore_by_listing",
     "get_by_listing",
     "hookimpl",
+    "item_limits",
     "list_engines",
     "list_plugins",
     "read",
+    "set_item_limits",
     "sync",
 ]

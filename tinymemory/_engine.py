@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import abc
 import builtins
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
+from pathlib import Path
 from types import TracebackType
 
 import attrs
@@ -174,6 +175,15 @@ class MemoryEngine(abc.ABC):
         """Release what the engine holds (connections, files). The default holds nothing."""
         return
 
+    def storage_paths(self) -> tuple[Path, ...]:
+        """The local files the engine keeps its memory in, so tools never write over them.
+
+        ``tinymemory export -o`` refuses these. The default is none (a remote
+        engine, or one kept in memory); an engine over local files names every
+        one it owns, including any that exist only at times (a journal).
+        """
+        return ()
+
     # --- the operations callers use ---------------------------------------
 
     def recall(self, request: RecallRequest) -> RecallAnswer:
@@ -193,8 +203,8 @@ class MemoryEngine(abc.ABC):
         """Store one item; an identical item (``observed_at`` aside) is a replay."""
         return self.handle_store(validate_item(item))
 
-    def store_many(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
-        """Store 1 to ``MAX_STORE_MANY`` items; receipts come back in item order.
+    def store_many(self, items: Iterable[StoreItem]) -> list[StoreReceipt]:
+        """Store 1 to ``MAX_STORE_MANY`` items (any iterable, read once); receipts in item order.
 
         The whole batch is checked before anything is stored. An item repeated
         in the batch is a replay of its first copy.
@@ -322,6 +332,9 @@ class EngineWrapper(MemoryEngine):
 
     def close(self) -> None:
         self.inner.close()
+
+    def storage_paths(self) -> tuple[Path, ...]:
+        return self.inner.storage_paths()
 
 
 def explore_by_listing(engine: MemoryEngine, request: ExploreRequest) -> ExplorePage:

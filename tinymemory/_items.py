@@ -8,8 +8,9 @@
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from datetime import datetime
 from typing import ClassVar, TypeAlias, cast
 
@@ -18,9 +19,10 @@ import attrs
 from tinymemory._canonical import fingerprint_json
 from tinymemory._errors import InvalidRequest
 from tinymemory._f32 import display_f32, to_f32
+from tinymemory._limits import item_limits
 from tinymemory._meta import ItemKind, MemoryMeta, ToolCallRef
 from tinymemory._timestamps import optional_utc
-from tinymemory._validators import WireEnum, optional_str, required_str
+from tinymemory._validators import WireEnum, is_blank, optional_str, required_str, utf8_size
 
 #: The most items one ``store_many`` call takes.
 MAX_STORE_MANY = 100
@@ -158,7 +160,7 @@ class Document(_ItemBehaviour):
             raise InvalidRequest(
                 "document body is an unresolved uri; resolve it through a source first"
             )
-        if not str(self.body.text).strip():
+        if is_blank(str(self.body.text)):
             raise InvalidRequest("document body must not be empty")
 
 
@@ -179,7 +181,7 @@ class Conversation(_ItemBehaviour):
         """Refuse no turns, or a blank turn, with ``InvalidRequest``."""
         if not self.turns:
             raise InvalidRequest("conversation must have at least one turn")
-        if any(not turn.text.strip() for turn in self.turns):
+        if any(is_blank(turn.text) for turn in self.turns):
             raise InvalidRequest("conversation turns must not be empty")
 
 
@@ -211,7 +213,7 @@ class Learning(_ItemBehaviour):
 
     def validate(self) -> None:
         """Refuse blank text or a confidence outside 0..=1 (NaN too)."""
-        if not self.text.strip():
+        if is_blank(self.text):
             raise InvalidRequest("learning text must not be empty")
         if math.isnan(self.confidence) or not 0.0 <= self.confidence <= 1.0:
             raise InvalidRequest(
@@ -224,21 +226,88 @@ StoreItem: TypeAlias = Document | Conversation | Learning
 STORE_ITEM_TYPES = (Document, Conversation, Learning)
 
 
+#: The meta fields holding free strings, which count towards an item's size.
+_META_STRINGS = (
+    "workspace",
+    "folder",
+    "file_path",
+    "language",
+    "repo",
+    "commit",
+    "url",
+    "thread_id",
+    "agent_id",
+)
+
+
+def _strings(item: StoreItem) -> Iterable[tuple[str, str]]:
+    """Every free string of ``item``, with the field it is in."""
+    if isinstance(item, Document):
+        yield from (("title", item.title or ""), ("body", item.body.content))
+        yield "mime", item.mime or ""
+    elif isinstance(item, Conversation):
+        for turn in item.turns:
+            yield "turns.text", turn.text
+            for call in turn.tool_calls:
+                yield from (("turns.tool_calls", call.name), ("turns.tool_calls", call.id or ""))
+    else:
+        yield from (("text", item.text), ("evidence", item.evidence or ""))
+    meta = item.meta
+    for name in _META_STRINGS:
+        yield f"meta.{name}", getattr(meta, name) or ""
+    yield "meta.source.id", meta.source.id or ""
+    if meta.tool_call is not None:
+        yield from (
+            ("meta.tool_call", meta.tool_call.name),
+            ("meta.tool_call", meta.tool_call.id or ""),
+        )
+    for tag in meta.tags:
+        yield "meta.tags", tag
+
+
+def _check_caps(item: StoreItem) -> None:
+    """Refuse an item over the caps in force, or holding a string that is not unicode text."""
+    limits = item_limits()
+    if len(item.meta.tags) > limits.max_tags:
+        raise InvalidRequest(f"an item holds at most {limits.max_tags} tags")
+    if isinstance(item, Conversation) and len(item.turns) > limits.max_turns:
+        raise InvalidRequest(f"a conversation holds at most {limits.max_turns} turns")
+    size = 0
+    for field, text in _strings(item):
+        size += utf8_size(text, field)
+        if size > limits.max_item_bytes:
+            raise InvalidRequest(
+                f"an item's text is at most {limits.max_item_bytes} bytes of utf-8"
+            )
+
+
 def validate_item(item: object) -> StoreItem:
-    """Check that ``item`` is a valid StoreItem and return it; ``InvalidRequest`` otherwise."""
+    """Check that ``item`` is a valid StoreItem within the caps; ``InvalidRequest`` otherwise."""
     if not isinstance(item, STORE_ITEM_TYPES):
         raise InvalidRequest(
             f"a stored item is a Document, Conversation or Learning, not {type(item).__name__}"
         )
+    _check_caps(item)
     item.validate()
     return item
 
 
-def validate_many(items: Sequence[object]) -> list[StoreItem]:
-    """Check a ``store_many`` batch: 1 to ``MAX_STORE_MANY`` valid items."""
-    if isinstance(items, (str, bytes)) or not 1 <= len(items) <= MAX_STORE_MANY:
+def validate_many(items: Iterable[object]) -> list[StoreItem]:
+    """Check a ``store_many`` batch: 1 to ``MAX_STORE_MANY`` valid items.
+
+    Any iterable is taken (a generator too): it is read once, and no further
+    than one item past the cap.
+    """
+    if not isinstance(items, Iterable):
+        raise InvalidRequest(
+            f"store_many takes a list or other iterable of items, not {type(items).__name__}"
+        )
+    batch = (
+        [] if isinstance(items, (str, bytes)) else list(itertools.islice(items, MAX_STORE_MANY + 1))
+    )
+    if not 1 <= len(batch) <= MAX_STORE_MANY:
         raise InvalidRequest(f"store_many takes between 1 and {MAX_STORE_MANY} items")
-    return [validate_item(item) for item in items]
+    return [validate_item(item) for item in batch]
 
 
 @attrs.frozen

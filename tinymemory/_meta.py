@@ -12,13 +12,15 @@ from tinymemory._namespace import Namespace, Reach, as_namespace
 from tinymemory._timestamps import optional_utc
 from tinymemory._validators import (
     WireEnum,
-    count,
     instance_of,
     optional_bool,
     optional_str,
+    optional_unicode,
     required_str,
     str_tuple,
     to_enum_tuple,
+    u32,
+    unicode_tuple,
 )
 
 
@@ -64,8 +66,8 @@ class SourceRef:
 class TurnRange:
     """Which turns of a thread an item covers: zero-based, both ends included."""
 
-    first: int = attrs.field(validator=count)
-    last: int = attrs.field(validator=count)
+    first: int = attrs.field(validator=u32)
+    last: int = attrs.field(validator=u32)
 
 
 @attrs.frozen
@@ -78,6 +80,11 @@ class ToolCallRef:
 
 def _opt_str() -> str | None:
     return attrs.field(default=None, validator=optional_str)  # type: ignore[no-any-return]
+
+
+def _filter_str() -> str | None:
+    # A filter's strings reach an engine's query as they are, so they must be unicode text.
+    return attrs.field(default=None, validator=optional_unicode)  # type: ignore[no-any-return]
 
 
 @attrs.frozen(kw_only=True)
@@ -139,21 +146,21 @@ class MetaFilter:
     reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
     kinds: tuple[ItemKind, ...] = attrs.field(default=(), converter=item_kinds)
     sources: tuple[SourceKind, ...] = attrs.field(default=(), converter=_source_kinds)
-    workspace: str | None = _opt_str()
-    folder: str | None = _opt_str()
-    file_path: str | None = _opt_str()
-    language: str | None = _opt_str()
-    repo: str | None = _opt_str()
-    commit: str | None = _opt_str()
-    url: str | None = _opt_str()
-    thread_id: str | None = _opt_str()
+    workspace: str | None = _filter_str()
+    folder: str | None = _filter_str()
+    file_path: str | None = _filter_str()
+    language: str | None = _filter_str()
+    repo: str | None = _filter_str()
+    commit: str | None = _filter_str()
+    url: str | None = _filter_str()
+    thread_id: str | None = _filter_str()
     turns: TurnRange | None = attrs.field(
         default=None, validator=instance_of(TurnRange, optional=True)
     )
-    agent_id: str | None = _opt_str()
-    tool_call: str | None = _opt_str()
-    source_id: str | None = _opt_str()
-    tags_any: tuple[str, ...] = attrs.field(default=(), converter=str_tuple)
+    agent_id: str | None = _filter_str()
+    tool_call: str | None = _filter_str()
+    source_id: str | None = _filter_str()
+    tags_any: tuple[str, ...] = attrs.field(default=(), converter=unicode_tuple)
     observed_after: datetime | None = attrs.field(default=None, converter=optional_utc)
     observed_before: datetime | None = attrs.field(default=None, converter=optional_utc)
 

@@ -21,10 +21,12 @@ from tinymemory._validators import (
     WireEnum,
     count,
     instance_of,
-    optional_str,
-    required_str,
+    is_blank,
+    optional_unicode,
     str_tuple,
     to_tuple_of,
+    unicode_str,
+    unicode_tuple,
 )
 
 #: The most ids one ``get`` takes.
@@ -54,14 +56,14 @@ def _optional_score(value: float | None) -> float | None:
 class RecallRequest:
     """A question to answer from memory, under ``filter``, citing at most ``limit`` items."""
 
-    question: str = attrs.field(validator=required_str)
+    question: str = attrs.field(validator=unicode_str)
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
-    instructions: str | None = attrs.field(default=None, validator=optional_str)
+    instructions: str | None = attrs.field(default=None, validator=optional_unicode)
 
     def validate(self) -> None:
         """Refuse a blank question or a zero limit."""
-        if not self.question.strip():
+        if is_blank(self.question):
             raise InvalidRequest("recall question must not be empty")
         if self.limit == 0:
             raise InvalidRequest("recall limit must be positive")
@@ -106,15 +108,15 @@ class FetchMode(WireEnum):
 class FetchRequest:
     """Raw retrieval: ``query`` ranked by ``mode`` under ``filter``, a page of ``limit`` hits."""
 
-    query: str = attrs.field(validator=required_str)
+    query: str = attrs.field(validator=unicode_str)
     mode: FetchMode = attrs.field(default=FetchMode.HYBRID, converter=FetchMode)
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
-    cursor: str | None = attrs.field(default=None, validator=optional_str)
+    cursor: str | None = attrs.field(default=None, validator=optional_unicode)
 
     def validate(self) -> None:
         """Refuse a blank query or a zero limit."""
-        if not self.query.strip():
+        if is_blank(self.query):
             raise InvalidRequest("fetch query must not be empty")
         if self.limit == 0:
             raise InvalidRequest("fetch limit must be positive")
@@ -166,7 +168,7 @@ class ListRequest:
 
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=50, validator=count)
-    cursor: str | None = attrs.field(default=None, validator=optional_str)
+    cursor: str | None = attrs.field(default=None, validator=optional_unicode)
 
     def validate(self) -> None:
         """Refuse a zero limit."""
@@ -193,7 +195,7 @@ class ForgetTarget:
     """
 
     ids: tuple[str, ...] | None = attrs.field(
-        default=None, converter=attrs.converters.optional(str_tuple)
+        default=None, converter=attrs.converters.optional(unicode_tuple)
     )
     filter: MetaFilter | None = None
 
@@ -348,7 +350,7 @@ class ExplorePage:
 class GetRequest:
     """Read items whole by id, in the order named; ids beyond ``reach`` are left out."""
 
-    ids: tuple[str, ...] = attrs.field(converter=str_tuple)
+    ids: tuple[str, ...] = attrs.field(converter=unicode_tuple)
     reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
 
     def validate(self) -> None:

@@ -28,7 +28,15 @@ from tinymemory._engine import EngineDescriptor, MemoryEngine
 from tinymemory._errors import ConfigError, TinyMemoryError
 from tinymemory._plugin_manager import engine_factories, scrubbers
 from tinymemory._scrubbing import ScrubbingEngine
-from tinymemory._settings import EngineCredential, EngineSettings, is_loopback_host, redact_url
+from tinymemory._settings import (
+    EngineCredential,
+    EngineSettings,
+    is_loopback_host,
+    is_secret_name,
+    redact_url,
+    redact_values,
+    url_secrets,
+)
 
 #: The engine used when the configuration names none: the embedded one.
 DEFAULT_ENGINE = "sqlite"
@@ -111,28 +119,30 @@ def _build_bare(
     try:
         return factory.build(settings, credential)
     except TinyMemoryError as error:
-        redacted = _redact(error.message, credential, endpoint)
-        if redacted == error.message:
-            raise
-        failure: TinyMemoryError = type(error)(redacted)
+        kind, message = type(error), _redact(error.message, credential, settings)
     except Exception as error:
-        detail = _redact(f"{type(error).__name__}: {error}", credential, endpoint)
-        failure = ConfigError(f"engine `{engine_id}` could not be built: {detail}")
-    # Raised outside the handler: `from None` would still keep the original
-    # (and the key in its message) reachable as __context__.
+        detail = _redact(f"{type(error).__name__}: {error}", credential, settings)
+        kind, message = ConfigError, f"engine `{engine_id}` could not be built: {detail}"
+    # Always a new error, made and raised outside the handler: the original's
+    # cause and context (`from None` keeps the context reachable) may hold a secret.
+    try:
+        failure = kind(message)
+    except Exception:  # a plugin's error class that takes other arguments
+        failure = ConfigError(message)
     raise failure
 
 
-def _redact(text: str, credential: EngineCredential, endpoint: str | None) -> str:
-    text = credential.redact(text)
-    if endpoint:
-        try:
-            password = urlsplit(endpoint).password
-        except ValueError:
-            password = None
-        if password:
-            text = text.replace(password, "***")
-    return text
+def _redact(text: str, credential: EngineCredential, settings: EngineSettings) -> str:
+    """``text`` without any credential: the key, tokens handed out, url secrets, header values."""
+    secrets = list(settings.headers.values())
+    secrets += [
+        value
+        for name, value in settings.options.items()
+        if isinstance(value, str) and is_secret_name(name)
+    ]
+    if settings.endpoint:
+        secrets += url_secrets(settings.endpoint)
+    return redact_values(credential.redact(text), secrets)
 
 
 def _check_endpoint(engine_id: str, endpoint: str, *, credentialed: bool) -> None:

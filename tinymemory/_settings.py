@@ -1,7 +1,9 @@
 """What an engine is built with: its settings and its credential.
 
 Neither ever shows a secret: a credential's repr is redacted, settings show
-header names but not their values, and an endpoint's password is hidden.
+header names but not their values, and an endpoint's user info and
+credential-like query parameters (``api_key=``, ``token=``, ``sig=``...) are
+hidden.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from __future__ import annotations
 import enum
 import ipaddress
 import os
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Protocol, runtime_checkable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import attrs
 
@@ -48,6 +51,8 @@ class EngineCredential:
     kind: CredentialKind = CredentialKind.NONE
     _secret: str | None = attrs.field(default=None, alias="secret")
     _source: BearerSource | None = attrs.field(default=None, alias="source", eq=False)
+    # Every token a dynamic source handed out (the latest HANDED_OUT_KEPT), to redact them all.
+    _handed_out: dict[str, None] = attrs.field(factory=dict, init=False, eq=False)
 
     @classmethod
     def none(cls) -> EngineCredential:
@@ -84,12 +89,18 @@ class EngineCredential:
     def bearer(self) -> str | None:
         """The token to send now, or ``None`` without a credential."""
         if self._source is not None:
-            return self._source.bearer()
+            token = self._source.bearer()
+            if isinstance(token, str) and token:
+                self._handed_out[token] = None
+                while len(self._handed_out) > HANDED_OUT_KEPT:
+                    del self._handed_out[next(iter(self._handed_out))]
+            return token
         return self._secret
 
     def redact(self, text: str) -> str:
-        """``text`` with this credential's static key replaced by ``***``."""
-        return text.replace(self._secret, "***") if self._secret else text
+        """``text`` with the static key and every token handed out replaced by ``***``."""
+        secrets = [*list(self._handed_out), self._secret or ""]
+        return redact_values(text, secrets)
 
     def __repr__(self) -> str:
         shown = {CredentialKind.NONE: "none()", CredentialKind.STATIC: "static(***)"}
@@ -98,18 +109,71 @@ class EngineCredential:
     __str__ = __repr__
 
 
+#: How many tokens of a dynamic credential are remembered for redaction.
+HANDED_OUT_KEPT = 256
+#: Query and fragment parameter names whose values are credentials (matched within the name).
+_SECRET_NAME = re.compile(r"key|token|secret|pass|pwd|sig|auth|credential|session", re.IGNORECASE)
+#: Shorter values are not redacted from messages: they would mangle ordinary words.
+SHORTEST_SECRET = 4
+
+
+def redact_values(text: str, secrets: list[str]) -> str:
+    """``text`` with each of ``secrets`` (longest first) replaced by ``***``."""
+    for secret in sorted(set(secrets), key=len, reverse=True):
+        if len(secret) >= SHORTEST_SECRET:
+            text = text.replace(secret, "***")
+    return text
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter, option or header named ``name`` holds a credential (``api_key``)."""
+    return _SECRET_NAME.search(name) is not None
+
+
 def redact_url(url: str) -> str:
-    """``url`` with any password in it replaced by ``***``."""
+    """``url`` with its user info and credential-like parameters (``api_key=``...) as ``***``."""
     try:
         parts = urlsplit(url)
     except ValueError:
         return "<unreadable url>"
-    if parts.password is None:
-        return url
     # The host part is kept as written: reading ``parts.port`` raises on a bad
     # port, and ``parts.hostname`` drops an IPv6 address's brackets.
-    netloc = f"{parts.username}:***@{parts.netloc.rpartition('@')[2]}"
-    return urlunsplit(parts._replace(netloc=netloc))
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = f"***@{netloc.rpartition('@')[2]}"
+    return urlunsplit(
+        parts._replace(
+            netloc=netloc, query=_redact_pairs(parts.query), fragment=_redact_pairs(parts.fragment)
+        )
+    )
+
+
+def url_secrets(url: str) -> list[str]:
+    """The credentials written in ``url``: its user info and credential-like parameter values."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return [url]
+    found: list[str] = []
+    if "@" in parts.netloc:
+        userinfo = parts.netloc.rpartition("@")[0]
+        found += [userinfo, *userinfo.split(":")]
+    for pairs in (parts.query, parts.fragment):
+        for pair in pairs.split("&"):
+            name, _, value = pair.partition("=")
+            if value and is_secret_name(unquote(name)):
+                found += [value, unquote(value)]
+    return [variant for secret in found for variant in {secret, unquote(secret)} if variant]
+
+
+def _redact_pairs(pairs: str) -> str:
+    if not pairs:
+        return pairs
+    shown = []
+    for pair in pairs.split("&"):
+        name, equals, value = pair.partition("=")
+        shown.append(f"{name}=***" if equals and value and is_secret_name(unquote(name)) else pair)
+    return "&".join(shown)
 
 
 def is_loopback_host(host: str) -> bool:

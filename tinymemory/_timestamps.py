@@ -18,7 +18,16 @@ def to_utc(value: datetime) -> datetime:
         raise InvalidRequest(f"a timestamp must be a datetime, not {type(value).__name__}")
     if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
         raise InvalidRequest("a timestamp must carry a timezone (use datetime.now(timezone.utc))")
-    return value.astimezone(UTC)
+    return _in_utc(value)
+
+
+def _in_utc(value: datetime) -> datetime:
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:
+        raise InvalidRequest(
+            f"timestamp {value.isoformat()} is outside years 1 to 9999 in utc"
+        ) from None
 
 
 def optional_utc(value: datetime | None) -> datetime | None:
@@ -64,4 +73,4 @@ def parse_timestamp(text: str) -> datetime:
         raise InvalidRequest(f"`{text}` is not an rfc 3339 timestamp") from None
     if value.tzinfo is None:
         raise InvalidRequest(f"`{text}` is not an rfc 3339 timestamp: it has no offset")
-    return value.astimezone(UTC)
+    return _in_utc(value)

@@ -7,12 +7,14 @@ naming the field, so bad input never reaches an engine.
 from __future__ import annotations
 
 import enum
+import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import attrs
 
 from tinymemory._errors import InvalidRequest
+from tinymemory._limits import U32_MAX, USIZE_MAX
 
 E = TypeVar("E", bound="WireEnum")
 T = TypeVar("T")
@@ -28,6 +30,50 @@ def required_str(instance: object, attribute: attrs.Attribute[Any], value: objec
     """Validator: a string."""
     if not isinstance(value, str):
         raise InvalidRequest(f"`{attribute.name}` must be a string")
+
+
+def utf8_size(text: str, field: str) -> int:
+    """The UTF-8 bytes of ``text``; ``InvalidRequest`` naming ``field`` for a lone surrogate."""
+    if text.isascii():
+        return len(text)
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidRequest(
+            f"`{field}` holds a lone surrogate, which is not unicode text"
+        ) from None
+
+
+def unicode_str(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Validator: a string that is unicode text (no lone surrogate), so any engine can encode it."""
+    required_str(instance, attribute, value)
+    utf8_size(str(value), attribute.name)
+
+
+def optional_unicode(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Validator: ``None`` or a string that is unicode text."""
+    if value is not None:
+        unicode_str(instance, attribute, value)
+
+
+def unicode_tuple(value: Iterable[str]) -> tuple[str, ...]:
+    """Converter: :func:`str_tuple` whose strings are unicode text."""
+    items = str_tuple(value)
+    for item in items:
+        utf8_size(item, "a list entry")
+    return items
+
+
+#: Characters that show nothing although unicode does not call them white space.
+_INVISIBLE = frozenset("\u115f\u1160\u2800\u3164\uffa0")
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: only white space, or zero-width and other invisible marks."""
+    return all(
+        char.isspace() or char in _INVISIBLE or unicodedata.category(char) in ("Cf", "Cc")
+        for char in text
+    )
 
 
 def optional_bool(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
@@ -47,9 +93,20 @@ def instance_of(cls: type, *, optional: bool) -> Callable[[Any, Any, Any], None]
 
 
 def count(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """Validator: a whole number of zero or more (a ``usize`` in the original)."""
+    """Validator: a whole number from 0 to 2^64 - 1 (a ``usize`` in the original)."""
+    _whole(attribute.name, value, USIZE_MAX)
+
+
+def u32(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+    """Validator: a whole number from 0 to 2^32 - 1 (a ``u32`` in the original)."""
+    _whole(attribute.name, value, U32_MAX)
+
+
+def _whole(name: str, value: object, maximum: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidRequest(f"`{attribute.name}` must be a whole number of zero or more")
+        raise InvalidRequest(f"`{name}` must be a whole number of zero or more")
+    if value > maximum:
+        raise InvalidRequest(f"`{name}` must be at most {maximum}")
 
 
 def str_tuple(value: Iterable[str]) -> tuple[str, ...]:

@@ -13,6 +13,8 @@ item fingerprints hash.
 from __future__ import annotations
 
 import json
+import types
+import typing
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
@@ -259,9 +261,53 @@ def from_json(text: str | bytes, cls: type[T]) -> T:
         data = json.loads(text, parse_constant=_refuse_constant)
     except ValueError as error:
         raise InvalidRequest(f"not valid json: {error}") from None
+    except RecursionError:
+        raise InvalidRequest("not valid json: nested too deeply") from None
     return from_data(data, cls)
 
 
 def _refuse_constant(name: str) -> float:
     # Python's json reads NaN and Infinity; JSON (and serde_json) has no such numbers.
     raise InvalidRequest(f"not valid json: `{name}` is not a json number")
+
+
+def unknown_key(data: Any, cls: Any) -> str | None:
+    """The first key in ``data`` that ``cls``'s JSON form lacks (``meta.tgas``), or ``None``.
+
+    For readers that must be strict, such as ``tinymemory import``: the
+    converter itself ignores keys it does not know. Values of the wrong shape
+    are left for :func:`from_data` to report.
+    """
+    return _unknown_key(data, cls, "")
+
+
+def _unknown_key(data: Any, cls: Any, path: str) -> str | None:
+    allowed: set[str] = set()
+    if cls == StoreItem:
+        tag = data.get("type") if isinstance(data, dict) else None
+        matching = [kind for kind, name in _ITEM_TAGS.items() if name == tag]
+        if not matching:
+            return None
+        cls, allowed = matching[0], {"type"}
+    arguments = [arg for arg in typing.get_args(cls) if arg is not type(None)]
+    if isinstance(cls, types.UnionType) or typing.get_origin(cls) is typing.Union:
+        return _unknown_key(data, arguments[0], path) if len(arguments) == 1 else None
+    if typing.get_origin(cls) is tuple and isinstance(data, list) and arguments:
+        for index, value in enumerate(data):
+            found = _unknown_key(value, arguments[0], f"{path}[{index}]")
+            if found is not None:
+                return found
+        return None
+    if not (isinstance(cls, type) and attrs.has(cls) and isinstance(data, dict)):
+        return None
+    fields = typing.get_type_hints(cls)
+    for key, value in data.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key in allowed:
+            continue
+        if key not in fields:
+            return where
+        found = _unknown_key(value, fields[key], where)
+        if found is not None:
+            return found
+    return None

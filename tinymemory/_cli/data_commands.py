@@ -13,7 +13,9 @@ import contextlib
 import functools
 import itertools
 import json
+import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -66,7 +68,7 @@ from tinymemory._operations import (
 from tinymemory._registry import MemoryConfig
 from tinymemory._settings import EngineCredential
 from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
-from tinymemory._wire import dumps, from_data, to_data, to_json
+from tinymemory._wire import dumps, from_data, to_data, to_json, unknown_key
 
 T = TypeVar("T")
 Command = Callable[..., None]
@@ -445,10 +447,16 @@ def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
 @filter_options
 @json_option("With -o, print the summary as JSON.")
 def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
-    """Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`."""
+    """Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`.
+
+    With -o, the file is written aside and renamed into place once complete,
+    and the engine's own storage is refused.
+    """
     incomplete: list[str] = []
     count = 0
     with _open_engine() as engine:
+        if output is not None:
+            _refuse_own_storage(output, engine)
         pages = _export_pages(engine, filter)
         first = next(pages)  # an engine that refuses export does so before any file is made
 
@@ -462,7 +470,7 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
                 sink: IO[str] = sys.stdout
                 items: Iterable[Exported] = exported()
             else:
-                sink = stack.enter_context(_open_output(output))
+                sink = stack.enter_context(_replacing(output))
                 items = stack.enter_context(_progress(exported(), "exporting"))
             for item in items:
                 sink.write(to_json(item) + "\n")
@@ -481,6 +489,51 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
         click.echo(f"exported {count} item{'' if count == 1 else 's'} to {output}")
 
 
+def _refuse_own_storage(output: Path, engine: MemoryEngine) -> None:
+    """``InvalidRequest`` when ``output`` is (via symlinks) a file the engine keeps memory in."""
+    target = output.resolve()
+    for owned in engine.storage_paths():
+        if target == Path(owned).resolve() or _same_file(target, Path(owned)):
+            raise InvalidRequest(
+                f"`{output}` is the engine's own storage (`{owned}`); "
+                "exporting over it would destroy the memory: choose another file"
+            )
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    try:
+        return one.samefile(other)  # a hard link, or another path to the same file
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _replacing(path: Path) -> Iterator[IO[str]]:
+    """A new file beside ``path`` (through symlinks), renamed over it only once it is complete.
+
+    It is readable by its owner only, as memory is private, unless it replaces
+    a file, whose permissions it keeps.
+    """
+    target = path.resolve()
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".part"
+        )
+        if target.is_file():
+            os.chmod(descriptor, target.stat().st_mode & 0o777)
+    except OSError as error:
+        raise click.FileError(str(path), error.strerror) from None
+    try:
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            yield handle
+        os.replace(temporary, target)
+    except BaseException as error:
+        Path(temporary).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise click.FileError(str(path), error.strerror) from None
+        raise
+
+
 def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPage]:
     cursor: str | None = None
     while True:
@@ -493,23 +546,20 @@ def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPa
         cursor = page.next_cursor
 
 
-def _open_output(path: Path) -> IO[str]:
-    try:
-        return path.open("w", encoding="utf-8")
-    except OSError as error:
-        raise click.FileError(str(path), error.strerror) from None
-
-
 @_data_command("import")
-@click.argument("source", metavar="FILE", type=click.File("rb"))
+@click.argument("source", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True))
 @at_option("Store every item at this node instead of its own (its id changes with it).")
 @json_option("Print the counts as JSON.")
-def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> None:
+def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
     """Store the items of a JSON-lines FILE (from `export`, or one item per line); - is stdin.
 
-    Every line is checked before anything is stored: a bad line stores nothing.
+    Every line is checked before anything is stored: a bad line stores nothing,
+    and every bad line is named.
     """
-    items = read_items(source, at)
+    with _opened(source) as lines:
+        items, notes = read_items(lines, at)
+    for note in notes:
+        click.echo(f"tinymemory: {note}", err=True)
     report = SyncReport()
     if items:
         with _open_engine() as engine, _progress(items, "importing") as shown:
@@ -521,24 +571,67 @@ def import_command(source: BinaryIO, at: Namespace | None, as_json: bool) -> Non
         click.echo(f"imported {stored + replayed} items: {stored} stored, {replayed} replays")
 
 
-def read_items(lines: Iterable[bytes], at: Namespace | None = None) -> list[StoreItem]:
-    """The items of JSON lines: each an ``Exported`` or a bare StoreItem; blank lines skipped.
+def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
+    """The file to import (``-`` is stdin), opened in the command so it is always closed.
 
-    ``at`` re-homes every item to that node. A line that is not a valid item
-    is ``InvalidRequest`` naming its number.
+    A file that cannot be opened is a usage error naming why.
     """
-    items = []
+    if source == "-":
+        return contextlib.nullcontext(sys.stdin.buffer)
+    try:
+        return open(source, "rb")
+    except OSError as error:
+        raise click.BadParameter(f"{source}: {error.strerror}", param_hint="FILE") from None
+
+
+#: How many bad lines an import names before it only counts the rest.
+MAX_BAD_LINES = 20
+
+
+def read_items(
+    lines: Iterable[bytes], at: Namespace | None = None
+) -> tuple[list[StoreItem], list[str]]:
+    """The items of JSON lines, each an ``Exported`` or a bare StoreItem, and notes on them.
+
+    Blank lines are skipped and a UTF-8 byte-order mark is allowed. Each item
+    is checked as ``store`` checks it, and a key the item's JSON form does not
+    have is refused. ``at`` re-homes every item to that node. Bad lines are
+    ``InvalidRequest`` naming each (up to ``MAX_BAD_LINES``) by number; an
+    export line whose ``id`` is not its item's fingerprint gets a note.
+    """
+    items: list[StoreItem] = []
+    notes: list[str] = []
+    problems: list[str] = []
+    bad = 0
     for number, line in enumerate(lines, start=1):
         try:
-            item = _read_line(line, at)
+            read = _read_line(line[3:] if number == 1 and line[:3] == BOM else line, at)
         except TinyMemoryError as error:
-            raise InvalidRequest(f"line {number}: {error.message}") from None
-        if item is not None:
-            items.append(item)
-    return items
+            bad += 1
+            if len(problems) < MAX_BAD_LINES:
+                problems.append(f"line {number}: {error.message}")
+            continue
+        if read is None:
+            continue
+        item, note = read
+        items.append(item)
+        if note is not None:
+            notes.append(f"line {number}: {note}")
+    if bad == 1:
+        raise InvalidRequest(problems[0])
+    if bad:
+        more = [f"and {bad - len(problems)} more"] if bad > len(problems) else []
+        listed = "\n".join([*problems, *more])
+        raise InvalidRequest(f"{bad} lines are bad, so nothing was stored:\n{listed}")
+    return items, notes
 
 
-def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
+#: The UTF-8 byte-order mark some editors put at the start of a file.
+BOM = b"\xef\xbb\xbf"
+
+
+def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None] | None:
+    """The line's item (checked, re-homed) and a note on its exported id; ``None`` when blank."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -549,15 +642,29 @@ def _read_line(line: bytes, at: Namespace | None) -> StoreItem | None:
         data = json.loads(text)
     except ValueError as error:
         raise InvalidRequest(f"not valid json: {error}") from None
+    except RecursionError:
+        raise InvalidRequest("not valid json: nested too deeply") from None
     # An export line wraps the item ({"id", "item"}); a bare item is tagged by "type".
-    if isinstance(data, dict) and "item" in data and "type" not in data:
-        item = from_data(data, Exported).item
+    wrapped = isinstance(data, dict) and "item" in data and "type" not in data
+    # StoreItem is a union, which mypy will not take as a type[T].
+    cls = Exported if wrapped else cast("type[StoreItem]", StoreItem)
+    unknown = unknown_key(data, cls)
+    if unknown is not None:
+        raise InvalidRequest(f"unknown key `{unknown}`")
+    note = None
+    if wrapped:
+        exported = from_data(data, Exported)
+        item = validate_item(exported.item)
+        if exported.id != (own := item.fingerprint()):
+            note = (
+                f"id `{exported.id}` is not its item's fingerprint `{own}`; "
+                "the item is stored under the id the engine gives it"
+            )
     else:
-        # StoreItem is a union, which mypy will not take as a type[T].
-        item = from_data(data, cast("type[StoreItem]", StoreItem))
+        item = validate_item(from_data(data, cast("type[StoreItem]", StoreItem)))
     if at is not None:
         item = item.with_meta(attrs.evolve(item.meta, namespace=at))
-    return validate_item(item)
+    return item, note
 
 
 @_data_command("erase")

@@ -7,6 +7,7 @@ add their own commands through the ``tinymemory_register_commands`` hook.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
@@ -147,7 +148,10 @@ def context_command(
     with MemoryConfig.load().build(EngineCredential.from_env()) as engine:
         doc = ContextCompiler().compile(engine, spec)
     if output is not None:
-        output.write_text(doc.markdown, encoding="utf-8")
+        try:
+            output.write_text(doc.markdown, encoding="utf-8")
+        except OSError as error:
+            raise click.FileError(str(output), error.strerror) from None
     if as_json:
         report = {
             "markdown": doc.markdown,
@@ -305,6 +309,7 @@ def conformance_command(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (with plugin commands added); returns the exit status."""
+    _echo_bytes_as_given()
     try:
         plugin_manager().hook.tinymemory_register_commands(cli=cli)
         # Standalone mode shows click's own errors and ends every run with
@@ -316,6 +321,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TinyMemoryError as error:
         click.echo(f"tinymemory: {error}", err=True)
         return 1
+
+
+def _echo_bytes_as_given() -> None:
+    """Let stdout and stderr write back argument bytes that are not UTF-8 (a file name) as given.
+
+    Python reads such bytes into lone surrogates; written strictly, they would
+    end the command in a UnicodeEncodeError after its work was done.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="surrogateescape")
 
 
 def _status(code: object) -> int:

@@ -190,3 +190,53 @@ def test_the_database_opens_after_a_crash_with_a_wal_left_behind(db_path: Path) 
     with SqliteEngine(db_path) as engine:
         assert engine.health() == tm.EngineHealth.ok()
         assert engine.list(tm.ListRequest(limit=1)).items
+
+
+def _hold_a_reader(path: Path) -> sqlite3.Connection:
+    """Another connection inside a read transaction: its snapshot keeps the WAL from being cut."""
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM items").fetchone()
+    return reader
+
+
+@pytest.mark.parametrize("then", ["write", "close"])
+def test_a_forget_during_a_read_is_purged_once_the_reader_goes(db_path: Path, then: str) -> None:
+    engine = SqliteEngine(db_path)
+    _crowd(engine)
+    secret = engine.store(tm.Learning(text=f"the vault code is {SECRET}")).id
+    reader = _hold_a_reader(db_path)
+    assert engine.forget(tm.ForgetTarget.by_ids([secret])).forgotten == 1
+    assert SECRET.encode() in _file_bytes(db_path)  # the guarantee waits for the reader
+    assert engine.pending_purge == 1
+    health = engine.health()
+    assert health.state is tm.HealthState.DEGRADED
+    assert str(health.reason).startswith("pending_purge 1:")
+    engine.store(tm.Learning(text="written while the reader still reads"))
+    assert engine.pending_purge == 1
+    reader.execute("COMMIT")
+    reader.close()
+    if then == "write":
+        engine.store(tm.Learning(text="the next write finishes the purge"))
+        assert (engine.pending_purge, engine.health()) == (0, tm.EngineHealth.ok())
+        engine.close()
+    else:
+        engine.close()
+    assert SECRET.encode() not in _file_bytes(db_path)
+    with SqliteEngine(db_path) as reopened:
+        assert reopened.pending_purge == 0
+
+
+def test_a_purge_left_pending_is_finished_by_the_next_engine_to_open(db_path: Path) -> None:
+    engine = SqliteEngine(db_path)
+    _crowd(engine)
+    secret = engine.store(tm.Learning(text=f"the vault code is {SECRET}")).id
+    reader = _hold_a_reader(db_path)
+    engine.forget(tm.ForgetTarget.by_ids([secret]))
+    engine.close()  # the reader still holds: the purge stays pending in the file
+    assert SECRET.encode() in _file_bytes(db_path)
+    reader.execute("COMMIT")
+    reader.close()
+    with SqliteEngine(db_path) as reopened:
+        assert reopened.pending_purge == 0
+    assert SECRET.encode() not in _file_bytes(db_path)

@@ -3,13 +3,19 @@ breaks on a query's syntax, long documents by pieces, stable cursors, and recall
 
 from __future__ import annotations
 
+import base64
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import tinymemory as tm
-from tinymemory_sqlite import SqliteEngine
+from tinymemory.plugin import to_json
+from tinymemory_sqlite import SqliteEngine, cursors
+
+if TYPE_CHECKING:
+    from conftest import RunCommand
 
 
 def _learning(text: str, **meta: object) -> tm.Learning:
@@ -250,3 +256,103 @@ def test_a_folder_that_cannot_be_made_is_a_config_error(tmp_path: Path) -> None:
     blocker.write_text("in the way")
     with pytest.raises(tm.ConfigError, match="cannot make the folder"):
         SqliteEngine(blocker / "memory.db")
+
+
+def test_storage_paths_name_the_file_and_its_companions(db_path: Path) -> None:
+    with SqliteEngine(db_path) as engine:
+        assert engine.storage_paths() == tuple(
+            Path(f"{db_path}{suffix}") for suffix in ("", "-wal", "-shm", "-journal")
+        )
+    with SqliteEngine(":memory:") as in_memory:
+        assert in_memory.storage_paths() == ()
+
+
+def test_export_refuses_to_write_over_the_database(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
+    path = tmp_path / "data" / "tinymemory" / "memory.db"
+    with SqliteEngine(path) as engine:
+        engine.store(_learning("kept safe"))
+    (tmp_path / "alias.jsonl").symlink_to(path)
+    for target in (str(path), f"{path}-wal", f"{path}-shm", "alias.jsonl"):
+        result = tinymemory_command("export", "-o", target)
+        assert result.returncode == 1, result.stdout
+        assert "is the engine's own storage" in result.stderr
+        assert "Traceback" not in result.stderr
+    with SqliteEngine(path) as engine:
+        (hit,) = engine.list(tm.ListRequest()).items
+        assert hit.text == "kept safe"
+    assert tinymemory_command("export", "-o", "copy.jsonl").returncode == 0
+    assert "kept safe" in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
+
+
+def _cursor(plain: str) -> str:
+    return base64.urlsafe_b64encode(plain.encode("ascii")).decode("ascii").rstrip("=")
+
+
+@pytest.mark.parametrize("limit", [2**31, 2**63 - 1, 2**63, 2**64 - 1])
+def test_any_usize_limit_reads_everything_there_is(engine: SqliteEngine, limit: int) -> None:
+    ids = [receipt.id for receipt in engine.store_many([_learning(f"note {n}") for n in range(3)])]
+    assert [hit.id for hit in engine.list(tm.ListRequest(limit=limit)).items] == ids
+    for mode in tm.FetchMode:
+        page = engine.fetch(tm.FetchRequest(query="note", mode=mode, limit=limit))
+        assert sorted(hit.id for hit in page.hits) == sorted(ids)
+        assert page.next_cursor is None
+    assert engine.recall(tm.RecallRequest(question="note", limit=limit)).citations
+
+
+@pytest.mark.parametrize(
+    "plain",
+    ["tm1.l.9223372036854775808", "tm1.l.9999999999999999999", "tm1.r.{big}.1.{digest}"],
+)
+def test_a_crafted_cursor_beyond_sqlites_integers_is_refused(
+    engine: SqliteEngine, plain: str
+) -> None:
+    engine.store(_learning("note"))
+    digest = cursors.request_digest("fetch", "keyword", "note", to_json(tm.MetaFilter()))
+    cursor = _cursor(plain.format(big=2**63, digest=digest))
+    tools = tm.MemoryTools(engine)
+    for name, arguments in (
+        ("memory_list", {"cursor": cursor}),
+        ("memory_fetch", {"query": "note", "mode": "keyword", "cursor": cursor}),
+    ):
+        with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
+            tools.call(name, arguments)
+    with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
+        engine.list(tm.ListRequest(cursor=cursor))
+
+
+def test_a_cursor_at_sqlites_largest_offset_with_any_limit_is_an_empty_page(
+    engine: SqliteEngine,
+) -> None:
+    engine.store(_learning("note"))
+    digest = cursors.request_digest("fetch", "keyword", "note", to_json(tm.MetaFilter()))
+    cursor = _cursor(f"tm1.r.1.{2**63 - 1}.{digest}")
+    request = tm.FetchRequest(query="note", mode="keyword", cursor=cursor, limit=2**64 - 1)
+    assert engine.fetch(request).hits == ()
+    listed = engine.list(tm.ListRequest(cursor=_cursor(f"tm1.l.{2**63 - 1}"), limit=2**64 - 1))
+    assert listed.items == ()
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["list", "--workspace", "\udcff"], "workspace"),
+        (["fetch", "caf\udce9", "--mode", "keyword"], "query"),
+        (["recall", "\udcff?"], "question"),
+        (["list", "--tag", "ok", "--tag", "\udcfe"], "a list entry"),
+        (["forget", "--workspace", "\udcff"], "workspace"),
+        (["get", "\udcff", "--json"], "a list entry"),
+        (["forget", "ok", "\udcff"], "a list entry"),
+    ],
+)
+def test_argument_bytes_that_are_not_utf8_are_a_clean_error(
+    tinymemory_command: RunCommand, args: list[str], field: str
+) -> None:
+    # A str holding surrogate escapes reaches the process as the raw bytes (0xff, 0xe9...).
+    result = tinymemory_command(*args)
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"tinymemory: invalid request: `{field}` holds a lone surrogate, "
+        "which is not unicode text\n"
+    )

@@ -16,6 +16,7 @@ import click
 from tinymemory import MemoryConfig
 
 from .location import IN_MEMORY, database_path
+from .purge import pending_purges
 from .schema import VERSION
 
 
@@ -35,9 +36,13 @@ def sqlite_command(as_json: bool) -> None:
 
 
 def describe(path: str) -> dict[str, Any]:
-    """What the file at ``path`` is: whether it exists, its bytes, schema, embedder and counts."""
+    """What the file at ``path`` is: whether it exists, its bytes, schema, embedder and counts.
+
+    ``pending_purge`` counts forgets and erases whose text is still in the
+    file's bytes, because a reader held an old snapshot when they ran.
+    """
     facts: dict[str, Any] = {"path": path, "exists": False, "bytes": None, "schema": None}
-    facts.update({"embedder": None, "items": None, "pieces": None})
+    facts.update({"embedder": None, "items": None, "pieces": None, "pending_purge": None})
     if path == IN_MEMORY or not Path(path).is_file():
         return facts
     wal = Path(f"{path}-wal")
@@ -51,6 +56,7 @@ def describe(path: str) -> dict[str, Any]:
             facts["embedder"] = json.loads(row[0])["name"] if row else None
             facts["items"] = connection.execute("SELECT count(*) FROM items").fetchone()[0]
             facts["pieces"] = connection.execute("SELECT count(*) FROM pieces").fetchone()[0]
+            facts["pending_purge"] = pending_purges(connection)
     except sqlite3.Error as error:
         raise click.ClickException(f"`{path}` cannot be read as a database: {error}") from None
     finally:

@@ -19,10 +19,12 @@ from pathlib import Path
 from tinymemory import ConfigError, EngineError, TinyMemoryError, Unavailable
 
 from .location import IN_MEMORY
-from .schema import migrate
+from .schema import migrate, recognise
 
 #: How long a connection waits for another writer, in seconds.
 BUSY_TIMEOUT = 5.0
+#: How long a checkpoint waits for readers on an older snapshot, in seconds.
+CHECKPOINT_WAIT = 0.2
 #: The WAL is cut back to this size after a checkpoint.
 JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 SYNCHRONOUS = ("normal", "full")
@@ -47,10 +49,27 @@ class Connections:
             except OSError as error:
                 raise ConfigError(f"cannot make the folder of `{path}`: {error}") from None
         try:
+            self._recognise()
             migrate(self._connect())
         except sqlite3.Error as error:
             self.close()
-            raise ConfigError(f"cannot open the sqlite database `{path}`: {error}") from None
+            raise _open_error(path, error) from None
+        except BaseException:
+            self.close()
+            raise
+
+    def _recognise(self) -> None:
+        """Refuse a database that is not ours, through a read-only connection, before any write."""
+        file = Path(self.path)
+        if self.in_memory or not file.is_file() or file.stat().st_size == 0:
+            return
+        connection = sqlite3.connect(
+            f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT
+        )
+        try:
+            recognise(connection, self.path)
+        finally:
+            connection.close()
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -62,6 +81,9 @@ class Connections:
                 isolation_level=None,
                 check_same_thread=False,
             )
+        except sqlite3.Error as error:
+            raise _open_error(self.path, error) from None
+        try:
             if not self.in_memory:
                 connection.execute("PRAGMA journal_mode = WAL")
             connection.execute(f"PRAGMA synchronous = {self._synchronous}")
@@ -70,7 +92,8 @@ class Connections:
             connection.execute("PRAGMA secure_delete = ON")
             connection.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
         except sqlite3.Error as error:
-            raise ConfigError(f"cannot open the sqlite database `{self.path}`: {error}") from None
+            connection.close()
+            raise _open_error(self.path, error) from None
         with self._lock:
             if self._closed:
                 connection.close()
@@ -121,6 +144,26 @@ class Connections:
                     connection.execute("ROLLBACK")
                 raise
 
+    def checkpoint(self) -> bool:
+        """Copy the WAL into the file and truncate it; whether that completed.
+
+        It waits at most :data:`CHECKPOINT_WAIT` for readers on an older
+        snapshot, not the whole busy timeout: an incomplete checkpoint is
+        retried later rather than holding up the caller.
+        """
+        with self.reading() as connection:
+            connection.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT * 1000)}")
+            try:
+                busy, _, _ = connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        return not busy
+
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called."""
+        return self._closed
+
     def close(self) -> None:
         """Close every connection; later calls raise ``Unavailable``."""
         with self._lock:
@@ -128,6 +171,17 @@ class Connections:
             for connection in self._open:
                 connection.close()
             self._open.clear()
+
+
+def _is_busy(error: sqlite3.Error) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def _open_error(path: str, error: sqlite3.Error) -> TinyMemoryError:
+    """A failed open: ``Unavailable`` (try again) when the file is busy, else ``ConfigError``."""
+    if _is_busy(error):
+        return Unavailable(f"the sqlite database `{path}` is busy, try again: {error}")
+    return ConfigError(f"cannot open the sqlite database `{path}`: {error}")
 
 
 @contextmanager
@@ -143,7 +197,7 @@ def _translated() -> Iterator[None]:
     except TinyMemoryError:
         raise
     except sqlite3.OperationalError as error:
-        if "locked" in str(error) or "busy" in str(error):
+        if _is_busy(error):
             raise Unavailable(f"the sqlite database is busy: {error}") from None
         raise EngineError(f"sqlite: {error}") from None
     except sqlite3.Error as error:

@@ -20,6 +20,8 @@ import attrs
 from tinymemory import InvalidRequest
 
 _PREFIX = "tm1"
+#: The largest number a cursor holds: SQLite's largest integer.
+_LARGEST = 2**63 - 1
 
 
 @attrs.frozen
@@ -87,7 +89,7 @@ def _parts(text: str) -> list[str]:
 
 
 def _number(part: str, text: str) -> int:
-    if not part.isascii() or not part.isdigit() or len(part) > 19:
+    if not part.isascii() or not part.isdigit() or len(part) > 19 or int(part) > _LARGEST:
         raise _unknown(text)
     return int(part)
 

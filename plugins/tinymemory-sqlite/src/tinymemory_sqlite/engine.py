@@ -13,6 +13,7 @@ import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -54,6 +55,7 @@ from .embedding import HashingEmbedder, as_matrix
 from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
 from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
 from .location import database_path
+from .purge import add_pending_purge, pending_purges
 from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
 from .vectors import Floats as Vector
 from .vectors import VectorIndex, bump_generation
@@ -75,6 +77,14 @@ RECALL_SIMILARITY = 0.35
 #: What recall answers when nothing stored is relevant.
 NOTHING_RELEVANT = "Nothing stored answers this question."
 MODEL = "extractive"
+#: The most rows one read asks SQLite for. A limit may be any usize, but SQLite's
+#: integers stop at 2^63 - 1; no table holds this many rows, so the answer is the same.
+MOST_ROWS = 2**62
+
+
+def _rows(limit: int) -> int:
+    return min(limit, MOST_ROWS)
+
 
 _FACET_COLUMNS = {
     Facet.KIND: "i.kind",
@@ -120,21 +130,45 @@ class SqliteEngine(MemoryEngine):
             self._connections.close()
             raise
         self._vectors = VectorIndex(self.embedder.dimensions)
+        # A purge another engine could not finish is finished by the first to open the file.
+        self._purge_wanted = self.pending_purge > 0
+        self._retry_purge()
 
     @property
     def descriptor(self) -> EngineDescriptor:
         return DESCRIPTOR
 
     def health(self) -> EngineHealth:
+        """Ok; degraded while forgotten text waits to be purged (``pending_purge``); down unread."""
         try:
-            with self._connections.reading() as connection:
-                connection.execute("SELECT count(*) FROM settings").fetchone()
+            pending = self.pending_purge
         except Exception as error:  # health reports, it never raises
             return EngineHealth.down(f"the sqlite database cannot be read: {error}")
+        if pending:
+            return EngineHealth.degraded(
+                f"pending_purge {pending}: forgotten or erased text is still in the file's bytes "
+                "while another connection holds an old snapshot; it is purged at the next write "
+                "or close once that reader lets go"
+            )
         return EngineHealth.ok()
 
+    @property
+    def pending_purge(self) -> int:
+        """How many forgets and erases are deleted but not yet purged from the file's bytes."""
+        with self._connections.reading() as connection:
+            return pending_purges(connection)
+
     def close(self) -> None:
+        """Finish a pending purge if the reader that held it up has gone, then close."""
+        if not self._connections.closed:
+            self._retry_purge()
         self._connections.close()
+
+    def storage_paths(self) -> tuple[Path, ...]:
+        """The database file and its ``-wal``, ``-shm`` and ``-journal`` (none for ``:memory:``)."""
+        if self._connections.in_memory:
+            return ()
+        return tuple(Path(self.path + suffix) for suffix in ("", "-wal", "-shm", "-journal"))
 
     def __repr__(self) -> str:
         return f"<SqliteEngine {self.path!r}>"
@@ -187,6 +221,7 @@ class SqliteEngine(MemoryEngine):
             before = bump_generation(connection)
             added = write(connection, fresh, vectors)
         self._vectors.added(before, added.pieces, added.items, added.vectors)
+        self._retry_purge()
         written = {entry.id for entry in fresh}
         receipts = []
         for entry in prepared:
@@ -227,15 +262,16 @@ class SqliteEngine(MemoryEngine):
         cursor = cursors.decode_list(request.cursor)
         clause = filter_clause(request.filter)
         after = cursor.after_seq if cursor else 0
+        limit = _rows(request.limit)
         with self._connections.reading() as connection:
             rows = connection.execute(
                 f"SELECT i.seq, i.id, i.body FROM items i WHERE i.seq > ? AND {clause.sql} "
                 "ORDER BY i.seq LIMIT ?",
-                (after, *clause.params, request.limit + 1),
+                (after, *clause.params, limit + 1),
             ).fetchall()
-        if len(rows) <= request.limit:
+        if len(rows) <= limit:
             return rows, None
-        rows = rows[: request.limit]
+        rows = rows[:limit]
         return rows, cursors.encode(cursors.ListCursor(rows[-1][0]))
 
     def handle_get(self, request: GetRequest) -> list[Hit]:
@@ -324,16 +360,35 @@ class SqliteEngine(MemoryEngine):
             )
             # Deleted words stay in old FTS5 segments until they are merged away.
             connection.execute("INSERT INTO pieces_fts(pieces_fts) VALUES ('optimize')")
+            if not self._connections.in_memory:
+                add_pending_purge(connection, 1)
         self._vectors.removed(before, seqs)
-        self._checkpoint()
+        self._purge()
         return [(kind, node) for _, kind, node in doomed]
 
-    def _checkpoint(self) -> None:
-        """Copy the WAL into the file and cut it to nothing, so deleted text leaves the WAL too."""
+    def _retry_purge(self) -> None:
+        if self._purge_wanted:
+            self._purge()
+
+    def _purge(self) -> None:
+        """Copy the WAL into the file and cut it to nothing, so deleted text leaves both.
+
+        A reader holding an older snapshot keeps the checkpoint from
+        completing; the purge then stays pending and is retried at the next
+        write and at close.
+        """
         if self._connections.in_memory:
             return
         with self._connections.reading() as connection:
-            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            pending = pending_purges(connection)
+        if not self._connections.checkpoint():
+            self._purge_wanted = True
+            return
+        self._purge_wanted = False
+        if pending:
+            with self._connections.writing() as connection:
+                add_pending_purge(connection, -pending)
+            self._connections.checkpoint()  # leaves the WAL empty again; no deleted text is in it
 
     # --- ranked reads -----------------------------------------------------------
 
@@ -343,7 +398,7 @@ class SqliteEngine(MemoryEngine):
         )
         cursor = cursors.decode_ranked(request.cursor, digest)
         offset = cursor.offset if cursor else 0
-        depth = offset + request.limit
+        depth = _rows(offset + request.limit)
         # Embedded before the read transaction, which a slow embedder would hold open.
         vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
@@ -362,14 +417,15 @@ class SqliteEngine(MemoryEngine):
         vector = self._embed_query(request.question)
         clause = filter_clause(request.filter)
         words = keyword.query_words(request.question)
+        limit = _rows(request.limit)
         with self._connections.snapshot() as connection:
             bound = last_seq(connection)
-            matched = keyword_ranking(connection, words, clause, bound, request.limit)
-            similar = self._vector_ranking(connection, vector, clause, bound, request.limit)
+            matched = keyword_ranking(connection, words, clause, bound, limit)
+            similar = self._vector_ranking(connection, vector, clause, bound, limit)
             # Relevant: holding a word of the question, or close to it in meaning.
             relevant = {entry.item for entry in matched}
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-            best = fused([matched, similar], request.limit)
+            best = fused([matched, similar], limit)
             hits = ranked_hits(connection, [entry for entry in best if entry.item in relevant])
         if not hits:
             return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)

@@ -1,5 +1,8 @@
 """The database layout, versioned with ``PRAGMA user_version`` and migrated forward on open.
 
+A file of ours carries :data:`APPLICATION_ID` in its header; :func:`recognise`
+refuses any other database before anything is written to it.
+
 Each item is one ``items`` row holding its JSON form whole, with the fields
 filters read copied into columns. Its text is cut into ``pieces`` (one for
 all but long documents), each with a vector and a row in the FTS5 index
@@ -83,19 +86,52 @@ CREATE VIRTUAL TABLE pieces_fts USING fts5(
 INSERT INTO settings(key, value) VALUES ('generation', '0');
 """
 
+#: ``PRAGMA application_id`` of a tinymemory-sqlite file: ``TMem`` read as a 32-bit integer.
+APPLICATION_ID = int.from_bytes(b"TMem", "big")
+#: Tables the layout has had from version 1: a file holding them with no application id
+#: was written by tinymemory-sqlite before the id existed, and is ours.
+OUR_TABLES = frozenset({"settings", "nodes", "items", "item_tags", "pieces", "pieces_fts"})
+
 #: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``.
 MIGRATIONS: tuple[str, ...] = (_VERSION_1,)
 #: The version this code reads and writes.
 VERSION = len(MIGRATIONS)
 
 
+def recognise(connection: sqlite3.Connection, path: str) -> None:
+    """``ConfigError`` naming what the file holds unless it is ours or empty; it only reads.
+
+    Ours: our application id, or no application id with our tables (a file
+    written before the id existed). Empty: no tables and no ids at all.
+    """
+    application_id = _pragma(connection, "application_id")
+    version = _version(connection)
+    tables = {
+        str(name)
+        for (name,) in connection.execute(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    }
+    if application_id == APPLICATION_ID:
+        return
+    if application_id == 0 and ((not tables and version == 0) or tables >= OUR_TABLES):
+        return
+    shown = sorted(tables)
+    listed = ", ".join(shown[:8]) + (f" and {len(shown) - 8} more" if len(shown) > 8 else "")
+    raise ConfigError(
+        f"`{path}` is not a tinymemory-sqlite database (application_id {application_id}, "
+        f"user_version {version}, tables: {listed or 'none'}); it was left as it is: "
+        "choose another path"
+    )
+
+
 def migrate(connection: sqlite3.Connection) -> None:
-    """Bring the database up to :data:`VERSION`; ``ConfigError`` when it is newer than that.
+    """Bring the database up to :data:`VERSION`, marked as ours; ``ConfigError`` when newer.
 
     Runs in one ``BEGIN IMMEDIATE`` transaction and reads the version again
     inside it, so two processes opening a new file migrate it once.
     """
-    if _version(connection) == VERSION:
+    if _version(connection) == VERSION and _pragma(connection, "application_id") == APPLICATION_ID:
         return
     connection.execute("BEGIN IMMEDIATE")
     try:
@@ -109,6 +145,7 @@ def migrate(connection: sqlite3.Connection) -> None:
             for statement in _statements(script):
                 connection.execute(statement)
         connection.execute(f"PRAGMA user_version = {VERSION}")
+        connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         connection.execute("COMMIT")
     except BaseException:
         connection.execute("ROLLBACK")
@@ -116,7 +153,11 @@ def migrate(connection: sqlite3.Connection) -> None:
 
 
 def _version(connection: sqlite3.Connection) -> int:
-    return int(connection.execute("PRAGMA user_version").fetchone()[0])
+    return _pragma(connection, "user_version")
+
+
+def _pragma(connection: sqlite3.Connection, name: str) -> int:
+    return int(connection.execute(f"PRAGMA {name}").fetchone()[0])
 
 
 def _statements(script: str) -> list[str]:
