@@ -139,11 +139,10 @@ class _ItemBehaviour:
         Only ``observed_at`` is cleared, as the spec says; the newest Rust
         also clears ``tool_call.id``, which the spec does not name.
         """
-        # wire imports this module, so it is imported here rather than at the top.
-        from tinymemory.wire import to_json
+        # canonical imports this module, so it is imported here rather than at the top.
+        from tinymemory.canonical import json_and_id
 
-        unobserved = attrs.evolve(self, meta=attrs.evolve(self.meta, observed_at=None))  # type: ignore[misc]
-        return fingerprint_json(to_json(unobserved))
+        return json_and_id(cast(StoreItem, self))[1]
 
     def with_meta(self, meta: MemoryMeta) -> StoreItem:
         """A copy of the item carrying ``meta`` instead."""

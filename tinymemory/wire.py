@@ -22,6 +22,7 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.v import format_exception
 
+from tinymemory.canonical import item_json
 from tinymemory.context import ContextDoc
 from tinymemory.engine import EngineDescriptor
 from tinymemory.errors import InvalidRequest, TinyMemoryError
@@ -246,7 +247,13 @@ def _describe(error: BaseException, cls: type | None) -> str:
 
 
 def to_json(value: object) -> str:
-    """Compact JSON of a contract value, written as serde_json writes it."""
+    """Compact JSON of a contract value, written as serde_json writes it.
+
+    A stored item takes the hand-written path of :mod:`tinymemory.canonical`,
+    byte for byte what the converter writes, several times faster.
+    """
+    if type(value) in _ITEM_TAGS:
+        return item_json(value)  # type: ignore[arg-type]
     return dumps(to_data(value))
 
 

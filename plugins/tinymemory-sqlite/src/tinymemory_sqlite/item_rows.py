@@ -16,9 +16,8 @@ import attrs
 import numpy as np
 
 from tinymemory import Document, Namespace, StoreItem
-from tinymemory.items import fingerprint_json
+from tinymemory.canonical import item_from_json, json_and_id
 from tinymemory.pieces import Piece, cut_pieces
-from tinymemory.wire import from_json, to_json
 
 from .filters import last_service, node_path, sortable_time, turns_text
 
@@ -38,9 +37,8 @@ class Prepared:
 
 def prepare(item: StoreItem) -> Prepared:
     """Everything a write needs from ``item``, computed before any I/O."""
-    body = to_json(item)
-    # The id is the digest of the JSON form with observed_at cleared: the same text when unset.
-    item_id = item.fingerprint() if item.meta.observed_at is not None else fingerprint_json(body)
+    # One writing of the JSON form gives both the stored row and the id.
+    body, item_id = json_and_id(item)
     text = item.render_text()
     if isinstance(item, Document):
         pieces = tuple(cut_pieces(text, PIECE_TARGET))
@@ -167,7 +165,8 @@ def _columns(entry: Prepared) -> tuple[object, ...]:
 
 
 def parse_item(body: str) -> StoreItem:
-    return from_json(body, StoreItem)  # type: ignore[arg-type]
+    """The item of a stored row, read by the items' constructors (not the generic converter)."""
+    return item_from_json(body)
 
 
 def last_seq(connection: sqlite3.Connection) -> int:
