@@ -310,7 +310,7 @@ class SqliteEngine(MemoryEngine):
             ).fetchall()
             if not doomed:
                 return []
-            before = bump_generation(connection)
+            before = bump_generation(connection, removing=True)
             seqs = [seq for seq, _, _ in doomed]
             doomed_seqs = json.dumps(seqs)
             connection.execute(
