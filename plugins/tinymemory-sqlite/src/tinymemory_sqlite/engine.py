@@ -52,6 +52,7 @@ from tinymemory.wire import to_json
 from . import cursors, keyword
 from .answer import extract_answer
 from .connections import Connections
+from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder, as_matrix
 from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
 from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
@@ -59,16 +60,6 @@ from .location import database_path
 from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
 from .vectors import Floats as Vector
 from .vectors import VectorIndex, bump_generation
-
-DESCRIPTOR = EngineDescriptor(
-    id="sqlite",
-    label="SQLite (embedded)",
-    description=(
-        "One SQLite file on this machine: FTS5 keyword search, vectors from an embedder, "
-        "hybrid fusion and extractive recall. No server, no key."
-    ),
-    fetch_modes=(FetchMode.KEYWORD, FetchMode.VECTOR, FetchMode.HYBRID),
-)
 
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50

@@ -16,8 +16,8 @@ from tinymemory.hookspecs import Embedder, EngineFactory, hookimpl
 from tinymemory.plugins import embedders
 
 from .commands import sqlite_command
+from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder
-from .engine import DESCRIPTOR, SqliteEngine
 
 OPTIONS = ("path", "embedder", "synchronous")
 
@@ -32,6 +32,9 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
     synchronous = settings.options.get("synchronous", "normal")
     if not isinstance(synchronous, str):
         raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
+    # Loaded with the first engine, so listing plugins or engines never loads numpy.
+    from .engine import SqliteEngine
+
     return SqliteEngine(
         settings.options.get("path"),
         embedder=_embedder(settings.options.get("embedder")),
