@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 import tinymemory as tm
-from tinymemory_sqlite import SqliteEngine
+from tinymemory.canonical import json_and_id
+from tinymemory_sqlite import HashingEmbedder, SqliteEngine, schema
 from tinymemory_sqlite.vectors import VectorIndex
 
+READ_BLOCKS = "SELECT pieces, items, vectors FROM vector_blocks"
 QUERY = tm.FetchRequest(query="quartz lantern river", mode="vector", limit=100)
 
 
@@ -55,13 +60,69 @@ def test_after_a_foreign_store_only_the_new_pieces_are_read(db_path: Path) -> No
         statements: list[str] = []
         connection.set_trace_callback(statements.append)
         index.refresh(connection)
-        reads = [s for s in statements if "FROM pieces" in s]
-        assert reads == ["SELECT id, item, vector FROM pieces WHERE item > 50 ORDER BY id"]
+        reads = [s for s in statements if "FROM vector_blocks" in s]
+        assert reads == [f"{READ_BLOCKS} WHERE first_item > 50 ORDER BY first_item"]
         assert len(list(index.ranked(mine.embedder.embed_matrix(["quartz"])[0], 10**9))) == 51
         # A removal anywhere makes the next refresh read everything again.
         theirs.forget(tm.ForgetTarget.by_ids([theirs.store(_learning("quartz gone")).id]))
         statements.clear()
         index.refresh(connection)
-        reads = [s for s in statements if "FROM pieces" in s]
-        assert reads == ["SELECT id, item, vector FROM pieces ORDER BY id"]
+        reads = [s for s in statements if "FROM vector_blocks" in s]
+        assert reads == [f"{READ_BLOCKS} ORDER BY first_item"]
         connection.close()
+
+
+def _version_1_file(path: Path, texts: list[str]) -> list[str]:
+    """A file as version 1 wrote it: each piece's vector in its own row. The items' ids."""
+    connection = sqlite3.connect(path, isolation_level=None)
+    for statement in schema._statements(schema.MIGRATIONS[0]):  # type: ignore[arg-type]
+        connection.execute(statement)
+    connection.execute("PRAGMA user_version = 1")
+    connection.execute(
+        "INSERT INTO settings(key, value) VALUES ('embedder', ?)",
+        (json.dumps({"name": "hashing", "dimensions": 256}),),
+    )
+    connection.execute("INSERT INTO nodes(id, path, depth, last_service) VALUES (1, 'root', 0, -1)")
+    vectors = HashingEmbedder().embed_matrix(texts)
+    ids = []
+    for seq, (text, vector) in enumerate(zip(texts, vectors, strict=True), start=1):
+        body, item_id = json_and_id(tm.Learning(text=text))
+        ids.append(item_id)
+        connection.execute(
+            "INSERT INTO items(seq, node, id, kind, source_kind, body) "
+            "VALUES (?, 1, ?, 'learning', 'agent', ?)",
+            (seq, item_id, body),
+        )
+        connection.execute(
+            "INSERT INTO pieces(id, item, ord, text, vector) VALUES (?, ?, 0, ?, ?)",
+            (seq, seq, text, vector.tobytes()),
+        )
+        connection.execute("INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", (seq, text))
+    connection.close()
+    return ids
+
+
+def test_a_version_1_file_is_migrated_to_vector_blocks(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blocks of at most 3 pieces, so the 7 items fill several.
+    monkeypatch.setattr(schema, "MIGRATED_BLOCK", 3)
+    texts = [f"quartz lantern number {n}" for n in range(6)] + ["river stones"]
+    ids = _version_1_file(db_path, texts)
+    with SqliteEngine(db_path) as engine:
+        connection = sqlite3.connect(db_path)
+        assert connection.execute("PRAGMA user_version").fetchone() == (schema.VERSION,)
+        columns = [row[1] for row in connection.execute("PRAGMA table_info(pieces)")]
+        assert "vector" not in columns
+        blocks = connection.execute("SELECT first_item, length(items) / 8 FROM vector_blocks")
+        assert blocks.fetchall() == [(1, 3), (4, 3), (7, 1)]
+        connection.close()
+        assert set(_ids(engine)) == set(ids)
+        river = tm.FetchRequest(query="river stones", mode="vector", limit=1)
+        assert [hit.id for hit in engine.fetch(river).hits] == [ids[6]]
+        keyword = tm.FetchRequest(query="lantern", mode="keyword", limit=10)
+        assert {hit.id for hit in engine.fetch(keyword).hits} == set(ids[:6])
+        # The vectors are the ones the file held: a forget rewrites a migrated block.
+        engine.forget(tm.ForgetTarget.by_ids([ids[4]]))
+        assert set(_ids(engine)) == set(ids) - {ids[4]}
+    assert set(_fresh_ids(db_path)) == set(ids) - {ids[4]}

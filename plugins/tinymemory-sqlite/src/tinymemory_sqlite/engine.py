@@ -59,7 +59,7 @@ from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, p
 from .location import database_path
 from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
 from .vectors import Floats as Vector
-from .vectors import VectorIndex, bump_generation
+from .vectors import VectorIndex, bump_generation, remove_from_blocks
 
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
@@ -309,6 +309,7 @@ class SqliteEngine(MemoryEngine):
                 "FROM pieces WHERE item IN (SELECT value FROM json_each(?))",
                 (doomed_seqs,),
             )
+            remove_from_blocks(connection, seqs)
             connection.execute(
                 "DELETE FROM items WHERE seq IN (SELECT value FROM json_each(?))", (doomed_seqs,)
             )

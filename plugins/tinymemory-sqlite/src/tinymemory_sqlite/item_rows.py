@@ -2,7 +2,8 @@
 
 An item is one ``items`` row holding its JSON form whole, with the fields
 filters read copied into columns; its text is cut into ``pieces`` (a long
-document into several), each with a vector and a row in the keyword index.
+document into several), each with a row in the keyword index and a vector
+in the write's block of vectors.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tinymemory.canonical import item_from_json, json_and_id
 from tinymemory.pieces import Piece, cut_pieces
 
 from .filters import last_service, node_path, sortable_time, turns_text
+from .schema import write_block
 
 #: Documents longer than this many bytes are ranked by pieces of about this size.
 PIECE_TARGET = 2_000
@@ -77,7 +79,7 @@ def write(
     entries: list[Prepared],
     vectors: dict[str, np.ndarray[Any, Any]],
 ) -> Added:
-    """Write new items, their tags, pieces and index rows, a statement per table.
+    """Write new items, their tags, pieces, index rows and one block of vectors.
 
     Inside ``BEGIN IMMEDIATE`` no one else writes, so the ``seq`` and piece
     ids are counted on from the highest ever handed out.
@@ -91,21 +93,10 @@ def write(
         seq += 1
         items.append((seq, _node(connection, entry.item.meta.namespace, nodes), *_columns(entry)))
         tags += [(tag, seq) for tag in entry.item.meta.tags]
-        for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
+        for piece in entry.pieces:
             piece_id += 1
             first, last = piece.pages or (None, None)
-            pieces.append(
-                (
-                    piece_id,
-                    seq,
-                    piece.start,
-                    first,
-                    last,
-                    piece.section,
-                    piece.text,
-                    vector.tobytes(),
-                )
-            )
+            pieces.append((piece_id, seq, piece.start, first, last, piece.section, piece.text))
             added.pieces.append(piece_id)
             added.items.append(seq)
     connection.executemany(
@@ -116,10 +107,11 @@ def write(
     )
     connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
     connection.executemany(
-        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
         pieces,
     )
+    write_block(connection, added.pieces, added.items, added.vectors.tobytes())
     connection.executemany(
         "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
     )
