@@ -60,14 +60,14 @@ def test_after_a_foreign_store_only_the_new_pieces_are_read(db_path: Path) -> No
         statements: list[str] = []
         connection.set_trace_callback(statements.append)
         index.refresh(connection)
-        reads = [s for s in statements if "FROM vector_blocks" in s]
+        reads = [s for s in statements if s.startswith(READ_BLOCKS)]
         assert reads == [f"{READ_BLOCKS} WHERE first_item > 50 ORDER BY first_item"]
         assert len(list(index.ranked(mine.embedder.embed_matrix(["quartz"])[0], 10**9))) == 51
         # A removal anywhere makes the next refresh read everything again.
         theirs.forget(tm.ForgetTarget.by_ids([theirs.store(_learning("quartz gone")).id]))
         statements.clear()
         index.refresh(connection)
-        reads = [s for s in statements if "FROM vector_blocks" in s]
+        reads = [s for s in statements if s.startswith(READ_BLOCKS)]
         assert reads == [f"{READ_BLOCKS} ORDER BY first_item"]
         connection.close()
 

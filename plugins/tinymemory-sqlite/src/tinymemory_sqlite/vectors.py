@@ -117,6 +117,12 @@ class VectorIndex:
                 self._read(connection, " WHERE first_item > ?", (last,))
             else:
                 self._size = 0
+                # length() reads a blob's size from its row, not the blob: reserving the
+                # whole matrix first saves a copy of it per growth.
+                count = connection.execute(
+                    "SELECT coalesce(sum(length(pieces)), 0) / 8 FROM vector_blocks"
+                ).fetchone()[0]
+                self._reserve(count, keep=0)
                 self._read(connection, "", ())
             self._generation, self._removals = generation, removals
 
