@@ -124,3 +124,28 @@ def test_listing_commands_load_the_plugin_but_not_numpy(command: list[str], tmp_
     assert "LOADED False True" in result.stderr
     if command != ["--help"]:
         assert "sqlite" in result.stdout
+
+
+#: Opens the file of argv[1], which holds an item, and reads it by keyword and by listing.
+KEYWORD_READ = """
+import sys
+import tinymemory as tm
+from tinymemory_sqlite import SqliteEngine
+with SqliteEngine(sys.argv[1]) as engine:
+    hits = engine.fetch(tm.FetchRequest(query="lantern", mode="keyword")).hits
+    listed = engine.list(tm.ListRequest()).items
+print(len(hits), len(listed), "numpy" in sys.modules)
+"""
+
+
+def test_a_process_reading_by_keyword_loads_no_numpy(db_path: Path) -> None:
+    with SqliteEngine(db_path) as engine:
+        engine.store(tm.Learning(text="a quartz lantern"))
+    result = subprocess.run(
+        [sys.executable, "-c", KEYWORD_READ, str(db_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "1", "False"]

@@ -13,9 +13,8 @@ import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import numpy as np
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from tinymemory import (
     Citation,
@@ -58,8 +57,12 @@ from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_cl
 from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
 from .location import database_path
 from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
-from .vectors import Floats as Vector
-from .vectors import VectorIndex, bump_generation, remove_from_blocks
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .vectors import Floats as Vector
+    from .vectors import VectorIndex
 
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
@@ -112,7 +115,14 @@ class SqliteEngine(MemoryEngine):
         except BaseException:
             self._connections.close()
             raise
-        self._vectors = VectorIndex(self.embedder.dimensions)
+
+    @cached_property
+    def _vectors(self) -> VectorIndex:
+        """The vector matrix, made on first use: numpy loads with the first vector read,
+        embedding or delete, so a process that only reads by keyword never loads it."""
+        from .vectors import VectorIndex
+
+        return VectorIndex(self.embedder.dimensions)
 
     @property
     def descriptor(self) -> EngineDescriptor:
@@ -177,7 +187,7 @@ class SqliteEngine(MemoryEngine):
                 return [StoreReceipt(entry.id, replayed=True) for entry in prepared]
             # Forgotten by another writer since the first look, so not embedded yet.
             vectors.update(self._embed(entry for entry in fresh if entry.id not in vectors))
-            before = bump_generation(connection)
+            before = self._vectors.bump_generation(connection)
             added = write(connection, fresh, vectors)
         self._vectors.added(before, added.pieces, added.items, added.vectors)
         written = {entry.id for entry in fresh}
@@ -301,7 +311,7 @@ class SqliteEngine(MemoryEngine):
             ).fetchall()
             if not doomed:
                 return []
-            before = bump_generation(connection, removing=True)
+            before = self._vectors.bump_generation(connection, removing=True)
             seqs = [seq for seq, _, _ in doomed]
             doomed_seqs = json.dumps(seqs)
             connection.execute(
@@ -309,7 +319,7 @@ class SqliteEngine(MemoryEngine):
                 "FROM pieces WHERE item IN (SELECT value FROM json_each(?))",
                 (doomed_seqs,),
             )
-            remove_from_blocks(connection, seqs)
+            self._vectors.remove_from_blocks(connection, seqs)
             connection.execute(
                 "DELETE FROM items WHERE seq IN (SELECT value FROM json_each(?))", (doomed_seqs,)
             )

@@ -11,10 +11,9 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import numpy as np
 
 from tinymemory import Document, Namespace, StoreItem
 from tinymemory.canonical import item_from_json, json_and_id
@@ -22,6 +21,9 @@ from tinymemory.pieces import Piece, cut_pieces
 
 from .filters import last_service, node_path, sortable_time, turns_text
 from .schema import write_block
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Documents longer than this many bytes are ranked by pieces of about this size.
 PIECE_TARGET = 2_000
@@ -88,6 +90,8 @@ def write(
     piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
     nodes: dict[str, int] = {}
     items, tags, pieces = [], [], []
+    import numpy as np  # loaded by the embedding that made ``vectors`` already
+
     added = Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
     for entry in entries:
         seq += 1

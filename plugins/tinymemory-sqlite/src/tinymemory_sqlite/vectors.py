@@ -106,6 +106,10 @@ class VectorIndex:
         self._matrix: Floats = np.empty((0, dimensions), np.float32)
         self._size = 0
 
+    # The write side's statements, here so the engine reaches them through its index.
+    bump_generation = staticmethod(bump_generation)
+    remove_from_blocks = staticmethod(remove_from_blocks)
+
     def refresh(self, connection: sqlite3.Connection) -> None:
         """Bring the matrix up to the file: the pieces of new items, or all when some went."""
         generation, removals = read_counters(connection)
