@@ -11,6 +11,7 @@ root namespace left out, non-ASCII raw, f32 numbers in their shortest form.
 
 from __future__ import annotations
 
+import functools
 import json
 import json.encoder
 from collections.abc import Callable
@@ -184,6 +185,10 @@ def _read_turn(data: dict[str, Any]) -> Turn:
     )
 
 
+#: Namespaces are few and immutable: each written path is parsed once.
+_namespace: Callable[[str], Namespace] = functools.lru_cache(maxsize=1024)(Namespace.parse)
+
+
 def _read_meta(data: dict[str, Any]) -> MemoryMeta:
     fields = {name: data[name] for name in _LEADING_STRINGS if name in data}
     namespace = data.get("namespace")
@@ -191,7 +196,7 @@ def _read_meta(data: dict[str, Any]) -> MemoryMeta:
     tool_call = data.get("tool_call")
     observed_at = data.get("observed_at")
     return MemoryMeta(
-        namespace=Namespace.ROOT if namespace is None else Namespace.parse(namespace),
+        namespace=Namespace.ROOT if namespace is None else _namespace(namespace),
         turns=None if turns is None else TurnRange(**turns),
         agent_id=data.get("agent_id"),
         tool_call=None if tool_call is None else ToolCallRef(**tool_call),
