@@ -8,11 +8,11 @@ copy each: half a second at 100k pieces), and a store writes one row of
 vectors instead of one per piece. Removing items rewrites the blocks that held
 them (``secure_delete`` zeroes the old bytes).
 
-The vectors stay float32 on disk. Stored as float16, 92 % of the benchmark's
-queries kept the same top 10 at 10k and 100k items (int8 with a scale per
-vector: 13-20 %); the bar for storing them smaller was 99 %. The hashing
-embedder's texts share words, so near-ties are common and any rounding
-reorders them.
+The vectors stay float32 on disk. Stored as float16, only 91-93 % of the
+benchmark's queries kept the same top 10 at 1k to 100k items (int8 with a
+scale per vector: 12-26 %; ``benchmarks/sqlite_bench.py`` prints both); the
+bar for storing them smaller was 99 %. The hashing embedder's texts share
+words, so near-ties are common and any rounding reorders them.
 
 The matrix is read from the file on first use. The engine's own writes are
 applied to it as they commit. A write by another connection (another
