@@ -30,6 +30,10 @@ def core_imports(module: str) -> set[str]:
     [
         ("_canonical", {"_errors", "_f32"}),
         (
+            "_item_json",
+            {"_canonical", "_errors", "_f32", "_items", "_meta", "_namespace", "_timestamps"},
+        ),
+        (
             "_items",
             {
                 "_canonical",
@@ -37,9 +41,9 @@ def core_imports(module: str) -> set[str]:
                 "_f32",
                 "_limits",
                 "_validators",
+                "_item_json",
                 "_meta",
                 "_timestamps",
-                "_wire",
             },
         ),
         (
@@ -48,6 +52,7 @@ def core_imports(module: str) -> set[str]:
                 "_canonical",
                 "_engine",
                 "_errors",
+                "_item_json",
                 "_items",
                 "_meta",
                 "_namespace",
@@ -72,7 +77,7 @@ def test_an_items_id_loads_no_context_settings_or_plugins() -> None:
     loaded = subprocess.run(
         [sys.executable, "-c", code], check=True, capture_output=True, text=True
     ).stdout.split()
-    assert {"tinymemory._items", "tinymemory._canonical", "tinymemory._wire"} <= set(loaded)
+    assert {"tinymemory._items", "tinymemory._canonical", "tinymemory._item_json"} <= set(loaded)
     for upper in ("_context", "_settings", "_plugin_manager", "_registry", "_hookspecs", "_tools"):
         assert f"tinymemory.{upper}" not in loaded
         assert (PACKAGE / f"{upper}.py").is_file()

@@ -35,6 +35,8 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "from_data",
         "from_json",
         "hookimpl",
+        "item_from_json",
+        "json_and_id",
         "map_texts",
         "to_data",
         "to_json",

@@ -124,6 +124,13 @@ def format_f32(value: float) -> str:
         raise ValueError("json has no form for a non-finite number")
     if value == 0:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    return _format_nonzero(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _format_nonzero(value: float) -> str:
+    """:func:`format_f32` of a finite non-zero ``value`` (cached: ``0.0`` and ``-0.0``,
+    which a cache would confuse, never reach it)."""
     sign, digits, point = _decimal(value)
     # The branches are ryu's format32 layout.
     length = len(digits)

@@ -16,7 +16,6 @@ from typing import ClassVar, TypeAlias, cast
 
 import attrs
 
-from tinymemory._canonical import fingerprint_json
 from tinymemory._errors import InvalidRequest
 from tinymemory._f32 import display_f32, to_f32
 from tinymemory._limits import item_limits
@@ -126,11 +125,10 @@ class _ItemBehaviour:
         Only ``observed_at`` is cleared, as the spec says; the newest Rust
         also clears ``tool_call.id``, which the spec does not name.
         """
-        # wire imports this module, so it is imported here rather than at the top.
-        from tinymemory._wire import to_json
+        # _item_json imports this module, so it is imported here rather than at the top.
+        from tinymemory._item_json import json_and_id
 
-        unobserved = attrs.evolve(self, meta=attrs.evolve(self.meta, observed_at=None))  # type: ignore[misc]
-        return fingerprint_json(to_json(unobserved))
+        return json_and_id(cast(StoreItem, self))[1]
 
     def with_meta(self, meta: MemoryMeta) -> StoreItem:
         """A copy of the item carrying ``meta`` instead."""

@@ -6,7 +6,7 @@ tagged by ``"type"``, ``DocumentBody`` and ``ForgetTarget`` externally tagged
 (``{"state": "down", "reason": ...}``), namespaces as their written paths, the
 root namespace and unset options left out. :func:`to_json` writes compact
 JSON the way serde_json does (key order kept, non-ASCII raw, f32 numbers in
-their shortest form) with the writer of :mod:`tinymemory._canonical`, which
+their shortest form) with the writer of :mod:`tinymemory._item_json`, which
 item fingerprints hash.
 """
 
@@ -27,6 +27,7 @@ from cattrs.v import format_exception
 from tinymemory._canonical import dumps
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import InvalidRequest, TinyMemoryError
+from tinymemory._item_json import item_json
 from tinymemory._items import Conversation, Document, DocumentBody, Learning, StoreItem
 from tinymemory._meta import MetaFilter
 from tinymemory._namespace import Namespace, Reach
@@ -251,7 +252,13 @@ def _describe(error: BaseException, cls: type | None) -> str:
 
 
 def to_json(value: object) -> str:
-    """Compact JSON of a contract value, written as serde_json writes it."""
+    """Compact JSON of a contract value, written as serde_json writes it.
+
+    A stored item takes the hand-written path of :mod:`tinymemory._canonical`,
+    byte for byte what the converter writes, several times faster.
+    """
+    if type(value) in _ITEM_TAGS:
+        return item_json(value)  # type: ignore[arg-type]
     return dumps(to_data(value))
 
 

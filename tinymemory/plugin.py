@@ -11,7 +11,9 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 - the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
 - helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
   :func:`to_data`, :func:`from_data`), the id of an item's canonical JSON
-  (:func:`fingerprint_json`), :func:`build_explore_page`, cutting long
+  (:func:`fingerprint_json`), a stored item's canonical JSON and id in one
+  writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
+  :func:`build_explore_page`, cutting long
   documents (:func:`cut_pieces`, :class:`Piece`), the installed embedders by
   name (:func:`embedders`), UTC timestamps (:func:`to_utc`);
 - for scrubbers: :func:`map_texts`.
@@ -33,6 +35,7 @@ from tinymemory._hookspecs import (
     SourceReader,
     hookimpl,
 )
+from tinymemory._item_json import item_from_json, json_and_id
 from tinymemory._plugin_manager import embedders
 from tinymemory._scrubbing import map_texts
 from tinymemory._timestamps import to_utc
@@ -57,6 +60,8 @@ __all__ = [
     "from_data",
     "from_json",
     "hookimpl",
+    "item_from_json",
+    "json_and_id",
     "map_texts",
     "to_data",
     "to_json",

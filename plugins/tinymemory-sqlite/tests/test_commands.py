@@ -25,7 +25,7 @@ def test_it_shows_the_file_and_what_it_holds(
     assert result.returncode == 0, result.stderr
     facts = json.loads(result.stdout)
     assert facts["path"] == str(path)
-    assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, 1, "hashing")
+    assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, 2, "hashing")
     assert (facts["items"], facts["pieces"]) == (2, 2)
     assert facts["bytes"] >= path.stat().st_size
     text = tinymemory_command("sqlite").stdout

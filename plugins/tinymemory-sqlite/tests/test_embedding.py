@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import tracemalloc
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 
 from tinymemory._errors import ConfigError, EngineError
 from tinymemory._hookspecs import Embedder
-from tinymemory_sqlite import embedding
+from tinymemory_sqlite import embedding, hashing
 from tinymemory_sqlite.embedding import STOP_WORDS, HashingEmbedder, as_matrix, fold, words
 
 MASK = (1 << 64) - 1
@@ -307,3 +308,46 @@ def test_a_subclass_of_the_hashing_embedder_is_checked() -> None:
 
     with pytest.raises(EngineError, match="`hashing` returned a vector with non-finite values"):
         as_matrix(Overriding(), ["a"])
+
+
+# --- long texts, by segments ---------------------------------------------------
+
+#: Words chosen so that cuts fall between stop words, non-ASCII words and a long run.
+LONG_WORDS = ["of", "the", "Café", "lantern", "x" * 70, "naïve", "and", "東京", "to"]
+
+
+def test_a_long_text_gets_the_vector_it_gets_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tiny segments and passes, so one text of a few kilobytes crosses many cuts:
+    # between segments of one pass, between passes, and a stretch longer than a segment.
+    monkeypatch.setattr(hashing, "SEGMENT_CHARACTERS", 40)
+    monkeypatch.setattr(hashing, "PASS_CHARACTERS", 100)
+    text = "\n".join(
+        " ".join(LONG_WORDS[(line * 7 + n) % len(LONG_WORDS)] for n in range(line % 9 + 1))
+        for line in range(120)
+    )
+    assert len(list(hashing._segments(text))) > 40
+    matrix = EMBEDDER.embed_matrix(["short one", text, "the other short one"])
+    np.testing.assert_allclose(matrix[1], reference(text), atol=1e-6)
+    np.testing.assert_array_equal(
+        matrix[[0, 2]], EMBEDDER.embed_matrix(["short one", "the other short one"])
+    )
+
+
+def test_a_text_without_whitespace_is_one_segment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hashing, "SEGMENT_CHARACTERS", 40)
+    text = "ab" * 100 + " tail"
+    assert list(hashing._segments(text)) == ["ab" * 100, " tail"]
+    np.testing.assert_allclose(EMBEDDER.embed_matrix([text])[0], reference(text), atol=1e-6)
+
+
+def test_embedding_a_long_text_takes_bounded_memory() -> None:
+    # 8 MB of text: hashed whole, the temporary arrays took about 90 bytes a character.
+    text = " ".join(f"word{n % 5000} of the text" for n in range(400_000))
+    assert len(text) > 8_000_000
+    tracemalloc.start()
+    try:
+        EMBEDDER.embed_matrix([text])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024 * 1024

@@ -3,6 +3,9 @@ the default engine of MemoryConfig, and choosing embedders by name."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -92,3 +95,57 @@ def test_the_hashing_embedder_is_offered_to_every_engine() -> None:
     from tinymemory._plugin_manager import embedders
 
     assert embedders()["hashing"].dimensions == 256
+
+
+#: Runs the CLI in a fresh interpreter and reports, at exit, which modules it loaded.
+LOADED_AT_EXIT = """
+import atexit, sys
+atexit.register(lambda: print(
+    "LOADED", "numpy" in sys.modules, "tinymemory_sqlite.plugin" in sys.modules, file=sys.stderr
+))
+sys.argv = ["tinymemory", *sys.argv[1:]]
+from tinymemory._cli.main import run
+run()
+"""
+
+
+@pytest.mark.parametrize("command", [["--help"], ["engines"], ["plugins"]])
+def test_listing_commands_load_the_plugin_but_not_numpy(command: list[str], tmp_path: Path) -> None:
+    env = {**os.environ, "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    result = subprocess.run(
+        [sys.executable, "-c", LOADED_AT_EXIT, *command],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    # The plugin is loaded (its commands and engine are listed), numpy is not.
+    assert "LOADED False True" in result.stderr
+    if command != ["--help"]:
+        assert "sqlite" in result.stdout
+
+
+#: Opens the file of argv[1], which holds an item, and reads it by keyword and by listing.
+KEYWORD_READ = """
+import sys
+import tinymemory as tm
+from tinymemory_sqlite import SqliteEngine
+with SqliteEngine(sys.argv[1]) as engine:
+    hits = engine.fetch(tm.FetchRequest(query="lantern", mode="keyword")).hits
+    listed = engine.list(tm.ListRequest()).items
+print(len(hits), len(listed), "numpy" in sys.modules)
+"""
+
+
+def test_a_process_reading_by_keyword_loads_no_numpy(db_path: Path) -> None:
+    with SqliteEngine(db_path) as engine:
+        engine.store(tm.Learning(text="a quartz lantern"))
+    result = subprocess.run(
+        [sys.executable, "-c", KEYWORD_READ, str(db_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "1", "False"]

@@ -9,7 +9,7 @@ import pytest
 
 import tinymemory as tm
 from tinymemory_sqlite import SqliteEngine, connections
-from tinymemory_sqlite.schema import APPLICATION_ID
+from tinymemory_sqlite.schema import APPLICATION_ID, VERSION
 
 
 def _header(path: Path) -> tuple[int, int, str]:
@@ -28,7 +28,7 @@ def test_a_new_file_is_marked_as_ours(db_path: Path) -> None:
     with SqliteEngine(db_path):
         pass
     assert int.from_bytes(b"TMem", "big") == APPLICATION_ID
-    assert _header(db_path) == (APPLICATION_ID, 1, "wal")
+    assert _header(db_path) == (APPLICATION_ID, VERSION, "wal")
 
 
 def test_an_empty_file_is_taken_as_new(db_path: Path) -> None:

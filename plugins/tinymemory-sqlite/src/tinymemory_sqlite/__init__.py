@@ -5,8 +5,23 @@ Installed, it is found through the ``tinymemory`` entry points, so
 Build one directly with :class:`SqliteEngine`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from .embedding import HashingEmbedder
-from .engine import SqliteEngine
 from .location import PATH_VARIABLE, default_path
 
+if TYPE_CHECKING:
+    from .engine import SqliteEngine
+
 __all__ = ["PATH_VARIABLE", "HashingEmbedder", "SqliteEngine", "default_path"]
+
+
+def __getattr__(name: str) -> Any:
+    # The engine (and numpy with it) loads on first use, not with the plugin's hooks.
+    if name == "SqliteEngine":
+        from .engine import SqliteEngine
+
+        return SqliteEngine
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

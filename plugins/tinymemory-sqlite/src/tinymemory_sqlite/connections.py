@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -85,7 +86,7 @@ class Connections:
             raise _open_error(self.path, error) from None
         try:
             if not self.in_memory:
-                connection.execute("PRAGMA journal_mode = WAL")
+                _use_wal(connection)
             connection.execute(f"PRAGMA synchronous = {self._synchronous}")
             connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
             connection.execute("PRAGMA foreign_keys = ON")
@@ -182,6 +183,24 @@ def _open_error(path: str, error: sqlite3.Error) -> TinyMemoryError:
     if _is_busy(error):
         return Unavailable(f"the sqlite database `{path}` is busy, try again: {error}")
     return ConfigError(f"cannot open the sqlite database `{path}`: {error}")
+
+
+def _use_wal(connection: sqlite3.Connection) -> None:
+    """Put the file in WAL mode, waiting out another process doing the same.
+
+    Two processes switching a new file at once each hold a shared lock and want
+    the exclusive one; SQLite refuses one of them at once, busy handler or not.
+    By the time it asks again the other has switched, and there is nothing to do.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 @contextmanager

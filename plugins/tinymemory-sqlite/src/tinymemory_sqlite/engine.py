@@ -13,10 +13,9 @@ import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from tinymemory import (
     Citation,
@@ -51,24 +50,19 @@ from tinymemory.plugin import Embedder, build_explore_page, to_json
 from . import cursors, keyword
 from .answer import extract_answer
 from .connections import Connections
+from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder, as_matrix
 from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
 from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
 from .location import database_path
 from .purge import add_pending_purge, pending_purges
 from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
-from .vectors import Floats as Vector
-from .vectors import VectorIndex, bump_generation
 
-DESCRIPTOR = EngineDescriptor(
-    id="sqlite",
-    label="SQLite (embedded)",
-    description=(
-        "One SQLite file on this machine: FTS5 keyword search, vectors from an embedder, "
-        "hybrid fusion and extractive recall. No server, no key."
-    ),
-    fetch_modes=(FetchMode.KEYWORD, FetchMode.VECTOR, FetchMode.HYBRID),
-)
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .vectors import Floats as Vector
+    from .vectors import VectorIndex
 
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
@@ -129,10 +123,17 @@ class SqliteEngine(MemoryEngine):
         except BaseException:
             self._connections.close()
             raise
-        self._vectors = VectorIndex(self.embedder.dimensions)
         # A purge another engine could not finish is finished by the first to open the file.
         self._purge_wanted = self.pending_purge > 0
         self._retry_purge()
+
+    @cached_property
+    def _vectors(self) -> VectorIndex:
+        """The vector matrix, made on first use: numpy loads with the first vector read,
+        embedding or delete, so a process that only reads by keyword never loads it."""
+        from .vectors import VectorIndex
+
+        return VectorIndex(self.embedder.dimensions)
 
     @property
     def descriptor(self) -> EngineDescriptor:
@@ -218,7 +219,7 @@ class SqliteEngine(MemoryEngine):
                 return [StoreReceipt(entry.id, replayed=True) for entry in prepared]
             # Forgotten by another writer since the first look, so not embedded yet.
             vectors.update(self._embed(entry for entry in fresh if entry.id not in vectors))
-            before = bump_generation(connection)
+            before = self._vectors.bump_generation(connection)
             added = write(connection, fresh, vectors)
         self._vectors.added(before, added.pieces, added.items, added.vectors)
         self._retry_purge()
@@ -344,7 +345,7 @@ class SqliteEngine(MemoryEngine):
             ).fetchall()
             if not doomed:
                 return []
-            before = bump_generation(connection)
+            before = self._vectors.bump_generation(connection, removing=True)
             seqs = [seq for seq, _, _ in doomed]
             doomed_seqs = json.dumps(seqs)
             connection.execute(
@@ -352,6 +353,7 @@ class SqliteEngine(MemoryEngine):
                 "FROM pieces WHERE item IN (SELECT value FROM json_each(?))",
                 (doomed_seqs,),
             )
+            self._vectors.remove_from_blocks(connection, seqs)
             connection.execute(
                 "DELETE FROM items WHERE seq IN (SELECT value FROM json_each(?))", (doomed_seqs,)
             )

@@ -2,7 +2,8 @@
 
 An item is one ``items`` row holding its JSON form whole, with the fields
 filters read copied into columns; its text is cut into ``pieces`` (a long
-document into several), each with a vector and a row in the keyword index.
+document into several), each with a row in the keyword index and a vector
+in the write's block of vectors.
 """
 
 from __future__ import annotations
@@ -10,15 +11,23 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import numpy as np
 
 from tinymemory import Document, Namespace, StoreItem
-from tinymemory.plugin import Piece, cut_pieces, fingerprint_json, from_json, to_json
+from tinymemory.plugin import (
+    Piece,
+    cut_pieces,
+    item_from_json,
+    json_and_id,
+)
 
 from .filters import last_service, node_path, sortable_time, turns_text
+from .schema import write_block
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Documents longer than this many bytes are ranked by pieces of about this size.
 PIECE_TARGET = 2_000
@@ -36,9 +45,8 @@ class Prepared:
 
 def prepare(item: StoreItem) -> Prepared:
     """Everything a write needs from ``item``, computed before any I/O."""
-    body = to_json(item)
-    # The id is the digest of the JSON form with observed_at cleared: the same text when unset.
-    item_id = item.fingerprint() if item.meta.observed_at is not None else fingerprint_json(body)
+    # One writing of the JSON form gives both the stored row and the id.
+    body, item_id = json_and_id(item)
     text = item.render_text()
     if isinstance(item, Document):
         pieces = tuple(cut_pieces(text, PIECE_TARGET))
@@ -77,7 +85,7 @@ def write(
     entries: list[Prepared],
     vectors: dict[str, np.ndarray[Any, Any]],
 ) -> Added:
-    """Write new items, their tags, pieces and index rows, a statement per table.
+    """Write new items, their tags, pieces, index rows and one block of vectors.
 
     Inside ``BEGIN IMMEDIATE`` no one else writes, so the ``seq`` and piece
     ids are counted on from the highest ever handed out.
@@ -86,26 +94,17 @@ def write(
     piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
     nodes: dict[str, int] = {}
     items, tags, pieces = [], [], []
+    import numpy as np  # loaded by the embedding that made ``vectors`` already
+
     added = Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
     for entry in entries:
         seq += 1
         items.append((seq, _node(connection, entry.item.meta.namespace, nodes), *_columns(entry)))
         tags += [(tag, seq) for tag in entry.item.meta.tags]
-        for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
+        for piece in entry.pieces:
             piece_id += 1
             first, last = piece.pages or (None, None)
-            pieces.append(
-                (
-                    piece_id,
-                    seq,
-                    piece.start,
-                    first,
-                    last,
-                    piece.section,
-                    piece.text,
-                    vector.tobytes(),
-                )
-            )
+            pieces.append((piece_id, seq, piece.start, first, last, piece.section, piece.text))
             added.pieces.append(piece_id)
             added.items.append(seq)
     connection.executemany(
@@ -116,10 +115,11 @@ def write(
     )
     connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
     connection.executemany(
-        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
         pieces,
     )
+    write_block(connection, added.pieces, added.items, added.vectors.tobytes())
     connection.executemany(
         "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
     )
@@ -165,7 +165,8 @@ def _columns(entry: Prepared) -> tuple[object, ...]:
 
 
 def parse_item(body: str) -> StoreItem:
-    return from_json(body, StoreItem)  # type: ignore[arg-type]
+    """The item of a stored row, read by the items' constructors (not the generic converter)."""
+    return item_from_json(body)
 
 
 def last_seq(connection: sqlite3.Connection) -> int:

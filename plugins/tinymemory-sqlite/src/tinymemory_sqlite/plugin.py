@@ -17,8 +17,8 @@ from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngi
 from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
 
 from .commands import sqlite_command
+from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder
-from .engine import DESCRIPTOR, SqliteEngine
 
 OPTIONS = ("path", "embedder", "synchronous")
 
@@ -33,6 +33,9 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
     synchronous = settings.options.get("synchronous", "normal")
     if not isinstance(synchronous, str):
         raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
+    # Loaded with the first engine, so listing plugins or engines never loads numpy.
+    from .engine import SqliteEngine
+
     return SqliteEngine(
         settings.options.get("path"),
         embedder=_embedder(settings.options.get("embedder")),

@@ -1,22 +1,24 @@
 """The database layout, versioned with ``PRAGMA user_version`` and migrated forward on open.
 
+Each item is one ``items`` row holding its JSON form whole, with the fields filters read
+copied into columns. Its text is cut into ``pieces`` (one for all but long documents),
+each with a row in the FTS5 index ``pieces_fts``. The pieces' vectors are kept a write
+at a time in ``vector_blocks`` (version 2; see :mod:`tinymemory_sqlite.vectors` for
+why). The engine writes and deletes index rows itself, in the same transaction: FTS5
+flushes its pending terms at every savepoint, and a trigger's statement is one, which
+made each indexed row cost a segment write (about 7x slower). ``nodes`` holds each
+namespace once, with what reach tests need: its depth and where its deepest ``service:``
+segment is.
+
 A file of ours carries :data:`APPLICATION_ID` in its header; :func:`recognise`
 refuses any other database before anything is written to it.
-
-Each item is one ``items`` row holding its JSON form whole, with the fields
-filters read copied into columns. Its text is cut into ``pieces`` (one for
-all but long documents), each with a vector and a row in the FTS5 index
-``pieces_fts``. The engine writes and deletes index rows itself, in the
-same transaction: FTS5 flushes its pending terms at every savepoint, and a
-trigger's statement is one, which made each indexed row cost a segment write
-(about 7x slower). ``nodes`` holds each namespace
-once, with what reach tests need: its depth and where its deepest
-``service:`` segment is.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from array import array
+from collections.abc import Callable
 
 from tinymemory import ConfigError
 
@@ -92,8 +94,55 @@ APPLICATION_ID = int.from_bytes(b"TMem", "big")
 #: was written by tinymemory-sqlite before the id existed, and is ours.
 OUR_TABLES = frozenset({"settings", "nodes", "items", "item_tags", "pieces", "pieces_fts"})
 
-#: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``.
-MIGRATIONS: tuple[str, ...] = (_VERSION_1,)
+_VECTOR_BLOCKS = """
+CREATE TABLE vector_blocks (
+    first_item INTEGER PRIMARY KEY,
+    pieces BLOB NOT NULL,
+    items BLOB NOT NULL,
+    vectors BLOB NOT NULL
+);
+"""
+
+#: The most pieces one block takes when version 1's vectors are moved into blocks.
+MIGRATED_BLOCK = 1024
+
+
+def _vectors_into_blocks(connection: sqlite3.Connection) -> None:
+    """Version 2: move each piece's vector out of its row into blocks of whole items."""
+    for statement in _statements(_VECTOR_BLOCKS):
+        connection.execute(statement)
+    rows = connection.execute("SELECT id, item, vector FROM pieces ORDER BY id")
+    block: list[tuple[int, int, bytes]] = []
+    for row in [*rows, None]:
+        if block and (row is None or (len(block) >= MIGRATED_BLOCK and row[1] != block[-1][1])):
+            write_block(
+                connection,
+                [piece for piece, _, _ in block],
+                [item for _, item, _ in block],
+                b"".join(vector for _, _, vector in block),
+            )
+            block = []
+        if row is not None:
+            block.append(row)
+    connection.execute("ALTER TABLE pieces DROP COLUMN vector")
+
+
+def write_block(
+    connection: sqlite3.Connection, pieces: list[int], items: list[int], vectors: bytes
+) -> None:
+    """One block: the pieces' ids, their items' ``seq`` (int64s) and their float32 vectors."""
+    connection.execute(
+        "INSERT INTO vector_blocks(first_item, pieces, items, vectors) VALUES (?, ?, ?, ?)",
+        (items[0], array("q", pieces).tobytes(), array("q", items).tobytes(), vectors),
+    )
+
+
+#: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``: a
+#: script, or a function run inside the migration's transaction.
+MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
+    _VERSION_1,
+    _vectors_into_blocks,
+)
 #: The version this code reads and writes.
 VERSION = len(MIGRATIONS)
 
@@ -141,8 +190,11 @@ def migrate(connection: sqlite3.Connection) -> None:
                 f"the database is at schema version {current}, newer than this "
                 f"tinymemory-sqlite reads ({VERSION}); upgrade tinymemory-sqlite"
             )
-        for script in MIGRATIONS[current:]:
-            for statement in _statements(script):
+        for migration in MIGRATIONS[current:]:
+            if callable(migration):
+                migration(connection)
+                continue
+            for statement in _statements(migration):
                 connection.execute(statement)
         connection.execute(f"PRAGMA user_version = {VERSION}")
         connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
