@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import tinymemory as tm
 from tinymemory_sqlite import SqliteEngine
+from tinymemory_sqlite.schema import VERSION
 
 if TYPE_CHECKING:
     from conftest import RunCommand
@@ -24,7 +25,7 @@ def test_it_shows_the_file_and_what_it_holds(
     assert result.returncode == 0, result.stderr
     facts = json.loads(result.stdout)
     assert facts["path"] == str(path)
-    assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, 1, "hashing")
+    assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, VERSION, "hashing")
     assert (facts["items"], facts["pieces"]) == (2, 2)
     assert facts["bytes"] >= path.stat().st_size
     text = tinymemory_command("sqlite").stdout

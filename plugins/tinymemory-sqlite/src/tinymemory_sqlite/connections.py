@@ -19,7 +19,7 @@ from pathlib import Path
 from tinymemory.errors import ConfigError, EngineError, TinyMemoryError, Unavailable
 
 from .location import IN_MEMORY
-from .schema import migrate
+from .schema import fts5_tokens, migrate
 
 #: How long a connection waits for another writer, in seconds.
 BUSY_TIMEOUT = 5.0
@@ -69,6 +69,7 @@ class Connections:
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA secure_delete = ON")
             connection.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+            connection.create_function("fts5_tokens", 1, fts5_tokens, deterministic=True)
         except sqlite3.Error as error:
             raise ConfigError(f"cannot open the sqlite database `{self.path}`: {error}") from None
         with self._lock:

@@ -118,12 +118,27 @@ def write(
     )
     connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
     connection.executemany(
-        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        pieces,
+        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
+    )
+    # Each piece's length as FTS5 counted it, so BM25 over any subset agrees with FTS5's.
+    lengths = dict(
+        connection.execute(
+            "SELECT id, fts5_tokens(sz) FROM pieces_fts_docsize WHERE id > ?",
+            (added.pieces[0] - 1,),
+        )
     )
     connection.executemany(
-        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
+        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, vector, tokens) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(*row, lengths[row[0]]) for row in pieces],
+    )
+    connection.execute(
+        "INSERT INTO node_sizes(node, kind, pieces, tokens) "
+        "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
+        "JOIN pieces p ON p.item = i.seq WHERE i.seq >= ? GROUP BY i.node, i.kind "
+        "ON CONFLICT (node, kind) DO UPDATE "
+        "SET pieces = pieces + excluded.pieces, tokens = tokens + excluded.tokens",
+        (added.items[0],),
     )
     return added
 
