@@ -84,14 +84,18 @@ def admitted(connection: sqlite3.Connection, scope: Scope) -> Sizes:
             (scope.bound, *clause.params),
         ).fetchone()
         return Sizes(pieces, tokens)
-    pieces, tokens = connection.execute(
-        "SELECT coalesce(sum(pieces), 0), coalesce(sum(tokens), 0) FROM node_sizes i "
-        f"WHERE {scope.sizes.sql}",
+    pieces, tokens, last = connection.execute(
+        "SELECT coalesce(sum(pieces), 0), coalesce(sum(tokens), 0), "
+        f"(SELECT max(seq) FROM items) FROM node_sizes i WHERE {scope.sizes.sql}",
         scope.sizes.params,
     ).fetchone()
+    if last is None or last <= scope.bound:
+        return Sizes(pieces, tokens)
+    # The items past the bound, found by seq first (LIMIT -1 keeps them a subquery).
     later, later_tokens = connection.execute(
-        "SELECT count(*), coalesce(sum(p.tokens), 0) FROM items i "
-        f"JOIN pieces p ON p.item = i.seq WHERE i.seq > ? AND {clause.sql}",
+        "SELECT count(*), coalesce(sum(p.tokens), 0) "
+        "FROM (SELECT * FROM items WHERE seq > ? LIMIT -1) AS i "
+        f"JOIN pieces p ON p.item = i.seq WHERE {clause.sql}",
         (scope.bound, *clause.params),
     ).fetchone()
     return Sizes(pieces - later, tokens - later_tokens)
