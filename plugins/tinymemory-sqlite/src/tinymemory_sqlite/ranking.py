@@ -91,9 +91,10 @@ def _ranked_by_fts5(connection: sqlite3.Connection, words: list[str], depth: int
             "JOIN pieces p ON p.id = m.rowid ORDER BY m.every DESC, m.score, m.rowid",
             params,
         ).fetchall()
-        ranked = _best_pieces((item, piece, -score, every) for item, piece, score, every in rows)
+        best = ((item, piece, -score, every) for item, piece, score, every in rows)
+        ranked = _best_pieces(best, depth)
         if len(ranked) >= depth or len(rows) < limit:
-            return ranked[:depth]
+            return ranked
         limit *= 4
 
 
@@ -146,14 +147,19 @@ def _ranked_in_scope(
             )
         }
     order = sorted(totals, key=lambda piece: (piece not in every, -totals[piece], piece))
-    ranked = _best_pieces((items[piece], piece, totals[piece], piece in every) for piece in order)
-    return ranked[:depth]
+    best = ((items[piece], piece, totals[piece], piece in every) for piece in order)
+    return _best_pieces(best, depth)
 
 
-def _best_pieces(pieces: Iterable[tuple[int, int, float, bool]]) -> list[Ranked]:
-    """Each item once, by its first piece: ``(item, piece, BM25 score, holds every word)``."""
+def _best_pieces(pieces: Iterable[tuple[int, int, float, bool]], depth: int) -> list[Ranked]:
+    """The first ``depth`` items, each by its first piece.
+
+    ``pieces`` are ``(item, piece, BM25 score, holds every word)``, best first.
+    """
     ranked: dict[int, Ranked] = {}
     for item, piece, strength, every in pieces:
+        if len(ranked) == depth:
+            break
         if item not in ranked:
             strength = max(0.0, strength)
             bonus = 1.0 if every else 0.0
