@@ -86,6 +86,7 @@ def write(
     """
     seq = last_seq(connection)
     piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
+    first_seq, first_piece = seq + 1, piece_id + 1
     nodes: dict[str, int] = {}
     items, tags, pieces = [], [], []
     added = Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
@@ -123,8 +124,7 @@ def write(
     # Each piece's length as FTS5 counted it, so BM25 over any subset agrees with FTS5's.
     lengths = dict(
         connection.execute(
-            "SELECT id, fts5_tokens(sz) FROM pieces_fts_docsize WHERE id > ?",
-            (added.pieces[0] - 1,),
+            "SELECT id, fts5_tokens(sz) FROM pieces_fts_docsize WHERE id >= ?", (first_piece,)
         )
     )
     connection.executemany(
@@ -138,7 +138,7 @@ def write(
         "JOIN pieces p ON p.item = i.seq WHERE i.seq >= ? GROUP BY i.node, i.kind "
         "ON CONFLICT (node, kind) DO UPDATE "
         "SET pieces = pieces + excluded.pieces, tokens = tokens + excluded.tokens",
-        (added.items[0],),
+        (first_seq,),
     )
     return added
 
