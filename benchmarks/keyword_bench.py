@@ -173,7 +173,7 @@ def run(size: int, args: argparse.Namespace, directory: Path) -> list[tuple[str,
         ("top 10 mean overlap", f"{overlap / len(queries):.1%}"),
         ("CPU time of the timed calls, s", f"{cpu:.2f}"),
     ]
-    return [(f"N = {len(texts):,}", "")] + rows
+    return [(f"N = {len(texts):,}", ""), *rows]
 
 
 def main() -> None:

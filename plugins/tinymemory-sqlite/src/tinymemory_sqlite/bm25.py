@@ -19,6 +19,8 @@ import sqlite3
 
 import attrs
 
+from tinymemory.errors import EngineError
+
 from .filters import Scope
 
 #: BM25's constants, FTS5's: term-frequency saturation and length normalisation.
@@ -58,8 +60,10 @@ def frequency(score: float, phrase_idf: float, length: int, average: float) -> f
     is solved for the frequency, a whole number.
     """
     saturated = -score / phrase_idf
-    norm = K1 * (1 - B + B * length / average)
-    return float(round(saturated * norm / (K1 + 1.0 - saturated)))
+    room = K1 + 1.0 - saturated
+    if room <= 0.0:
+        raise EngineError("sqlite: the keyword index and the recorded sizes of its pieces disagree")
+    return float(round(saturated * K1 * (1 - B + B * length / average) / room))
 
 
 def whole(connection: sqlite3.Connection) -> Sizes:
