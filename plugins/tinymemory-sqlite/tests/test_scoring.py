@@ -171,3 +171,28 @@ def test_a_file_of_the_first_schema_is_migrated(db_path: Path, query: str) -> No
         assert connection.execute("PRAGMA user_version").fetchone()[0] >= 2
         lengths = connection.execute("SELECT tokens FROM pieces ORDER BY id").fetchall()
     assert [length for (length,) in lengths] == [5, 11, 16, 1, 13, 15, 7, 15, 1]
+
+
+@pytest.mark.parametrize("reach", [None, tm.Reach.exact(WRITER)], ids=["everything", "scoped"])
+def test_items_holding_every_word_come_first_then_any(
+    engine: SqliteEngine, reach: tm.Reach | None
+) -> None:
+    """A stop word counts for holding every word, not for matching any or for the score."""
+    engine.store_many(
+        [
+            _learning("a crane by the quay"),
+            _learning("crane crane crane"),
+            _learning("the quay"),
+            _learning("the harbour"),
+        ]
+    )
+    engine.store(_learning("the crane of a sibling", SIBLING))
+    request = tm.FetchRequest(
+        query="the crane quay", mode=tm.FetchMode.KEYWORD, filter=tm.MetaFilter(reach=reach)
+    )
+    hits = engine.fetch(request).hits
+    texts = [hit.text for hit in hits]
+    assert texts[0] == "a crane by the quay"
+    assert hits[0].score > 1 > hits[1].score > 0
+    assert "the harbour" not in texts
+    assert ("the crane of a sibling" in texts) is (reach is None)
