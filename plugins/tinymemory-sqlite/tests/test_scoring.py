@@ -138,6 +138,15 @@ def test_scores_are_fts5_s_own_when_a_read_admits_everything(engine: SqliteEngin
     _unmoved(engine, queries, reader, lambda: engine.store_many(elsewhere))
 
 
+def test_a_rare_word_in_a_large_scope_scores_as_fts5_does(engine: SqliteEngine) -> None:
+    """The other plan: a scope much larger than a word's matches reads each match's item."""
+    engine.store_many([_learning(f"note {n} about the crane") for n in range(24)])
+    engine.store_many([_learning("the quokka and the crane"), _learning("a quokka")])
+    reader = tm.MetaFilter(reach=tm.Reach.exact(WRITER))
+    elsewhere = [_learning(f"sibling note {n}", SIBLING) for n in range(5)]
+    _unmoved(engine, ["quokka", "quokka crane"], reader, lambda: engine.store_many(elsewhere))
+
+
 def test_forgetting_keeps_the_sizes_in_step(engine: SqliteEngine, db_path: Path) -> None:
     receipts = engine.store_many([_learning(text) for text in _CORPUS])
     engine.store_many([_learning(text, SIBLING) for text in _CORPUS[:3]])

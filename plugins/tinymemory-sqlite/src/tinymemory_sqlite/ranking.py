@@ -21,6 +21,10 @@ from .item_rows import parse_item
 
 #: The constant of reciprocal-rank fusion: a hit at rank r adds 1 / (RRF_K + r).
 RRF_K = 60
+#: A scope admitting fewer pieces than this many times a word's matches in the whole
+#: file lists its pieces once, rather than reading the item of every match (each
+#: costs about ten times as much as a piece listed).
+SMALL_SCOPE = 8
 
 
 @attrs.frozen
@@ -122,13 +126,23 @@ def _ranked_in_scope(
         holding = connection.execute(
             "SELECT count(*) FROM pieces_fts WHERE pieces_fts MATCH ?", (match,)
         ).fetchone()[0]
-        rows = connection.execute(
-            "SELECT m.rowid, p.item, p.tokens, m.score FROM ("
-            "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ?"
-            ") AS m JOIN pieces p ON p.id = m.rowid JOIN items i ON i.seq = p.item "
-            f"WHERE i.seq <= ? AND {clause.sql}",
-            (match, scope.bound, *clause.params),
-        ).fetchall()
+        if sizes.pieces < SMALL_SCOPE * holding:
+            # Few admitted pieces among many matches: each match is looked up in them.
+            admitted = (
+                "SELECT m.rowid, p.item, p.tokens, m.score FROM ("
+                "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ? "
+                "AND +rowid IN (SELECT p.id FROM items i JOIN pieces p ON p.item = i.seq "
+                f"WHERE i.seq <= ? AND {clause.sql})) AS m JOIN pieces p ON p.id = m.rowid"
+            )
+        else:
+            # Each match's item is read and tested.
+            admitted = (
+                "SELECT m.rowid, p.item, p.tokens, m.score FROM ("
+                "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ?"
+                ") AS m JOIN pieces p ON p.id = m.rowid JOIN items i ON i.seq = p.item "
+                f"WHERE i.seq <= ? AND {clause.sql}"
+            )
+        rows = connection.execute(admitted, (match, scope.bound, *clause.params)).fetchall()
         whole_idf = bm25.idf(whole, holding)
         scope_idf = bm25.idf(sizes, len(rows))
         for piece, item, length, score in rows:
