@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import tinymemory as tm
 from tinymemory_sqlite import SqliteEngine
+from tinymemory_sqlite.schema import VERSION
 
 if TYPE_CHECKING:
     from conftest import RunCommand
@@ -25,7 +26,7 @@ def test_it_shows_the_file_and_what_it_holds(
     assert result.returncode == 0, result.stderr
     facts = json.loads(result.stdout)
     assert facts["path"] == str(path)
-    assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, 2, "hashing")
+    assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, VERSION, "hashing")
     assert (facts["items"], facts["pieces"]) == (2, 2)
     assert facts["bytes"] >= path.stat().st_size
     text = tinymemory_command("sqlite").stdout

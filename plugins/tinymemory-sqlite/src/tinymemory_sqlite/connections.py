@@ -20,7 +20,7 @@ from pathlib import Path
 from tinymemory import ConfigError, EngineError, TinyMemoryError, Unavailable
 
 from .location import IN_MEMORY
-from .schema import migrate, recognise
+from .schema import fts5_tokens, migrate, recognise
 
 #: How long a connection waits for another writer, in seconds.
 BUSY_TIMEOUT = 5.0
@@ -92,6 +92,7 @@ class Connections:
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA secure_delete = ON")
             connection.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+            connection.create_function("fts5_tokens", 1, fts5_tokens, deterministic=True)
         except sqlite3.Error as error:
             connection.close()
             raise _open_error(self.path, error) from None

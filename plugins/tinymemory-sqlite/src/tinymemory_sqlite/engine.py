@@ -1,7 +1,8 @@
 """The embedded engine ``sqlite``: the whole contract over one SQLite file.
 
-Filters, reaches, explore and paging run in SQL. Keyword fetch ranks with
-FTS5's BM25; vector fetch is an exact product over every piece's vector;
+Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
+BM25 with the statistics of what the read admits (FTS5's own when it admits
+everything); vector fetch is an exact product over every piece's vector;
 hybrid fuses the two rankings by reciprocal rank. Recall answers from the
 best hybrid hits with sentences taken from them, each cited.
 """
@@ -52,7 +53,7 @@ from .answer import extract_answer
 from .connections import Connections
 from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder, as_matrix
-from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
+from .filters import Clause, Scope, erase_clause, filter_clause, kinds_clause, reach_clause
 from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
 from .location import database_path
 from .purge import add_pending_purge, pending_purges
@@ -355,6 +356,16 @@ class SqliteEngine(MemoryEngine):
             )
             self._vectors.remove_from_blocks(connection, seqs)
             connection.execute(
+                "UPDATE node_sizes SET pieces = node_sizes.pieces - d.pieces, "
+                "tokens = node_sizes.tokens - d.tokens "
+                "FROM (SELECT i.node, i.kind, count(*) AS pieces, sum(p.tokens) AS tokens "
+                "FROM items i JOIN pieces p ON p.item = i.seq "
+                "WHERE i.seq IN (SELECT value FROM json_each(?)) GROUP BY i.node, i.kind) AS d "
+                "WHERE node_sizes.node = d.node AND node_sizes.kind = d.kind",
+                (doomed_seqs,),
+            )
+            connection.execute("DELETE FROM node_sizes WHERE pieces = 0")
+            connection.execute(
                 "DELETE FROM items WHERE seq IN (SELECT value FROM json_each(?))", (doomed_seqs,)
             )
             connection.execute(
@@ -417,13 +428,13 @@ class SqliteEngine(MemoryEngine):
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
-        clause = filter_clause(request.filter)
         words = keyword.query_words(request.question)
         limit = _rows(request.limit)
         with self._connections.snapshot() as connection:
             bound = last_seq(connection)
-            matched = keyword_ranking(connection, words, clause, bound, limit)
-            similar = self._vector_ranking(connection, vector, clause, bound, limit)
+            scope = Scope.of(request.filter, bound)
+            matched = keyword_ranking(connection, words, scope, limit)
+            similar = self._vector_ranking(connection, vector, scope, limit)
             # Relevant: holding a word of the question, or close to it in meaning.
             relevant = {entry.item for entry in matched}
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
@@ -458,16 +469,17 @@ class SqliteEngine(MemoryEngine):
 
         ``vector`` is the query's embedding (``None`` for keyword mode).
         """
-        clause = filter_clause(filter)
+        scope = Scope.of(filter, bound)
         words = keyword.query_words(query)
         if vector is None:
-            return keyword_ranking(connection, words, clause, bound, depth)
+            return keyword_ranking(connection, words, scope, depth)
         if mode is FetchMode.VECTOR:
-            return self._vector_ranking(connection, vector, clause, bound, depth)
-        # Hybrid fuses a fixed depth of each ranking, so one request's pages agree.
+            return self._vector_ranking(connection, vector, scope, depth)
+        # Hybrid fuses a fixed depth of each ranking, so one request's pages agree; each
+        # ranking holds admitted items only, so what a read does not admit never moves it.
         fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(depth / FUSION_DEPTH)))
-        matched = keyword_ranking(connection, words, clause, bound, fusion)
-        similar = self._vector_ranking(connection, vector, clause, bound, fusion)
+        matched = keyword_ranking(connection, words, scope, fusion)
+        similar = self._vector_ranking(connection, vector, scope, fusion)
         return fused([matched, similar], depth)
 
     def _embed_query(self, text: str) -> Vector:
@@ -475,8 +487,10 @@ class SqliteEngine(MemoryEngine):
         return vector
 
     def _vector_ranking(
-        self, connection: sqlite3.Connection, vector: Vector, clause: Clause, bound: int, depth: int
+        self, connection: sqlite3.Connection, vector: Vector, scope: Scope, depth: int
     ) -> list[Ranked]:
+        """The best ``depth`` admitted items by cosine, which needs no corpus statistics."""
+        clause, bound = scope.clause, scope.bound
         self._vectors.refresh(connection)
         ranked: list[Ranked] = []
         batch: list[Ranked] = []

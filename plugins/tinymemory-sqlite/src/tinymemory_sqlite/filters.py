@@ -41,6 +41,29 @@ class Clause:
         return Clause(f"({self.sql}) AND ({other.sql})", self.params + other.params)
 
 
+@attrs.frozen
+class Scope:
+    """What a ranked read admits: the items ``clause`` admits, stored up to ``bound``.
+
+    ``sizes`` is the same test over ``node_sizes AS i``, when the filter's
+    reach and kinds alone decide (``None`` otherwise).
+    """
+
+    clause: Clause
+    bound: int
+    sizes: Clause | None
+
+    @classmethod
+    def of(cls, filter: MetaFilter, bound: int) -> Scope:
+        """The scope of a read with ``filter`` up to ``bound``."""
+        sizes = None
+        if attrs.evolve(filter, reach=None, kinds=()).is_empty():
+            sizes = reach_clause(filter.reach)
+            if filter.kinds:
+                sizes = sizes & kinds_clause(filter.kinds)
+        return cls(filter_clause(filter), bound, sizes)
+
+
 def node_path(namespace: Namespace) -> str:
     """How a node is written in ``nodes.path``: its written form (``root`` for the root)."""
     return str(namespace)

@@ -92,6 +92,7 @@ def write(
     """
     seq = last_seq(connection)
     piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
+    first_seq, first_piece = seq + 1, piece_id + 1
     nodes: dict[str, int] = {}
     items, tags, pieces = [], [], []
     import numpy as np  # loaded by the embedding that made ``vectors`` already
@@ -115,13 +116,27 @@ def write(
     )
     connection.executemany("INSERT OR IGNORE INTO item_tags(tag, item) VALUES (?, ?)", tags)
     connection.executemany(
-        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        pieces,
+        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
+    )
+    # Each piece's length as FTS5 counted it, so BM25 over any subset agrees with FTS5's.
+    lengths = dict(
+        connection.execute(
+            "SELECT id, fts5_tokens(sz) FROM pieces_fts_docsize WHERE id >= ?", (first_piece,)
+        )
+    )
+    connection.executemany(
+        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, tokens) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(*row, lengths[row[0]]) for row in pieces],
     )
     write_block(connection, added.pieces, added.items, added.vectors.tobytes())
-    connection.executemany(
-        "INSERT INTO pieces_fts(rowid, text) VALUES (?, ?)", [(row[0], row[6]) for row in pieces]
+    connection.execute(
+        "INSERT INTO node_sizes(node, kind, pieces, tokens) "
+        "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
+        "JOIN pieces p ON p.item = i.seq WHERE i.seq >= ? GROUP BY i.node, i.kind "
+        "ON CONFLICT (node, kind) DO UPDATE "
+        "SET pieces = pieces + excluded.pieces, tokens = tokens + excluded.tokens",
+        (first_seq,),
     )
     return added
 

@@ -20,16 +20,21 @@ def query_words(text: str) -> list[str]:
     return list(words)[:MAX_QUERY_WORDS]
 
 
+def content_words(words: list[str]) -> list[str]:
+    """``words`` without stop words, unless that leaves none."""
+    return [word for word in words if fold(word) not in STOP_WORDS] or words
+
+
 def all_of(words: list[str]) -> str:
     """An FTS5 query matching texts holding every word."""
-    return " ".join(_quoted(word) for word in words)
+    return " ".join(phrase(word) for word in words)
 
 
 def any_of(words: list[str]) -> str:
-    """An FTS5 query matching texts holding any word, stop words dropped unless that is all."""
-    content = [word for word in words if fold(word) not in STOP_WORDS] or words
-    return " OR ".join(_quoted(word) for word in content)
+    """An FTS5 query matching texts holding any word."""
+    return " OR ".join(phrase(word) for word in words)
 
 
-def _quoted(word: str) -> str:
+def phrase(word: str) -> str:
+    """``word`` as an FTS5 string."""
     return '"' + word.replace('"', '""') + '"'

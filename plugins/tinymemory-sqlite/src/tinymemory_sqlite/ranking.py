@@ -1,4 +1,4 @@
-"""Rankings: keyword by FTS5's BM25, their fusion, and the hits a ranked read returns.
+"""Rankings: keyword by BM25 over what a read admits, their fusion, and the hits they return.
 
 A ranking is a list of :class:`Ranked` entries, one per item (its best
 piece), best first; the vector ranking is the engine's, over its matrix.
@@ -8,19 +8,23 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
 from tinymemory import Hit, Learning
 from tinymemory.plugin import Piece
 
-from . import keyword
-from .filters import Clause
+from . import bm25, keyword
+from .filters import Clause, Scope
 from .item_rows import parse_item
 
 #: The constant of reciprocal-rank fusion: a hit at rank r adds 1 / (RRF_K + r).
 RRF_K = 60
+#: A scope admitting fewer pieces than this many times a word's matches in the whole
+#: file lists its pieces once, rather than reading the item of every match (each
+#: costs about ten times as much as a piece listed).
+SMALL_SCOPE = 8
 
 
 @attrs.frozen
@@ -33,56 +37,148 @@ class Ranked:
 
 
 def keyword_ranking(
-    connection: sqlite3.Connection, words: list[str], clause: Clause, bound: int, depth: int
+    connection: sqlite3.Connection, words: list[str], scope: Scope, depth: int
 ) -> list[Ranked]:
     """Items holding every word first, then items holding any (stop words aside), by BM25.
 
-    A score is ``s / (1 + s)`` of the BM25 score ``s``, plus 1 for items
-    holding every word, so scores fall as the ranking goes on.
+    Each piece is scored by BM25 over the query's words (stop words aside,
+    unless it has only those), with statistics of the pieces ``scope``
+    admits. A score is ``s / (1 + s)`` of the BM25 score ``s``, plus 1 for
+    items holding every word, so scores fall as the ranking goes on.
     """
     if not words:
         return []
-    ranked = _matches(connection, keyword.all_of(words), clause, bound, depth, bonus=1.0)
-    if len(ranked) < depth and len(words) > 1:
-        seen = {entry.item for entry in ranked}
-        more = _matches(connection, keyword.any_of(words), clause, bound, depth + len(ranked))
-        ranked += [entry for entry in more if entry.item not in seen]
-    return ranked[:depth]
+    admitted_sizes = bm25.admitted(connection, scope)
+    if not admitted_sizes.pieces:
+        return []
+    if admitted_sizes == bm25.whole(connection):
+        # The read admits every piece: FTS5's own statistics are the read's.
+        return _ranked_by_fts5(connection, words, depth)
+    return _ranked_in_scope(connection, words, scope, admitted_sizes, depth)
 
 
-def _matches(
-    connection: sqlite3.Connection,
-    match: str,
-    clause: Clause,
-    bound: int,
-    depth: int,
-    *,
-    bonus: float = 0.0,
-) -> list[Ranked]:
-    """The best piece of the best ``depth`` items FTS5 matches, deduplicated by item.
+def _ranked_by_fts5(connection: sqlite3.Connection, words: list[str], depth: int) -> list[Ranked]:
+    """The best ``depth`` items by FTS5's ``bm25()``, in one statement.
 
-    FTS5 ranks its matches alone first and only its best rows are joined to
-    their items and filtered (joining every match first costs several times
-    more); when too few are admitted, it is asked for four times as many.
+    The pieces holding every word come first; those holding only some are
+    asked for only when the first do not fill the limit (the compound
+    ``LIMIT`` stops before its second part). Both parts score the same
+    phrases, the content words, so a piece's score is the same in either.
+    When the pieces are fewer items than asked for (a document has several),
+    four times as many are asked for.
     """
+    content = keyword.content_words(words)
+    every = "pieces_fts MATCH ?"
+    every_params: tuple[str, ...] = (keyword.all_of(content),)
+    if content != words:
+        every += " AND rowid IN (SELECT rowid FROM pieces_fts WHERE pieces_fts MATCH ?)"
+        every_params += (keyword.all_of(words),)
+    sql = (
+        "SELECT rowid, bm25(pieces_fts) AS score, 1 AS every FROM pieces_fts "
+        f"WHERE {every} ORDER BY score, rowid LIMIT ?"
+    )
+    if len(words) > 1:
+        sql = (
+            f"SELECT * FROM ({sql}) UNION ALL SELECT * FROM ("
+            "SELECT rowid, bm25(pieces_fts) AS score, 0 FROM pieces_fts "
+            "WHERE pieces_fts MATCH ? AND rowid NOT IN "
+            f"(SELECT rowid FROM pieces_fts WHERE {every}) "
+            "ORDER BY score, rowid LIMIT ?) LIMIT ?"
+        )
     limit = depth + 16
     while True:
+        params: tuple[object, ...] = (*every_params, limit)
+        if len(words) > 1:
+            params += (keyword.any_of(content), *every_params, limit, limit)
         rows = connection.execute(
-            f"SELECT p.item, m.rowid, m.score, i.seq <= ? AND {clause.sql} FROM ("
-            "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ? "
-            "ORDER BY score, rowid LIMIT ?) AS m "
-            "JOIN pieces p ON p.id = m.rowid JOIN items i ON i.seq = p.item "
-            "ORDER BY m.score, m.rowid",
-            (bound, *clause.params, match, limit),
+            f"SELECT p.item, m.rowid, m.score, m.every FROM ({sql}) AS m "
+            "JOIN pieces p ON p.id = m.rowid ORDER BY m.every DESC, m.score, m.rowid",
+            params,
         ).fetchall()
-        ranked: dict[int, Ranked] = {}
-        for item, piece, score, admitted in rows:
-            if admitted and item not in ranked:
-                strength = max(0.0, -score)
-                ranked[item] = Ranked(item, piece, bonus + strength / (1.0 + strength))
+        best = ((item, piece, -score, every) for item, piece, score, every in rows)
+        ranked = _best_pieces(best, depth)
         if len(ranked) >= depth or len(rows) < limit:
-            return list(ranked.values())[:depth]
+            return ranked
         limit *= 4
+
+
+def _ranked_in_scope(
+    connection: sqlite3.Connection,
+    words: list[str],
+    scope: Scope,
+    sizes: bm25.Sizes,
+    depth: int,
+) -> list[Ranked]:
+    """The best ``depth`` items by BM25 with the statistics of what ``scope`` admits.
+
+    Each content word is matched alone: its admitted matches give its count,
+    and FTS5's score of each gives the piece's frequency of it (FTS5 scored
+    it with the whole file's statistics, read here too).
+    """
+    content = keyword.content_words(words)
+    whole = bm25.whole(connection)
+    clause = scope.clause
+    totals: dict[int, float] = {}
+    items: dict[int, int] = {}
+    held: dict[int, int] = {}
+    for word in content:
+        match = keyword.phrase(word)
+        holding = connection.execute(
+            "SELECT count(*) FROM pieces_fts WHERE pieces_fts MATCH ?", (match,)
+        ).fetchone()[0]
+        if sizes.pieces < SMALL_SCOPE * holding:
+            # Few admitted pieces among many matches: each match is looked up in them.
+            admitted = (
+                "SELECT m.rowid, p.item, p.tokens, m.score FROM ("
+                "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ? "
+                "AND +rowid IN (SELECT p.id FROM items i JOIN pieces p ON p.item = i.seq "
+                f"WHERE i.seq <= ? AND {clause.sql})) AS m JOIN pieces p ON p.id = m.rowid"
+            )
+        else:
+            # Each match's item is read and tested.
+            admitted = (
+                "SELECT m.rowid, p.item, p.tokens, m.score FROM ("
+                "SELECT rowid, bm25(pieces_fts) AS score FROM pieces_fts WHERE pieces_fts MATCH ?"
+                ") AS m JOIN pieces p ON p.id = m.rowid JOIN items i ON i.seq = p.item "
+                f"WHERE i.seq <= ? AND {clause.sql}"
+            )
+        rows = connection.execute(admitted, (match, scope.bound, *clause.params)).fetchall()
+        whole_idf = bm25.idf(whole, holding)
+        scope_idf = bm25.idf(sizes, len(rows))
+        for piece, item, length, score in rows:
+            frequency = bm25.frequency(score, whole_idf, length, whole.average)
+            weight = scope_idf * bm25.weight(frequency, length, sizes.average)
+            totals[piece] = totals.get(piece, 0.0) + weight
+            items[piece] = item
+            held[piece] = held.get(piece, 0) + 1
+    if content == words:
+        every = {piece for piece, count in held.items() if count == len(content)}
+    else:
+        every = {
+            row[0]
+            for row in connection.execute(
+                "SELECT rowid FROM pieces_fts WHERE pieces_fts MATCH ?", (keyword.all_of(words),)
+            )
+        }
+    order = sorted(totals, key=lambda piece: (piece not in every, -totals[piece], piece))
+    best = ((items[piece], piece, totals[piece], piece in every) for piece in order)
+    return _best_pieces(best, depth)
+
+
+def _best_pieces(pieces: Iterable[tuple[int, int, float, bool]], depth: int) -> list[Ranked]:
+    """The first ``depth`` items, each by its first piece.
+
+    ``pieces`` are ``(item, piece, BM25 score, holds every word)``, best first.
+    """
+    ranked: dict[int, Ranked] = {}
+    for item, piece, strength, every in pieces:
+        if len(ranked) == depth:
+            break
+        if item not in ranked:
+            strength = max(0.0, strength)
+            bonus = 1.0 if every else 0.0
+            ranked[item] = Ranked(item, piece, bonus + strength / (1.0 + strength))
+    return list(ranked.values())
 
 
 def admitted(connection: sqlite3.Connection, ranked: list[Ranked], clause: Clause) -> list[Ranked]:

@@ -12,6 +12,10 @@ segment is.
 
 A file of ours carries :data:`APPLICATION_ID` in its header; :func:`recognise`
 refuses any other database before anything is written to it.
+
+Keyword scores are BM25 over the pieces a read admits, so each piece keeps
+its length in tokens (``tokens``, as FTS5 counted it; version 3) and
+``node_sizes`` keeps how many pieces and tokens each node holds, by kind.
 """
 
 from __future__ import annotations
@@ -137,11 +141,33 @@ def write_block(
     )
 
 
+# Pieces' lengths and the sizes of nodes, for BM25 over what a read admits. A
+# piece's length is read back from FTS5's own record of it (``fts5_tokens``).
+_VERSION_3 = """
+ALTER TABLE pieces ADD COLUMN tokens INTEGER NOT NULL DEFAULT 0;
+
+UPDATE pieces
+SET tokens = fts5_tokens((SELECT sz FROM pieces_fts_docsize d WHERE d.id = pieces.id));
+
+CREATE TABLE node_sizes (
+    node INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    pieces INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    PRIMARY KEY (node, kind)
+) WITHOUT ROWID;
+
+INSERT INTO node_sizes(node, kind, pieces, tokens)
+SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i JOIN pieces p ON p.item = i.seq
+GROUP BY i.node, i.kind;
+"""
+
 #: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``: a
 #: script, or a function run inside the migration's transaction.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     _VERSION_1,
     _vectors_into_blocks,
+    _VERSION_3,
 )
 #: The version this code reads and writes.
 VERSION = len(MIGRATIONS)
@@ -178,7 +204,8 @@ def migrate(connection: sqlite3.Connection) -> None:
     """Bring the database up to :data:`VERSION`, marked as ours; ``ConfigError`` when newer.
 
     Runs in one ``BEGIN IMMEDIATE`` transaction and reads the version again
-    inside it, so two processes opening a new file migrate it once.
+    inside it, so two processes opening a new file migrate it once. The
+    connection has :func:`fts5_tokens` as an SQL function.
     """
     if _version(connection) == VERSION and _pragma(connection, "application_id") == APPLICATION_ID:
         return
@@ -202,6 +229,23 @@ def migrate(connection: sqlite3.Connection) -> None:
     except BaseException:
         connection.execute("ROLLBACK")
         raise
+
+
+def fts5_tokens(size: bytes | None) -> int:
+    """A piece's length in tokens from its FTS5 ``docsize`` record (0 when it has none).
+
+    The record is one varint per column (one column here): big-endian groups
+    of seven bits, the high bit set on every byte but the last, the ninth byte
+    whole.
+    """
+    value = 0
+    for index, byte in enumerate(size or b""):
+        if index == 8:
+            return value << 8 | byte
+        value = value << 7 | byte & 0x7F
+        if byte < 0x80:
+            break
+    return value
 
 
 def _version(connection: sqlite3.Connection) -> int:
