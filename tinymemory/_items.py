@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import ClassVar, TypeAlias, cast
 
@@ -224,41 +224,41 @@ StoreItem: TypeAlias = Document | Conversation | Learning
 STORE_ITEM_TYPES = (Document, Conversation, Learning)
 
 
-#: The meta fields holding free strings, which count towards an item's size.
-_META_STRINGS = (
-    "workspace",
-    "folder",
-    "file_path",
-    "language",
-    "repo",
-    "commit",
-    "url",
-    "thread_id",
-    "agent_id",
+#: The meta fields holding free strings, which count towards an item's size,
+#: with the name an error gives each.
+_META_STRINGS = tuple(
+    (name, f"meta.{name}")
+    for name in (
+        "workspace",
+        "folder",
+        "file_path",
+        "language",
+        "repo",
+        "commit",
+        "url",
+        "thread_id",
+        "agent_id",
+    )
 )
 
 
-def _strings(item: StoreItem) -> Iterable[tuple[str, str]]:
-    """Every free string of ``item``, with the field it is in."""
+def _strings(item: StoreItem) -> Iterator[tuple[str, str | None]]:
+    """Every free string of ``item`` (None where an optional one is unset), with its field."""
     if isinstance(item, Document):
-        yield from (("title", item.title or ""), ("body", item.body.content))
-        yield "mime", item.mime or ""
+        yield from (("title", item.title), ("body", item.body.content), ("mime", item.mime))
     elif isinstance(item, Conversation):
         for turn in item.turns:
             yield "turns.text", turn.text
             for call in turn.tool_calls:
-                yield from (("turns.tool_calls", call.name), ("turns.tool_calls", call.id or ""))
+                yield from (("turns.tool_calls", call.name), ("turns.tool_calls", call.id))
     else:
-        yield from (("text", item.text), ("evidence", item.evidence or ""))
+        yield from (("text", item.text), ("evidence", item.evidence))
     meta = item.meta
-    for name in _META_STRINGS:
-        yield f"meta.{name}", getattr(meta, name) or ""
-    yield "meta.source.id", meta.source.id or ""
+    for name, field in _META_STRINGS:
+        yield field, getattr(meta, name)
+    yield "meta.source.id", meta.source.id
     if meta.tool_call is not None:
-        yield from (
-            ("meta.tool_call", meta.tool_call.name),
-            ("meta.tool_call", meta.tool_call.id or ""),
-        )
+        yield from (("meta.tool_call", meta.tool_call.name), ("meta.tool_call", meta.tool_call.id))
     for tag in meta.tags:
         yield "meta.tags", tag
 
@@ -272,6 +272,8 @@ def _check_caps(item: StoreItem) -> None:
         raise InvalidRequest(f"a conversation holds at most {limits.max_turns} turns")
     size = 0
     for field, text in _strings(item):
+        if not text:  # unset or empty: nothing to count or check
+            continue
         size += utf8_size(text, field)
         if size > limits.max_item_bytes:
             raise InvalidRequest(
