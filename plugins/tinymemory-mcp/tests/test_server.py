@@ -41,7 +41,7 @@ def test_the_tools_are_the_frozen_specs_over_either_protocol_era(home: Home, mod
     assert hints == {name: name in READS for name in READS + WRITES}
 
 
-def test_the_default_engine_is_the_configured_sqlite_and_its_tools_match_the_cli(
+def test_the_default_engine_is_the_configured_sqlite_and_its_tools_are_the_clis(
     home: Home,
 ) -> None:
     async def scenario() -> Any:
