@@ -49,10 +49,12 @@ def test_the_default_engine_is_the_configured_sqlite_and_its_tools_are_the_clis(
             tools = (await client.list_tools()).tools
             read = await client.read_resource("tinymemory://context.md")
             prompt = await client.get_prompt("memory_context")
-            return client.server_info, tools, read.contents[0].text, prompt.messages[0]
+            return client, tools, read.contents[0].text, prompt.messages[0]
 
-    info, tools, context, prompt = run_async(scenario)
-    assert info.name == "tinymemory"
+    client, tools, context, prompt = run_async(scenario)
+    assert client.server_info.name == "tinymemory"
+    assert client.instructions.startswith("Long-term memory. memory_recall answers")
+    assert "cannot choose a namespace or a reach" in client.instructions
     assert listed(tools) == home.json("tools")
     assert "over engine `sqlite`" in home.server_log()
     # An empty memory: an empty document, and a prompt that says so.
@@ -265,9 +267,11 @@ def test_a_read_only_server_hides_and_refuses_the_writes(home: Home) -> None:
                 await client.call_tool("memory_forget", {"ids": [ids["writer"]]}),
             ]
             read = result_json(await client.call_tool("memory_get", {"ids": [ids["writer"]]}))
-            return tools, refused, read
+            return tools, refused, read, client.instructions
 
-    tools, refused, read = run_async(scenario)
+    tools, refused, read, instructions = run_async(scenario)
+    assert instructions.startswith("Long-term memory, read only.")
+    assert "forget" not in instructions
     assert listed(tools) == home.json("tools", "--read-only")
     assert [tool.name for tool in tools] == READS
     for name, result in zip(WRITES, refused, strict=True):

@@ -15,6 +15,7 @@ two calls at once.
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -31,7 +32,7 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from mcp.types.jsonrpc import INVALID_PARAMS
+from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 import tinymemory as tm
 
@@ -50,21 +51,21 @@ CONTEXT_DESCRIPTION = (
     "memory within a token budget."
 )
 EMPTY_CONTEXT = "Memory holds nothing for this session yet."
-INSTRUCTIONS = (
-    "Long-term memory. Call memory_recall to answer a question from memory with citations, "
-    "memory_fetch, memory_list, memory_get and memory_explore to look through it, "
-    "memory_store to keep a learning, a document or a conversation, and memory_forget to "
-    "remove what is wrong or outdated. Whose memory these tools touch is fixed by the host: "
-    "arguments cannot choose a namespace or a reach. A refused call says what to fix."
-)
-READ_ONLY_INSTRUCTIONS = (
-    "Long-term memory, read only. Call memory_recall to answer a question from memory with "
-    "citations, and memory_fetch, memory_list, memory_get and memory_explore to look "
-    "through it. Whose memory these tools read is fixed by the host: arguments cannot "
-    "choose a namespace or a reach. A refused call says what to fix."
-)
 
 logger = logging.getLogger("tinymemory_mcp")
+
+
+def instructions(writes: bool) -> str:
+    """What the server tells a client (and, through many hosts, the model) it is for."""
+    looks = "the other memory_* tools look through it"
+    if writes:
+        looks += ", keep what is worth keeping and forget what is wrong or outdated"
+    return (
+        f"Long-term memory{'' if writes else ', read only'}. memory_recall answers a question "
+        f"from memory with citations; {looks}. Whose memory these tools touch is fixed by "
+        "the host: arguments cannot choose a namespace or a reach. A refused call says what "
+        "to fix."
+    )
 
 
 def _annotations(name: str) -> types.ToolAnnotations:
@@ -117,19 +118,15 @@ class MemoryServer:
             types.Tool(
                 name=spec.name,
                 description=spec.description,
-                input_schema=json.loads(json.dumps(spec.parameters)),
+                input_schema=copy.deepcopy(spec.parameters),
                 annotations=_annotations(spec.name),
             )
             for spec in self._specs
         ]
 
-    def instructions(self) -> str:
-        """What the server tells a client (and, through many hosts, the model) it is for."""
-        return INSTRUCTIONS if self.tools.scope.writes else READ_ONLY_INSTRUCTIONS
-
     # --- running the engine -------------------------------------------------------------
 
-    def run_locked(self, work: Callable[[], T]) -> T:
+    def _run_locked(self, work: Callable[[], T]) -> T:
         """Run ``work`` alone on the engine; ``Unavailable`` once the server is closed."""
         with self._gate:
             if self._closed:
@@ -139,7 +136,7 @@ class MemoryServer:
     def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """One tool call's MCP result: the tool's JSON, or a tool error with the contract's text."""
         try:
-            text = self.run_locked(lambda: self.tools.call(name, arguments))
+            text = self._run_locked(lambda: self.tools.call(name, arguments))
         except tm.TinyMemoryError as error:
             return _tool_error(str(error))
         except Exception:
@@ -154,7 +151,7 @@ class MemoryServer:
     def context_markdown(self) -> str:
         """context.md for the tools' scope, compiled now (empty when memory has nothing)."""
         compiler = tm.ContextCompiler()
-        return self.run_locked(lambda: compiler.compile(self.tools.engine, self.context)).markdown
+        return self._run_locked(lambda: compiler.compile(self.tools.engine, self.context)).markdown
 
     def close(self) -> None:
         """Wait for a call in flight, refuse any later one, and close the engine."""
@@ -230,7 +227,7 @@ class MemoryServer:
         return Server(
             "tinymemory",
             version=_version(),
-            instructions=self.instructions(),
+            instructions=instructions(self.tools.scope.writes),
             on_list_tools=list_tools,
             on_call_tool=call_tool,
             on_list_resources=list_resources,
@@ -243,7 +240,7 @@ class MemoryServer:
         try:
             return self.context_markdown()
         except tm.TinyMemoryError as error:
-            raise MCPError(INVALID_PARAMS, str(error)) from None
+            raise MCPError(INTERNAL_ERROR, str(error)) from None
 
     def serve_stdio(self, *, stop_on_signals: bool = True) -> None:
         """Serve over stdin and stdout until the client closes the connection; then :meth:`close`.
