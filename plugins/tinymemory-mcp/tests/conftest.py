@@ -22,6 +22,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import tinymemory as tm
+from tinymemory.plugin import to_json
 
 #: The console script the plugin's command is reached through, as a host starts it.
 TINYMEMORY = str(Path(sysconfig.get_path("scripts")) / "tinymemory")
@@ -57,12 +58,22 @@ class Home:
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout)
 
+    def engine(self) -> tm.MemoryEngine:
+        """The default engine of this home, opened in this process on the file the server uses."""
+        path = Path(self.env["XDG_DATA_HOME"]) / "tinymemory" / "memory.db"
+        return tm.build_engine("sqlite", tm.EngineSettings(options={"path": str(path)}))
+
     def exported(self) -> list[str]:
-        """Every stored item, as ``tinymemory export`` writes it (the whole memory's state)."""
-        out = self.root / "export.jsonl"
-        done = self.run("export", "-o", str(out))
-        assert done.returncode == 0, done.stderr
-        return sorted(out.read_text(encoding="utf-8").splitlines())
+        """Every stored item's id and canonical JSON: the whole memory's state, sorted."""
+        found: list[str] = []
+        cursor = None
+        with self.engine() as engine:
+            while True:
+                page = engine.export(tm.ListRequest(limit=100, cursor=cursor))
+                found.extend(f"{entry.id} {to_json(entry.item)}" for entry in page.items)
+                cursor = page.next_cursor
+                if cursor is None:
+                    return sorted(found)
 
     def seed(self, *learnings: tuple[str, str | None, str | None]) -> list[str]:
         """Store ``(text, namespace, workspace)`` learnings in this home's memory; their ids.
@@ -70,8 +81,7 @@ class Home:
         Stored in this process, on the file the default engine uses here, so
         seeding costs no process of its own.
         """
-        path = Path(self.env["XDG_DATA_HOME"]) / "tinymemory" / "memory.db"
-        with tm.build_engine("sqlite", tm.EngineSettings(options={"path": str(path)})) as engine:
+        with self.engine() as engine:
             return [
                 engine.store(
                     tm.Learning(

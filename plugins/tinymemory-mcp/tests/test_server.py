@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
 from conftest import REPO, Home, result_json, result_text, run_async
 from mcp.shared.exceptions import MCPError
+
+sys.path.insert(0, str(REPO / "tests"))
+
+from test_tools import HOST_FIXED_ARGUMENTS
 
 WRITER = "team:acme/agent:writer"
 EDITOR = "team:acme/agent:editor"
@@ -49,12 +54,13 @@ def test_the_default_engine_is_the_configured_sqlite_and_its_tools_are_the_clis(
             tools = (await client.list_tools()).tools
             read = await client.read_resource("tinymemory://context.md")
             prompt = await client.get_prompt("memory_context")
-            return client, tools, read.contents[0].text, prompt.messages[0]
+            shown = (client.server_info, client.instructions)
+            return shown, tools, read.contents[0].text, prompt.messages[0]
 
-    client, tools, context, prompt = run_async(scenario)
-    assert client.server_info.name == "tinymemory"
-    assert client.instructions.startswith("Long-term memory. memory_recall answers")
-    assert "cannot choose a namespace or a reach" in client.instructions
+    (info, instructions), tools, context, prompt = run_async(scenario)
+    assert info.name == "tinymemory"
+    assert instructions.startswith("Long-term memory. memory_recall answers")
+    assert "cannot choose a namespace or a reach" in instructions
     assert listed(tools) == home.json("tools")
     assert "over engine `sqlite`" in home.server_log()
     # An empty memory: an empty document, and a prompt that says so.
@@ -110,17 +116,10 @@ def test_a_session_stores_and_recalls_and_a_later_tinymemory_recall_finds_it(hom
 
 # --- the scope ----------------------------------------------------------------------------------
 
+# The attacks of the core tools' tests; JSON text is what MCP carries as an object.
 HOST_FIXED = [
-    ({"namespace": "agent:other"}, "namespace"),
-    ({"reach": {"at": "root", "descendants": True}}, "reach"),
-    ({"filter": {"reach": {"at": "root"}}}, "filter.reach"),
-    ({"filter": {"kinds": ["learning"], "namespace": "root"}}, "filter.namespace"),
-    (
-        {"conversation": {"turns": [{"role": "user", "text": "x", "reach": 1}]}},
-        "conversation.turns[].reach",
-    ),
-    ({"unknown": {"deeper": {"namespace": None}}}, "unknown.deeper.namespace"),
-    ({"learning": {"text": "x", "namespace": "root"}}, "learning.namespace"),
+    (json.loads(arguments) if isinstance(arguments, str) else arguments, path)
+    for arguments, path in HOST_FIXED_ARGUMENTS
 ]
 
 
