@@ -64,3 +64,21 @@ def test_the_host_snippet_starts_a_server_with_that_scope(in_home: Home) -> None
     listed = in_home.json("list", "--at", "user:ada/agent:desktop", "--reach", "exact")
     assert [item["id"] for item in listed["items"]] == [stored]
     assert "writes at user:ada/agent:desktop" in in_home.server_log()
+
+
+def test_the_pages_own_server_script_serves_its_tools(in_home: Home) -> None:
+    blocks = re.findall(r"```py\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    (script,) = [block for block in blocks if "MemoryServer" in block]
+    params = StdioServerParameters(command=sys.executable, args=["-c", script], env=in_home.env)
+
+    async def scenario() -> Any:
+        with (in_home.root / "server.log").open("w", encoding="utf-8") as log:
+            async with Client(stdio_client(params, errlog=log)) as client:
+                stored = await client.call_tool("memory_store", {"learning": {"text": "noted"}})
+                context = await client.read_resource("tinymemory://context.md")
+                return result_json(stored)["id"], context.contents[0].text
+
+    stored, context = run_async(scenario)
+    listed = in_home.json("list", "--at", "team:acme/agent:writer", "--reach", "exact")
+    assert [item["id"] for item in listed["items"]] == [stored]
+    assert "noted" in context
