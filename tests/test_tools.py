@@ -329,22 +329,24 @@ def test_a_write_tool_on_read_only_tools_is_unsupported_before_its_arguments(nam
     assert engine.calls == []
 
 
+#: Arguments naming a host-fixed key, and the path each refusal names (the MCP
+#: plugin's tests send the same ones over the protocol).
+HOST_FIXED_ARGUMENTS = [
+    ({"namespace": "agent:other"}, "namespace"),
+    ({"reach": {"at": "root", "descendants": True}}, "reach"),
+    ({"filter": {"reach": {"at": "root"}}}, "filter.reach"),
+    ({"filter": {"kinds": ["learning"], "namespace": "root"}}, "filter.namespace"),
+    (
+        {"conversation": {"turns": [{"role": "user", "text": "x", "reach": 1}]}},
+        "conversation.turns[].reach",
+    ),
+    ({"unknown": {"deeper": {"namespace": None}}}, "unknown.deeper.namespace"),
+    ('{"learning": {"text": "x", "namespace": "root"}}', "learning.namespace"),
+]
+
+
 @pytest.mark.parametrize("name", TOOL_NAMES)
-@pytest.mark.parametrize(
-    ("arguments", "path"),
-    [
-        ({"namespace": "agent:other"}, "namespace"),
-        ({"reach": {"at": "root", "descendants": True}}, "reach"),
-        ({"filter": {"reach": {"at": "root"}}}, "filter.reach"),
-        ({"filter": {"kinds": ["learning"], "namespace": "root"}}, "filter.namespace"),
-        (
-            {"conversation": {"turns": [{"role": "user", "text": "x", "reach": 1}]}},
-            "conversation.turns[].reach",
-        ),
-        ({"unknown": {"deeper": {"namespace": None}}}, "unknown.deeper.namespace"),
-        ('{"learning": {"text": "x", "namespace": "root"}}', "learning.namespace"),
-    ],
-)
+@pytest.mark.parametrize(("arguments", "path"), HOST_FIXED_ARGUMENTS)
 def test_a_host_fixed_key_is_refused_before_anything_else(name, arguments, path):
     engine = RecordingEngine()
     assert refused(MemoryTools(engine).placed_at(WRITER), name, arguments) == (

@@ -1,0 +1,141 @@
+"""Running ``tinymemory mcp`` as a subprocess and driving it with the MCP SDK's own client.
+
+Every test gets a home of its own (``HOME`` and the XDG folders in a temp
+folder), so the default engine, ``sqlite``, keeps its file there and a later
+``tinymemory`` process in the same home finds what the server stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sysconfig
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+import tinymemory as tm
+from tinymemory.plugin import to_json
+
+#: The console script the plugin's command is reached through, as a host starts it.
+TINYMEMORY = str(Path(sysconfig.get_path("scripts")) / "tinymemory")
+REPO = Path(__file__).resolve().parents[3]
+
+
+class Home:
+    """A user's home in a temp folder: the environment to run ``tinymemory`` in."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.env = {
+            "HOME": str(root),
+            "XDG_CONFIG_HOME": str(root / ".config"),
+            "XDG_DATA_HOME": str(root / ".local" / "share"),
+            "PATH": os.environ.get("PATH", ""),
+        }
+
+    def run(self, *args: str, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        """``tinymemory ARGS`` in another process, in this home."""
+        return subprocess.run(
+            [TINYMEMORY, *args],
+            env={**self.env, **(extra or {})},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    def json(self, *args: str, extra: dict[str, str] | None = None) -> Any:
+        """``tinymemory ARGS --json``, which must succeed, read as JSON."""
+        done = self.run(*args, "--json", extra=extra)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    def engine(self) -> tm.MemoryEngine:
+        """The default engine of this home, opened in this process on the file the server uses."""
+        path = Path(self.env["XDG_DATA_HOME"]) / "tinymemory" / "memory.db"
+        return tm.build_engine("sqlite", tm.EngineSettings(options={"path": str(path)}))
+
+    def exported(self) -> list[str]:
+        """Every stored item's id and canonical JSON: the whole memory's state, sorted."""
+        found: list[str] = []
+        cursor = None
+        with self.engine() as engine:
+            while True:
+                page = engine.export(tm.ListRequest(limit=100, cursor=cursor))
+                found.extend(f"{entry.id} {to_json(entry.item)}" for entry in page.items)
+                cursor = page.next_cursor
+                if cursor is None:
+                    return sorted(found)
+
+    def seed(self, *learnings: tuple[str, str | None, str | None]) -> list[str]:
+        """Store ``(text, namespace, workspace)`` learnings in this home's memory; their ids.
+
+        Stored in this process, on the file the default engine uses here, so
+        seeding costs no process of its own.
+        """
+        with self.engine() as engine:
+            return [
+                engine.store(
+                    tm.Learning(
+                        text=text,
+                        meta=tm.MemoryMeta(namespace=namespace or "root", workspace=workspace),
+                    )
+                ).id
+                for text, namespace, workspace in learnings
+            ]
+
+    def params(self, *args: str, extra: dict[str, str] | None = None) -> StdioServerParameters:
+        """How a host starts ``tinymemory mcp ARGS`` in this home."""
+        return StdioServerParameters(
+            command=TINYMEMORY, args=["mcp", *args], env={**self.env, **(extra or {})}
+        )
+
+    @asynccontextmanager
+    async def session(
+        self, *args: str, mode: str = "auto", extra: dict[str, str] | None = None
+    ) -> AsyncIterator[Client]:
+        """An MCP client session with ``tinymemory mcp ARGS``; the server's log goes to a file.
+
+        ``mode`` is the SDK's: ``auto`` negotiates the newest protocol,
+        ``legacy`` the initialize handshake older hosts speak.
+        """
+        with (self.root / "server.log").open("a", encoding="utf-8") as log:
+            transport = stdio_client(self.params(*args, extra=extra), errlog=log)
+            async with Client(transport, mode=mode) as client:
+                yield client
+
+    def server_log(self) -> str:
+        path = self.root / "server.log"
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return Home(tmp_path)
+
+
+def run_async(scenario: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """Run one scenario in an event loop of its own (the tests stay synchronous)."""
+    return anyio.run(scenario)
+
+
+def result_text(result: Any) -> str:
+    """A tool result's one text block."""
+    assert len(result.content) == 1
+    return str(result.content[0].text)
+
+
+def result_json(result: Any) -> Any:
+    """A successful tool result, read back from its text (and equal to its structured content)."""
+    assert result.is_error is False, result_text(result)
+    value = json.loads(result_text(result))
+    assert result.structured_content == value
+    return value
