@@ -12,6 +12,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import tinymemory as tm
+
 CURRENT_MEMORY_DDL = """
 CREATE TABLE memory_docs (
     document_id TEXT PRIMARY KEY, namespace TEXT NOT NULL, key TEXT NOT NULL,
@@ -249,3 +251,17 @@ def mixed_workspace(root: Path, *, scale: int = 1) -> Path:
         builder.chunk(f"c{u}c", "chat", f"slack:{u}", 0, f"slack line {u}")
     builder.close()
     return root
+
+
+def stored_items(engine: tm.MemoryEngine) -> dict[str, tm.StoreItem]:
+    """Every item ``engine`` holds, by id (exported page by page)."""
+    found: dict[str, tm.StoreItem] = {}
+    cursor = None
+    while True:
+        page = engine.export(tm.ListRequest(limit=100, cursor=cursor))
+        for exported in page.items:
+            assert exported.id not in found
+            found[exported.id] = exported.item
+        if page.next_cursor is None:
+            return found
+        cursor = page.next_cursor
