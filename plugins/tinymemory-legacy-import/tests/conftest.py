@@ -10,14 +10,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import tinymemory as tm  # noqa: E402
+from legacy_workspaces import LegacyBuilder
 
-from legacy_workspaces import LegacyBuilder  # noqa: E402
+import tinymemory as tm
 
 
 @pytest.fixture
 def builder(tmp_path: Path) -> Iterator[LegacyBuilder]:
-    """A current-schema workspace with a chunk store, at ``tmp_path / "ws"``; closed after the test."""
+    """A current-schema workspace with a chunk store at ``tmp_path / "ws"``, closed at the end."""
     built = LegacyBuilder(tmp_path / "ws", chunks=True)
     yield built
     built.close()
@@ -28,4 +28,3 @@ def engine() -> Iterator[tm.MemoryEngine]:
     """The reference engine, as build_engine hands it out (scrubbing)."""
     with tm.build_engine("reference") as built:
         yield built
-

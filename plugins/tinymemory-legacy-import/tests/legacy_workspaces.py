@@ -1,4 +1,8 @@
-"""Builds v1 workspaces on disk for the tests: the current schema, the early one, chunk stores.
+"""Builds v1 workspaces on disk for the tests, and reads back what an engine holds.
+
+``LegacyBuilder`` writes the current schema, the early one and chunk stores;
+``mixed_workspace`` fills every section; ``stored_items``/``snapshot`` read an
+engine whole; ``FailingEngine`` fails one ``store_many`` call.
 
 The DDL follows the reference's tables (docs/legacy-import.md); rows are
 written as v1 wrote them, and a test may write anything else through
@@ -13,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import tinymemory as tm
+from tinymemory.plugin import EngineWrapper, to_json
 
 CURRENT_MEMORY_DDL = """
 CREATE TABLE memory_docs (
@@ -170,7 +175,10 @@ class LegacyBuilder:
         }
         if self.era == "current":
             row.update(
-                state=state, user_state=user_state, evidence_refs_json=evidence, **{"class": facet_class}
+                state=state,
+                user_state=user_state,
+                evidence_refs_json=evidence,
+                **{"class": facet_class},
             )
         self._insert(self.memory, "user_profile", row)
 
@@ -230,21 +238,50 @@ def mixed_workspace(root: Path, *, scale: int = 1) -> Path:
     builder = LegacyBuilder(root, chunks=True)
     for unit in range(scale):
         u = f"{unit:05d}"
-        builder.doc(f"d{u}a", "document_notes", f"notes {u}", title=f" Plan {u} ", logical="document:notes", tags=["work"])
-        builder.doc(f"d{u}b", "team/alpha", f"alpha {u} – ünïcödé 漢字", metadata={"url": f"https://example.org/{u}", "mime": "text/markdown"})
+        builder.doc(
+            f"d{u}a",
+            "document_notes",
+            f"notes {u}",
+            title=f" Plan {u} ",
+            logical="document:notes",
+            tags=["work"],
+        )
+        builder.doc(
+            f"d{u}b",
+            "team/alpha",
+            f"alpha {u} — ünïcödé 漢字",
+            metadata={"url": f"https://example.org/{u}", "mime": "text/markdown"},
+        )
         builder.doc(f"d{u}c", "event_chat", '{"kind":"message"}')  # skipped everywhere
         builder.doc(f"d{u}d", "global", f"lives in Lisbon {u}", taint="external_sync")
         builder.doc(
             f"d{u}e",
             "learning_veto",
-            json.dumps({"class": "veto", "key": f"emoji_{u}", "value": "never", "initial_confidence": 0.7, "evidence": {"type": "episodic", "episodic_id": 43}, "observed_at": 1699654400.125}),
+            json.dumps(
+                {
+                    "class": "veto",
+                    "key": f"emoji_{u}",
+                    "value": "never",
+                    "initial_confidence": 0.7,
+                    "evidence": {"type": "episodic", "episodic_id": 43},
+                    "observed_at": 1699654400.125,
+                }
+            ),
         )
         builder.doc(f"d{u}f", "learning_style", f"plain remark {u}")
         builder.doc(f"d{u}g", "document_blank", " \u00a0\u3000 ")  # blank: skipped
         builder.turn(f"chat-{u}-a", 101.0, "user", f"hi {u}")
-        builder.turn(f"chat-{u}-a", 103.0, "assistant", f"hello {u}", tool_calls='[{"id":"call_1","name":"web_search"}]')
+        builder.turn(
+            f"chat-{u}-a",
+            103.0,
+            "assistant",
+            f"hello {u}",
+            tool_calls='[{"id":"call_1","name":"web_search"}]',
+        )
         builder.turn(f"chat-{u}-b", 105.0, "user", f"one turn {u} おはよう")
-        builder.facet(f"f{u}a", "preference", f"tone{u}", f"terse {u}", confidence=0.9, facet_class="style")
+        builder.facet(
+            f"f{u}a", "preference", f"tone{u}", f"terse {u}", confidence=0.9, facet_class="style"
+        )
         builder.facet(f"f{u}b", "skill", f"rust{u}", f"expert {u}", state="dropped")  # not live
         builder.chunk(f"c{u}a", "email", f"gmail:{u}", 0, f"mail body {u}", tags='["inbox"]')
         builder.chunk(f"c{u}b", "email", f"gmail:{u}", 1, f"mail reply {u}")
@@ -265,3 +302,26 @@ def stored_items(engine: tm.MemoryEngine) -> dict[str, tm.StoreItem]:
         if page.next_cursor is None:
             return found
         cursor = page.next_cursor
+
+
+class FailingEngine(EngineWrapper):
+    """Fails ``store_many`` call number ``fail_on`` after storing its first ``partly`` items."""
+
+    def __init__(self, inner: tm.MemoryEngine, fail_on: int, partly: int = 0) -> None:
+        super().__init__(inner)
+        self.fail_on = fail_on
+        self.partly = partly
+        self.calls: list[int] = []
+
+    def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+        self.calls.append(len(items))
+        if len(self.calls) == self.fail_on:
+            if self.partly:
+                self.inner.store_many(items[: self.partly])
+            raise tm.EngineError("the disk is full")
+        return self.inner.store_many(items)
+
+
+def snapshot(engine: tm.MemoryEngine) -> dict[str, str]:
+    """Every item ``engine`` holds as its JSON form, by id: equal snapshots hold the same items."""
+    return {key: to_json(item) for key, item in stored_items(engine).items()}

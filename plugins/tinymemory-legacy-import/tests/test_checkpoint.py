@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from legacy_workspaces import LegacyBuilder, mixed_workspace
 
 import tinymemory as tm
-from legacy_workspaces import LegacyBuilder, mixed_workspace
 from tinymemory.plugin import to_json
 from tinymemory_legacy_import import Checkpoint, ChunkCursor, LegacyWorkspace
 
@@ -63,8 +63,13 @@ def test_items_from_refuses_what_is_not_a_checkpoint(tmp_path: Path) -> None:
             workspace.items_from(None, page_size=0)
 
 
-def _stream(workspace: LegacyWorkspace, checkpoint: Checkpoint | None, page: int) -> list[tuple[str, str]]:
-    return [(imported.section, to_json(imported.item)) for imported in workspace.items_from(checkpoint, page_size=page)]
+def _stream(
+    workspace: LegacyWorkspace, checkpoint: Checkpoint | None, page: int
+) -> list[tuple[str, str]]:
+    return [
+        (imported.section, to_json(imported.item))
+        for imported in workspace.items_from(checkpoint, page_size=page)
+    ]
 
 
 def test_resuming_from_every_checkpoint_yields_exactly_the_rest(tmp_path: Path) -> None:
@@ -95,7 +100,9 @@ def test_a_page_of_skipped_rows_never_stalls_the_scan(builder: LegacyBuilder) ->
     builder.turn("t", 1.0, "user", "kept")
     builder.commit()
     with LegacyWorkspace.open(builder.root) as workspace:
-        found = [(i.section, i.checkpoint.to_data()) for i in workspace.items_from(None, page_size=1)]
+        found = [
+            (i.section, i.checkpoint.to_data()) for i in workspace.items_from(None, page_size=1)
+        ]
     sections = [section for section, _ in found]
     assert sections == ["documents", "documents", "conversations"] + ["learnings"] * 20
     assert found[1][1] == {"documents": "c"}
@@ -108,5 +115,7 @@ def test_keys_order_as_binary_text(builder: LegacyBuilder) -> None:
         builder.doc(key, "notes", f"doc {key}")
     builder.commit()
     with LegacyWorkspace.open(builder.root) as workspace:
-        keys = [imported.checkpoint.documents for imported in workspace.items_from(None, page_size=2)]
+        keys = [
+            imported.checkpoint.documents for imported in workspace.items_from(None, page_size=2)
+        ]
     assert keys == ["Zeta", "a", "chat", "z", "é"]

@@ -6,9 +6,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from legacy_workspaces import LegacyBuilder
 
 import tinymemory as tm
-from legacy_workspaces import LegacyBuilder
 from tinymemory_legacy_import import LegacyWorkspace, NotLegacy
 
 
@@ -28,7 +28,9 @@ def test_not_legacy_is_an_invalid_request() -> None:
 
 
 def test_an_empty_folder_names_both_stores(tmp_path: Path) -> None:
-    with pytest.raises(NotLegacy, match=r"neither memory/memory\.db nor a usable memory_tree/chunks\.db"):
+    with pytest.raises(
+        NotLegacy, match=r"neither memory/memory\.db nor a usable memory_tree/chunks\.db"
+    ):
         LegacyWorkspace.open(tmp_path)
 
 
@@ -37,7 +39,9 @@ def test_a_path_that_is_not_text_is_refused_before_any_io() -> None:
         LegacyWorkspace.open(42)  # type: ignore[arg-type]
 
 
-def test_memory_db_that_is_a_folder_is_refused_even_beside_a_usable_chunk_store(tmp_path: Path) -> None:
+def test_memory_db_that_is_a_folder_is_refused_even_beside_a_usable_chunk_store(
+    tmp_path: Path,
+) -> None:
     LegacyBuilder(tmp_path, memory=False, chunks=True).close()
     (tmp_path / "memory" / "memory.db").mkdir(parents=True)
     with pytest.raises(NotLegacy, match=r"memory/memory\.db is not a file"):
@@ -63,11 +67,16 @@ def test_a_zero_byte_memory_db_fails_on_its_first_table(tmp_path: Path) -> None:
     [
         ("DROP TABLE episodic_log", "table episodic_log is missing"),
         ("ALTER TABLE user_profile DROP COLUMN value", "column user_profile.value is missing"),
-        ("ALTER TABLE memory_docs DROP COLUMN tags_json", "column memory_docs.tags_json is missing"),
+        (
+            "ALTER TABLE memory_docs DROP COLUMN tags_json",
+            "column memory_docs.tags_json is missing",
+        ),
         ("ALTER TABLE episodic_log DROP COLUMN role", "column episodic_log.role is missing"),
     ],
 )
-def test_the_first_missing_table_or_column_is_named(tmp_path: Path, drop: str, missing: str) -> None:
+def test_the_first_missing_table_or_column_is_named(
+    tmp_path: Path, drop: str, missing: str
+) -> None:
     LegacyBuilder(tmp_path).close()
     with sqlite3.connect(tmp_path / "memory" / "memory.db") as connection:
         connection.execute(drop)
@@ -105,7 +114,9 @@ def test_an_unusable_chunk_store_is_silently_absent(tmp_path: Path, spoil: str) 
     else:
         column = "" if spoil == "no table" else "id TEXT, source_kind TEXT, source_id TEXT"
         with sqlite3.connect(chunks) as connection:
-            connection.execute(f"CREATE TABLE {'other' if not column else 'mem_tree_chunks'} ({column or 'x'})")
+            connection.execute(
+                f"CREATE TABLE {'other' if not column else 'mem_tree_chunks'} ({column or 'x'})"
+            )
         connection.close()
     with LegacyWorkspace.open(tmp_path) as workspace:
         assert (workspace.has_memory_db, workspace.has_chunk_store) == (True, False)

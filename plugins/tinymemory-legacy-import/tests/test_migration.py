@@ -6,10 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from legacy_workspaces import FailingEngine, LegacyBuilder, mixed_workspace, snapshot, stored_items
 
 import tinymemory as tm
-from legacy_workspaces import LegacyBuilder, mixed_workspace, stored_items
-from tinymemory.plugin import EngineWrapper, to_json
 from tinymemory_legacy_import import (
     Checkpoint,
     LegacyReadError,
@@ -19,28 +18,6 @@ from tinymemory_legacy_import import (
     migrate,
     migrate_with,
 )
-
-
-class FailingEngine(EngineWrapper):
-    """Fails ``store_many`` call number ``fail_on``, after storing the first ``partly`` of its items."""
-
-    def __init__(self, inner: tm.MemoryEngine, fail_on: int, partly: int = 0) -> None:
-        super().__init__(inner)
-        self.fail_on = fail_on
-        self.partly = partly
-        self.calls: list[int] = []
-
-    def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
-        self.calls.append(len(items))
-        if len(self.calls) == self.fail_on:
-            if self.partly:
-                self.inner.store_many(items[: self.partly])
-            raise tm.EngineError("the disk is full")
-        return self.inner.store_many(items)
-
-
-def snapshot(engine: tm.MemoryEngine) -> dict[str, str]:
-    return {key: to_json(item) for key, item in stored_items(engine).items()}
 
 
 @pytest.fixture
@@ -72,7 +49,7 @@ def test_a_failed_batch_carries_the_last_committed_checkpoint_and_resumes(
     documents_250: LegacyWorkspace, engine: tm.MemoryEngine
 ) -> None:
     failing = FailingEngine(engine, fail_on=2, partly=40)
-    with pytest.raises(MigrationFailed, match="batch 2.*the disk is full") as raised:
+    with pytest.raises(MigrationFailed, match=r"batch 2.*the disk is full") as raised:
         migrate(failing, documents_250)
     assert isinstance(raised.value, tm.EngineError)
     assert raised.value.checkpoint == Checkpoint(documents="d099")
@@ -82,7 +59,9 @@ def test_a_failed_batch_carries_the_last_committed_checkpoint_and_resumes(
     assert len(stored_items(engine)) == 250
 
 
-def test_a_failure_on_the_first_batch_carries_the_start_or_from(documents_250: LegacyWorkspace, engine: tm.MemoryEngine) -> None:
+def test_a_failure_on_the_first_batch_carries_the_start_or_from(
+    documents_250: LegacyWorkspace, engine: tm.MemoryEngine
+) -> None:
     with pytest.raises(MigrationFailed) as raised:
         migrate(FailingEngine(engine, fail_on=1), documents_250)
     assert raised.value.checkpoint == Checkpoint()
@@ -92,22 +71,37 @@ def test_a_failure_on_the_first_batch_carries_the_start_or_from(documents_250: L
     assert raised.value.checkpoint == start
 
 
-def test_an_empty_workspace_reports_zeros_without_calling_the_engine(tmp_path: Path, engine: tm.MemoryEngine) -> None:
+def test_an_empty_workspace_reports_zeros_without_calling_the_engine(
+    tmp_path: Path, engine: tm.MemoryEngine
+) -> None:
     LegacyBuilder(tmp_path / "ws", chunks=True).close()
     never = FailingEngine(engine, fail_on=1)
     calls: list[MigrationReport] = []
     with LegacyWorkspace.open(tmp_path / "ws") as workspace:
         report = migrate_with(never, workspace, None, calls.append)
-        assert (report.stored, report.replayed, report.batches, report.checkpoint) == (0, 0, 0, Checkpoint())
+        assert (report.stored, report.replayed, report.batches, report.checkpoint) == (
+            0,
+            0,
+            0,
+            Checkpoint(),
+        )
         start = Checkpoint(profile="zz")
         assert migrate(never, workspace, start).checkpoint == start
-    assert never.calls == [] and calls == []
+    assert never.calls == []
+    assert calls == []
 
 
-def test_a_read_failure_is_raised_as_is_and_its_batch_is_not_sent(tmp_path: Path, engine: tm.MemoryEngine) -> None:
+def test_a_read_failure_is_raised_as_is_and_its_batch_is_not_sent(
+    tmp_path: Path, engine: tm.MemoryEngine
+) -> None:
     builder = LegacyBuilder(tmp_path / "ws")
     for number in range(150):
-        builder.doc(f"d{number:03d}", "notes", f"document {number}", updated_at="yesterday" if number == 120 else 1.0)
+        builder.doc(
+            f"d{number:03d}",
+            "notes",
+            f"document {number}",
+            updated_at="yesterday" if number == 120 else 1.0,
+        )
     builder.close()
     committed: list[Checkpoint] = []
     with LegacyWorkspace.open(tmp_path / "ws") as workspace, pytest.raises(LegacyReadError):
@@ -116,7 +110,9 @@ def test_a_read_failure_is_raised_as_is_and_its_batch_is_not_sent(tmp_path: Path
     assert len(stored_items(engine)) == 100
 
 
-def test_an_item_the_contract_refuses_is_skipped_and_reported(builder: LegacyBuilder, engine: tm.MemoryEngine) -> None:
+def test_an_item_the_contract_refuses_is_skipped_and_reported(
+    builder: LegacyBuilder, engine: tm.MemoryEngine
+) -> None:
     builder.doc("d1", "notes", "\u200b")  # not blank to v1, but a blank document to the contract
     builder.doc("d2", "notes", "fine")
     builder.commit()
@@ -127,7 +123,9 @@ def test_an_item_the_contract_refuses_is_skipped_and_reported(builder: LegacyBui
     assert "empty" in report.skipped[0].reason
 
 
-def test_arguments_are_checked_before_anything_is_read(documents_250: LegacyWorkspace, engine: tm.MemoryEngine) -> None:
+def test_arguments_are_checked_before_anything_is_read(
+    documents_250: LegacyWorkspace, engine: tm.MemoryEngine
+) -> None:
     with pytest.raises(tm.InvalidRequest, match="`engine` must be a MemoryEngine"):
         migrate("sqlite", documents_250)  # type: ignore[arg-type]
     with pytest.raises(tm.InvalidRequest, match="`workspace` must be a LegacyWorkspace"):
@@ -145,13 +143,19 @@ MIXED_SCALE = 65  # 650 items in every section: 7 batches, the last one partial
 
 
 @pytest.fixture(scope="module")
-def mixed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LegacyWorkspace, dict[str, str]]]:
+def mixed(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[LegacyWorkspace, dict[str, str]]]:
     root = mixed_workspace(tmp_path_factory.mktemp("mixed") / "ws", scale=MIXED_SCALE)
     with LegacyWorkspace.open(root) as workspace, tm.build_engine("reference") as engine:
         report = migrate(engine, workspace)
         assert (report.stored, report.batches) == (650, 7)
         assert dict(report.sections) == {
-            "documents": 130, "chunks": 130, "conversations": 130, "learnings": 195, "profile": 65,
+            "documents": 130,
+            "chunks": 130,
+            "conversations": 130,
+            "learnings": 195,
+            "profile": 65,
         }
         yield workspace, snapshot(engine)
 

@@ -81,9 +81,10 @@ def import_v1_command(
 def _migrate(
     workspace: LegacyWorkspace, start: Checkpoint | None, checkpoint_file: Path | None
 ) -> MigrationReport:
-    with MemoryConfig.load().build(EngineCredential.from_env()) as engine, _bar(
-        workspace, start
-    ) as advance:
+    with (
+        MemoryConfig.load().build(EngineCredential.from_env()) as engine,
+        _bar(workspace, start) as advance,
+    ):
 
         def committed(report: MigrationReport) -> None:
             if checkpoint_file is not None:
@@ -93,10 +94,14 @@ def _migrate(
         return migrate_with(engine, workspace, start, committed)
 
 
+def _stderr_is_terminal() -> bool:
+    return sys.stderr.isatty()
+
+
 @contextlib.contextmanager
 def _bar(workspace: LegacyWorkspace, start: Checkpoint | None) -> Iterator[Any]:
     """A progress bar on stderr when it is a terminal; yields ``advance(items done so far)``."""
-    if not sys.stderr.isatty():
+    if not _stderr_is_terminal():
         yield lambda done: None
         return
     total = sum(workspace.count(start).values())  # a read-only pass, so the bar has an end
@@ -112,7 +117,7 @@ def _bar(workspace: LegacyWorkspace, start: Checkpoint | None) -> Iterator[Any]:
 
 
 def _read_checkpoint(file: Path, workspace: LegacyWorkspace) -> Checkpoint | None:
-    """The checkpoint saved in ``file`` for this workspace, or ``None`` when there is no file yet."""
+    """The checkpoint ``file`` holds for this workspace; ``None`` when there is no file yet."""
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -137,7 +142,7 @@ def _read_checkpoint(file: Path, workspace: LegacyWorkspace) -> Checkpoint | Non
 
 
 def _write_checkpoint(file: Path, workspace: LegacyWorkspace, checkpoint: Checkpoint) -> None:
-    """Replace ``file`` with the checkpoint, through a temporary file, so it is never half written."""
+    """Replace ``file`` with the checkpoint through a temporary file: never half written."""
     target = file.resolve()
     data = {"workspace": workspace.path, "checkpoint": checkpoint.to_data()}
     try:

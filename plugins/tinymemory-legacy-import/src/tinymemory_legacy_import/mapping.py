@@ -107,7 +107,7 @@ def classify(namespace: str) -> tuple[Family, str | None]:
 
 
 def is_external(taint: str | None) -> bool:
-    """Whether a ``taint`` value marks the row external (anything but ``internal``, trimmed, any case).
+    """Whether a ``taint`` marks the row external: anything but ``internal`` (trimmed, any case).
 
     ``None`` means the store has no taint column: every row is internal.
     """
@@ -130,7 +130,7 @@ class Origin:
     workspace: str
 
     def meta(self, legacy_id: str, **fields: Any) -> MemoryMeta:
-        """The item's meta: an ``import`` source with ``legacy_id`` and the workspace, plus fields."""
+        """The meta: an ``import`` source with ``legacy_id``, the workspace, and ``fields``."""
         return MemoryMeta(
             workspace=self.workspace,
             source=SourceRef(kind=SourceKind.IMPORT, id=legacy_id),
@@ -181,7 +181,9 @@ def document(origin: Origin, row: DocRow) -> Document | None:
     )
 
 
-def learning(origin: Origin, row: DocRow, family: Family, namespace_class: str | None) -> Learning | None:
+def learning(
+    origin: Origin, row: DocRow, family: Family, namespace_class: str | None
+) -> Learning | None:
     """A ``learning``/``learning:*`` or ``global`` row as a Learning; ``None`` when blank."""
     taint = TAINT_TAG if row.external else None
     updated = from_seconds(row.updated_at)
@@ -215,7 +217,11 @@ def _candidate(
 ) -> Learning:
     """A learning candidate (v1's JSON) as a Learning; its own class beats the namespace's (T7)."""
     written_class = nonblank_string(candidate.get("class")) or namespace_class
-    kind = _KIND_OF_CLASS.get(rust_trim(written_class).lower(), LearningKind.OTHER) if written_class else LearningKind.OTHER
+    kind = (
+        _KIND_OF_CLASS.get(rust_trim(written_class).lower(), LearningKind.OTHER)
+        if written_class
+        else LearningKind.OTHER
+    )
     value = candidate["value"]
     text = f"{candidate['key']}: {value if isinstance(value, str) else compact_json(value)}"
     evidence = candidate.get("evidence")
@@ -276,13 +282,15 @@ def tool_calls(text: str | None) -> tuple[ToolCallRef, ...]:
             continue
         ids = (call.get("id"), call.get("call_id"))
         found.append(
-            ToolCallRef(name=name, id=next((i for i in ids if nonblank_string(i) is not None), None))
+            ToolCallRef(
+                name=name, id=next((i for i in ids if nonblank_string(i) is not None), None)
+            )
         )
     return tuple(found)
 
 
 def thread(origin: Origin, session_id: str, rows: Sequence[TurnRow]) -> Conversation | None:
-    """A thread's turns (already in ``(timestamp, id)`` order) as a Conversation; blank ones dropped."""
+    """A thread's turns (in ``(timestamp, id)`` order) as a Conversation; blank turns dropped."""
     turns = [
         Turn(
             role=role(row.role),

@@ -49,7 +49,7 @@ class MigrationReport:
     stored: int = 0
     replayed: int = 0
     batches: int = 0
-    checkpoint: Checkpoint = Checkpoint()
+    checkpoint: Checkpoint = attrs.field(factory=Checkpoint)
     sections: Mapping[str, int] = attrs.field(factory=_no_sections, hash=False)
     skipped: tuple[SkippedItem, ...] = ()
 
@@ -61,7 +61,7 @@ OnBatch = Callable[[MigrationReport], None]
 def migrate(
     engine: MemoryEngine, workspace: LegacyWorkspace, from_: Checkpoint | None = None
 ) -> MigrationReport:
-    """Copy ``workspace`` into ``engine`` from ``from_`` (the start by default); see :func:`migrate_with`."""
+    """Copy ``workspace`` into ``engine`` from ``from_`` (default: the start); see migrate_with."""
     return migrate_with(engine, workspace, from_, None)
 
 
@@ -83,7 +83,9 @@ def migrate_with(
     if not isinstance(engine, MemoryEngine):
         raise InvalidRequest(f"`engine` must be a MemoryEngine, not {type(engine).__name__}")
     if not isinstance(workspace, LegacyWorkspace):
-        raise InvalidRequest(f"`workspace` must be a LegacyWorkspace, not {type(workspace).__name__}")
+        raise InvalidRequest(
+            f"`workspace` must be a LegacyWorkspace, not {type(workspace).__name__}"
+        )
     if from_ is not None and not isinstance(from_, Checkpoint):
         raise InvalidRequest("`from_` must be a Checkpoint or None")
     if on_batch is not None and not callable(on_batch):

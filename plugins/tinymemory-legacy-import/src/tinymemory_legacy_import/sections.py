@@ -54,7 +54,9 @@ def _query(store: Store, table: str, sql: str, parameters: Sequence[object]) -> 
         raise LegacyReadError(f"reading {table} failed: {detail}") from None
 
 
-def _paged(fetch: Callable[[K | None], list[Row]], key_of: Callable[[Row], K], after: K | None) -> Iterator[Row]:
+def _paged(
+    fetch: Callable[[K | None], list[Row]], key_of: Callable[[Row], K], after: K | None
+) -> Iterator[Row]:
     """Every row ``fetch`` pages out, each page starting after the last key of the one before."""
     while rows := fetch(after):
         yield from rows
@@ -65,8 +67,16 @@ def _doc_rows(store: Store, after: str | None, page: int) -> Iterator[tuple[str,
     """Every ``memory_docs`` row by ``document_id``, decoded strictly."""
     optional = [c for c in ("logical_namespace", "taint") if store.has("memory_docs", c)]
     columns = ", ".join(
-        ["document_id", "namespace", "title", "content", "tags_json", "metadata_json", "updated_at"]
-        + optional
+        [
+            "document_id",
+            "namespace",
+            "title",
+            "content",
+            "tags_json",
+            "metadata_json",
+            "updated_at",
+            *optional,
+        ]
     )
 
     def fetch(key: str | None) -> list[Row]:
@@ -82,20 +92,27 @@ def _doc_rows(store: Store, after: str | None, page: int) -> Iterator[tuple[str,
             )
         read = RowReader("memory_docs", row, key)
         taint = read.optional_text("taint") if "taint" in optional else None
-        yield key, DocRow(
-            document_id=key,
-            namespace=logical_namespace(read.text("namespace"), read.optional_text("logical_namespace")),
-            title=read.text("title"),
-            content=read.text("content"),
-            tags_json=read.text("tags_json"),
-            metadata_json=read.text("metadata_json"),
-            updated_at=read.real("updated_at"),
-            # A NULL taint in a store with the column is not `internal`, so external.
-            external="taint" in optional and is_external(taint or ""),
+        yield (
+            key,
+            DocRow(
+                document_id=key,
+                namespace=logical_namespace(
+                    read.text("namespace"), read.optional_text("logical_namespace")
+                ),
+                title=read.text("title"),
+                content=read.text("content"),
+                tags_json=read.text("tags_json"),
+                metadata_json=read.text("metadata_json"),
+                updated_at=read.real("updated_at"),
+                # A NULL taint in a store with the column is not `internal`, so external.
+                external="taint" in optional and is_external(taint or ""),
+            ),
         )
 
 
-def documents(store: Store, origin: Origin, after: str | None, page: int) -> Iterator[tuple[str, StoreItem]]:
+def documents(
+    store: Store, origin: Origin, after: str | None, page: int
+) -> Iterator[tuple[str, StoreItem]]:
     """Section 1: rows of document namespaces (not learning, global or event) as Documents."""
     for key, row in _doc_rows(store, after, page):
         family, _ = classify(row.namespace)
@@ -103,7 +120,9 @@ def documents(store: Store, origin: Origin, after: str | None, page: int) -> Ite
             yield key, item
 
 
-def learnings(store: Store, origin: Origin, after: str | None, page: int) -> Iterator[tuple[str, StoreItem]]:
+def learnings(
+    store: Store, origin: Origin, after: str | None, page: int
+) -> Iterator[tuple[str, StoreItem]]:
     """Section 4: ``learning``, ``learning:*`` and ``global`` rows as Learnings (trap T1)."""
     for key, row in _doc_rows(store, after, page):
         family, namespace_class = classify(row.namespace)
@@ -113,10 +132,14 @@ def learnings(store: Store, origin: Origin, after: str | None, page: int) -> Ite
                 yield key, item
 
 
-def conversations(store: Store, origin: Origin, after: str | None, page: int) -> Iterator[tuple[str, StoreItem]]:
+def conversations(
+    store: Store, origin: Origin, after: str | None, page: int
+) -> Iterator[tuple[str, StoreItem]]:
     """Section 3: ``episodic_log`` grouped by ``session_id``, turns by ``(timestamp, id)``."""
     tool_calls = store.has("episodic_log", "tool_calls_json")
-    columns = "id, session_id, timestamp, role, content" + (", tool_calls_json" if tool_calls else "")
+    columns = "id, session_id, timestamp, role, content" + (
+        ", tool_calls_json" if tool_calls else ""
+    )
 
     def fetch_sessions(key: str | None) -> list[Row]:
         where = "" if key is None else "WHERE session_id > ?"
@@ -157,7 +180,7 @@ def _turn(read: RowReader, tool_calls: bool) -> TurnRow:
 def chunks(
     store: Store, root: Path, origin: Origin, after: ChunkCursor | None, page: int
 ) -> Iterator[tuple[ChunkCursor, StoreItem]]:
-    """Section 2: ``mem_tree_chunks`` grouped by ``(source_kind, source_id)``, chunks by ``(seq, id)``."""
+    """Section 2: ``mem_tree_chunks`` by ``(source_kind, source_id)``, chunks by ``(seq, id)``."""
     with_path = store.has("mem_tree_chunks", "content_path")
     columns = "id, source_kind, source_id, timestamp_ms, tags_json, content, seq_in_source" + (
         ", content_path" if with_path else ""
@@ -179,7 +202,8 @@ def chunks(
             store,
             table,
             f"SELECT {columns} FROM {table} WHERE (source_kind, source_id) >= (?, ?) "
-            "AND (source_kind, source_id) <= (?, ?) ORDER BY source_kind, source_id, seq_in_source, id",
+            "AND (source_kind, source_id) <= (?, ?) "
+            "ORDER BY source_kind, source_id, seq_in_source, id",
             [first["source_kind"], first["source_id"], last["source_kind"], last["source_id"]],
         )
         for (kind, source_id), group in itertools.groupby(
@@ -189,7 +213,8 @@ def chunks(
                 raise LegacyReadError(f"{table}: a source_kind or source_id is not text")
             cursor = ChunkCursor(kind, source_id)
             decoded = [
-                _chunk(RowReader(table, row, f"{kind}:{source_id}"), root, with_path) for row in group
+                _chunk(RowReader(table, row, f"{kind}:{source_id}"), root, with_path)
+                for row in group
             ]
             item = chunk_source(origin, kind, source_id, decoded)
             if item is not None:
@@ -248,7 +273,9 @@ def _is_plain_relative(relative: str) -> bool:
     )
 
 
-def profile(store: Store, origin: Origin, after: str | None, page: int) -> Iterator[tuple[str, StoreItem]]:
+def profile(
+    store: Store, origin: Origin, after: str | None, page: int
+) -> Iterator[tuple[str, StoreItem]]:
     """Section 5: live ``user_profile`` facets as preference Learnings.
 
     ``state = 'dropped'`` and ``user_state = 'forgotten'`` are left out, exactly

@@ -33,7 +33,7 @@ def rust_trim(text: str) -> str:
 
 
 def is_blank(text: str) -> bool:
-    """Whether ``text`` is empty once trimmed as Rust trims (U+00A0 and U+3000 count; U+200B not)."""
+    """Whether ``text`` is empty once Rust-trimmed (U+00A0 and U+3000 count, U+200B does not)."""
     return not rust_trim(text)
 
 
@@ -94,7 +94,7 @@ def compact_json(value: Any) -> str:
 
 
 def string_list(value: Any) -> list[str]:
-    """The non-blank strings of a JSON array, in order, duplicates kept; ``[]`` for any other shape."""
+    """The non-blank strings of a JSON array in order, duplicates kept; ``[]`` for other shapes."""
     if not isinstance(value, list):
         return []
     return [element for element in value if isinstance(element, str) and not is_blank(element)]

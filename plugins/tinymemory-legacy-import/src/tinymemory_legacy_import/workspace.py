@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Generator
 from types import TracebackType
 
 import attrs
@@ -16,13 +16,18 @@ from .checkpoint import SECTIONS, Checkpoint
 from .detection import Layout, detect
 from .mapping import Origin
 
+#: The items of a workspace, as ``items`` and ``items_from`` yield them (``close()`` ends one).
+Stream = Generator["ImportedItem", None, None]
+
 #: How many keys each section reads from SQLite at a time (any size gives the same items).
 PAGE_SIZE = 256
 
 
 @attrs.frozen(kw_only=True)
 class ImportedItem:
-    """One item of the stream: its section, the item, and the checkpoint covering it and all before."""
+    """One item of the stream: its section, the item, and the checkpoint covering it and all
+    before it.
+    """
 
     section: str
     item: StoreItem
@@ -55,7 +60,7 @@ class LegacyWorkspace:
 
     @property
     def has_memory_db(self) -> bool:
-        """Whether ``memory/memory.db`` is present (sections documents, conversations, learnings, profile)."""
+        """Whether ``memory/memory.db`` is there (documents, conversations, learnings, profile)."""
         return self._layout.memory is not None
 
     @property
@@ -63,13 +68,11 @@ class LegacyWorkspace:
         """Whether a usable ``memory_tree/chunks.db`` is present (section chunks)."""
         return self._layout.chunks is not None
 
-    def items(self) -> Iterator[ImportedItem]:
+    def items(self) -> Stream:
         """Every item, section by section, from the start."""
         return self.items_from(None)
 
-    def items_from(
-        self, checkpoint: Checkpoint | None, *, page_size: int = PAGE_SIZE
-    ) -> Iterator[ImportedItem]:
+    def items_from(self, checkpoint: Checkpoint | None, *, page_size: int = PAGE_SIZE) -> Stream:
         """The items after ``checkpoint``: each section from strictly after its own key.
 
         Provided the workspace did not change, this yields exactly what
@@ -83,7 +86,7 @@ class LegacyWorkspace:
             raise InvalidRequest("`page_size` must be a positive integer")
         return self._walk(checkpoint or Checkpoint(), page_size)
 
-    def _walk(self, checkpoint: Checkpoint, page: int) -> Iterator[ImportedItem]:
+    def _walk(self, checkpoint: Checkpoint, page: int) -> Stream:
         memory, chunk_store, origin = self._layout.memory, self._layout.chunks, self._origin
         if memory is not None:
             for key, item in sections.documents(memory, origin, checkpoint.documents, page):
@@ -107,7 +110,7 @@ class LegacyWorkspace:
             yield ImportedItem(section="profile", item=item, checkpoint=checkpoint)
 
     def count(self, checkpoint: Checkpoint | None = None) -> dict[str, int]:
-        """How many items each section yields after ``checkpoint`` (every section named, in order)."""
+        """How many items each section yields after ``checkpoint``, every section named in order."""
         counts = Counter(imported.section for imported in self.items_from(checkpoint))
         return {section: counts[section] for section in SECTIONS}
 
