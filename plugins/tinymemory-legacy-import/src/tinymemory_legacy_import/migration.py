@@ -1,7 +1,7 @@
 """Copying a workspace into any engine: ``migrate`` and ``migrate_with``.
 
-Each batch opens a fresh stream from the committed checkpoint (trap T16),
-takes up to ``MAX_STORE_MANY`` items and hands them to :func:`tinymemory.sync`,
+Items stream from the checkpoint given; each batch of up to
+``MAX_STORE_MANY`` of them goes to :func:`tinymemory.sync`,
 which makes one ``store_many`` call of the valid ones and reports any the
 contract refuses (an item over the size caps, say) as skipped. A failed
 ``store_many`` is :class:`MigrationFailed` carrying the last committed
@@ -20,7 +20,7 @@ from tinymemory import MAX_STORE_MANY, InvalidRequest, MemoryEngine, TinyMemoryE
 
 from .checkpoint import SECTIONS, Checkpoint
 from .errors import MigrationFailed
-from .workspace import LegacyWorkspace
+from .workspace import ImportedItem, LegacyWorkspace
 
 
 @attrs.frozen(kw_only=True)
@@ -91,43 +91,55 @@ def migrate_with(
     if on_batch is not None and not callable(on_batch):
         raise InvalidRequest("`on_batch` must be callable")
     report = MigrationReport(checkpoint=from_ or Checkpoint())
-    attempt = 0
-    while True:
-        attempt += 1
-        stream = workspace.items_from(report.checkpoint, page_size=MAX_STORE_MANY)
-        try:
-            batch = list(itertools.islice(stream, MAX_STORE_MANY))
-        finally:
-            stream.close()
-        if not batch:
-            return report
-        try:
-            stored = sync(engine, [imported.item for imported in batch])
-        except TinyMemoryError as error:
-            raise MigrationFailed(
-                f"store_many failed on batch {attempt} ({error}); "
-                "resume from the checkpoint this error carries",
-                checkpoint=report.checkpoint,
-                cause=error,
-            ) from error
-        sections = dict(report.sections)
-        for imported in batch:
-            sections[imported.section] += 1
-        skipped = tuple(
-            SkippedItem(
-                section=batch[refused.index].section,
-                legacy_id=str(batch[refused.index].item.meta.source.id),
-                reason=refused.reason,
-            )
-            for refused in stored.skipped
+    # One stream serves every batch. After a stored batch it goes on exactly as
+    # a fresh items_from(committed) would (the workspace is only read, and each
+    # page is a query of its own), and a failure ends the migration, so resuming
+    # from the committed checkpoint re-sends exactly the failed batch. Opening a
+    # fresh stream per batch (the Rust importer's way, trap T16) would re-scan,
+    # at every batch, the rows of each section that has yielded nothing yet:
+    # quadratic in a store of many `event:*` rows, say.
+    stream = workspace.items_from(report.checkpoint)
+    try:
+        attempt = 0
+        while batch := list(itertools.islice(stream, MAX_STORE_MANY)):
+            attempt += 1
+            report = _store(engine, batch, report, attempt)
+            if on_batch is not None:
+                on_batch(report)
+    finally:
+        stream.close()
+    return report
+
+
+def _store(
+    engine: MemoryEngine, batch: list[ImportedItem], report: MigrationReport, attempt: int
+) -> MigrationReport:
+    """Store one batch through ``sync``; the report after it, or ``MigrationFailed``."""
+    try:
+        stored = sync(engine, [imported.item for imported in batch])
+    except TinyMemoryError as error:
+        raise MigrationFailed(
+            f"store_many failed on batch {attempt} ({error}); "
+            "resume from the checkpoint this error carries",
+            checkpoint=report.checkpoint,
+            cause=error,
+        ) from error
+    sections = dict(report.sections)
+    for imported in batch:
+        sections[imported.section] += 1
+    skipped = tuple(
+        SkippedItem(
+            section=batch[refused.index].section,
+            legacy_id=str(batch[refused.index].item.meta.source.id),
+            reason=refused.reason,
         )
-        report = MigrationReport(
-            stored=report.stored + stored.stored,
-            replayed=report.replayed + stored.replayed,
-            batches=report.batches + stored.batches,
-            checkpoint=batch[-1].checkpoint,
-            sections=sections,
-            skipped=(*report.skipped, *skipped),
-        )
-        if on_batch is not None:
-            on_batch(report)
+        for refused in stored.skipped
+    )
+    return MigrationReport(
+        stored=report.stored + stored.stored,
+        replayed=report.replayed + stored.replayed,
+        batches=report.batches + stored.batches,
+        checkpoint=batch[-1].checkpoint,
+        sections=sections,
+        skipped=(*report.skipped, *skipped),
+    )

@@ -63,8 +63,14 @@ def _paged(
         after = key_of(rows[-1])
 
 
-def _doc_rows(store: Store, after: str | None, page: int) -> Iterator[tuple[str, DocRow]]:
-    """Every ``memory_docs`` row by ``document_id``, decoded strictly."""
+def _doc_rows(
+    store: Store, after: str | None, page: int, families: tuple[Family, ...]
+) -> Iterator[tuple[str, DocRow, Family, str | None]]:
+    """The ``memory_docs`` rows of ``families`` by ``document_id``, decoded strictly.
+
+    Each row's namespace is read first; only a row of the section is decoded
+    whole, so a section passes over the other's rows cheaply.
+    """
     optional = [c for c in ("logical_namespace", "taint") if store.has("memory_docs", c)]
     columns = ", ".join(
         [
@@ -91,32 +97,33 @@ def _doc_rows(store: Store, after: str | None, page: int) -> Iterator[tuple[str,
                 f"memory_docs: a document_id holds {type(key).__name__}, not text"
             )
         read = RowReader("memory_docs", row, key)
-        taint = read.optional_text("taint") if "taint" in optional else None
-        yield (
-            key,
-            DocRow(
-                document_id=key,
-                namespace=logical_namespace(
-                    read.text("namespace"), read.optional_text("logical_namespace")
-                ),
-                title=read.text("title"),
-                content=read.text("content"),
-                tags_json=read.text("tags_json"),
-                metadata_json=read.text("metadata_json"),
-                updated_at=read.real("updated_at"),
-                # A NULL taint in a store with the column is not `internal`, so external.
-                external="taint" in optional and is_external(taint or ""),
-            ),
+        namespace = logical_namespace(
+            read.text("namespace"), read.optional_text("logical_namespace")
         )
+        family, namespace_class = classify(namespace)
+        if family not in families:
+            continue
+        taint = read.optional_text("taint") if "taint" in optional else None
+        decoded = DocRow(
+            document_id=key,
+            namespace=namespace,
+            title=read.text("title"),
+            content=read.text("content"),
+            tags_json=read.text("tags_json"),
+            metadata_json=read.text("metadata_json"),
+            updated_at=read.real("updated_at"),
+            # A NULL taint in a store with the column is not `internal`, so external.
+            external="taint" in optional and is_external(taint or ""),
+        )
+        yield key, decoded, family, namespace_class
 
 
 def documents(
     store: Store, origin: Origin, after: str | None, page: int
 ) -> Iterator[tuple[str, StoreItem]]:
     """Section 1: rows of document namespaces (not learning, global or event) as Documents."""
-    for key, row in _doc_rows(store, after, page):
-        family, _ = classify(row.namespace)
-        if family is Family.DOCUMENT and (item := document(origin, row)) is not None:
+    for key, row, _, _ in _doc_rows(store, after, page, (Family.DOCUMENT,)):
+        if (item := document(origin, row)) is not None:
             yield key, item
 
 
@@ -124,12 +131,11 @@ def learnings(
     store: Store, origin: Origin, after: str | None, page: int
 ) -> Iterator[tuple[str, StoreItem]]:
     """Section 4: ``learning``, ``learning:*`` and ``global`` rows as Learnings (trap T1)."""
-    for key, row in _doc_rows(store, after, page):
-        family, namespace_class = classify(row.namespace)
-        if family in (Family.LEARNING, Family.GLOBAL):
-            item = learning(origin, row, family, namespace_class)
-            if item is not None:
-                yield key, item
+    for key, row, family, namespace_class in _doc_rows(
+        store, after, page, (Family.LEARNING, Family.GLOBAL)
+    ):
+        if (item := learning(origin, row, family, namespace_class)) is not None:
+            yield key, item
 
 
 def conversations(
