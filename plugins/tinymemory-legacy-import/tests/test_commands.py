@@ -111,7 +111,7 @@ def test_a_failed_batch_leaves_the_checkpoint_of_the_last_one_and_a_rerun_resume
     configured.engine = healthy
     resumed = run(workspace_path, "--checkpoint", checkpoint)
     assert resumed.exit_code == 0, resumed.output
-    assert "imported 50 items in 1 batches: 40 stored, 10 replays" in resumed.stdout
+    assert "imported 50 items in 1 batch: 40 stored, 10 replays" in resumed.stdout
     assert snapshot(healthy) == uninterrupted
 
 
