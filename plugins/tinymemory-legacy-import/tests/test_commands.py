@@ -199,6 +199,15 @@ def test_a_bad_checkpoint_file_is_refused_before_anything_is_stored(
     assert configured.builds == 0
 
 
+def test_a_checkpoint_file_in_no_folder_is_refused_before_anything_is_stored(
+    workspace_path: Path, configured: Configured, tmp_path: Path
+) -> None:
+    result = run(workspace_path, "--checkpoint", tmp_path / "missing" / "cp.json")
+    assert result.exit_code == 1
+    assert "its folder does not exist" in result.stderr
+    assert configured.builds == 0
+
+
 def test_what_is_no_workspace_is_a_clean_error(tmp_path: Path, configured: Configured) -> None:
     missing = run(tmp_path / "nowhere")
     assert (missing.exit_code, missing.stderr) == (

@@ -137,6 +137,13 @@ def test_the_workspace_is_the_canonical_path_through_a_symlink(tmp_path: Path) -
         assert workspace.path == str((tmp_path / "real").resolve())
 
 
+def test_a_home_relative_path_is_expanded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    LegacyBuilder(tmp_path / "old").close()
+    with LegacyWorkspace.open("~/old") as workspace:
+        assert workspace.path == str((tmp_path / "old").resolve())
+
+
 def test_an_unflushed_wal_is_read_and_kept(tmp_path: Path) -> None:
     """A writer that never checkpointed leaves its rows only in ``memory.db-wal``."""
     builder = LegacyBuilder(tmp_path)

@@ -670,3 +670,18 @@ def test_every_item_is_an_import_of_the_workspace(tmp_path: Path) -> None:
     assert all(item.meta.source.kind is tm.SourceKind.IMPORT for item in items)
     assert {item.meta.workspace for item in items} == {str(root.resolve())}
     assert {item.meta.namespace for item in items} == {tm.Namespace.ROOT}
+
+
+def test_a_broken_row_of_one_memory_docs_section_stops_only_that_section(
+    builder: LegacyBuilder,
+) -> None:
+    """The documents section passes over learning rows undecoded, so it imports whole first."""
+    builder.doc("a", "notes", "a document")
+    builder.doc("b", "global", "a broken fact", updated_at="yesterday")
+    builder.turn("t", 1.0, "user", "hi")
+    builder.commit()
+    with LegacyWorkspace.open(builder.root) as workspace:
+        stream = workspace.items()
+        assert [next(stream).section, next(stream).section] == ["documents", "conversations"]
+        with pytest.raises(LegacyReadError, match="memory_docs row 'b'"):
+            next(stream)

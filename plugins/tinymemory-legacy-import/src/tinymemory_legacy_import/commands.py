@@ -59,6 +59,8 @@ def import_v1_command(
     stored in batches; re-running replays what is already stored.
     """
     try:
+        if checkpoint_file is not None and not checkpoint_file.resolve().parent.is_dir():
+            raise InvalidRequest(f"checkpoint file `{checkpoint_file}`: its folder does not exist")
         with LegacyWorkspace.open(path) as workspace:
             start = _read_checkpoint(checkpoint_file, workspace) if checkpoint_file else None
             if dry_run:

@@ -88,7 +88,7 @@ class Layout:
 
 def detect(path: str | Path) -> Layout:
     """Open the workspace at ``path``; ``NotFound``, ``NotLegacy`` or ``LegacyReadError`` if not."""
-    given = Path(path)
+    given = Path(path).expanduser()
     if not given.exists():
         raise NotFound(f"`{given}` does not exist")
     try:
