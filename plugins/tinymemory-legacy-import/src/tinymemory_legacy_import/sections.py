@@ -12,14 +12,21 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
+from typing import Any
 
 from tinymemory import StoreItem
 
 from .checkpoint import ChunkCursor
-from .detection import CONTENT_DIR, Store
+from .detection import (
+    CHUNK_COLUMNS,
+    CHUNK_OPTIONAL_COLUMNS,
+    CONTENT_DIR,
+    OPTIONAL_COLUMNS,
+    REQUIRED_COLUMNS,
+    Store,
+)
 from .errors import LegacyReadError
 from .mapping import (
     ChunkRow,
@@ -39,8 +46,9 @@ from .mapping import (
 )
 from .values import RowReader, from_milliseconds, lenient_json, string_list
 
-K = TypeVar("K")
 Row = dict[str, Any]
+_REQUIRED = {**REQUIRED_COLUMNS, "mem_tree_chunks": CHUNK_COLUMNS}
+_OPTIONAL = {**OPTIONAL_COLUMNS, "mem_tree_chunks": CHUNK_OPTIONAL_COLUMNS}
 
 
 def _query(store: Store, table: str, sql: str, parameters: Sequence[object]) -> list[Row]:
@@ -54,13 +62,41 @@ def _query(store: Store, table: str, sql: str, parameters: Sequence[object]) -> 
         raise LegacyReadError(f"reading {table} failed: {detail}") from None
 
 
-def _paged(
-    fetch: Callable[[K | None], list[Row]], key_of: Callable[[Row], K], after: K | None
-) -> Iterator[Row]:
-    """Every row ``fetch`` pages out, each page starting after the last key of the one before."""
+def _columns(store: Store, table: str) -> str:
+    """The select list of ``table``: its required columns, then the optional ones it has."""
+    present = [column for column in _OPTIONAL[table] if store.has(table, column)]
+    return ", ".join(f'"{column}"' for column in (*_REQUIRED[table], *present))
+
+
+def _keyed_rows(
+    store: Store,
+    table: str,
+    key_column: str,
+    after: str | None,
+    page: int,
+    live: Sequence[str] = (),
+) -> Iterator[RowReader]:
+    """Every row of ``table`` passing ``live`` by ascending text ``key_column``, a page at a time.
+
+    A key that is not text is a ``LegacyReadError`` (the page scan could not go on from it).
+    """
+    columns = _columns(store, table)
+
+    def fetch(key: str | None) -> list[Row]:
+        conditions = [*live, *([] if key is None else [f"{key_column} > ?"])]
+        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+        sql = f"SELECT {columns} FROM {table} {where} ORDER BY {key_column} LIMIT ?"
+        return _query(store, table, sql, [*([] if key is None else [key]), page])
+
     while rows := fetch(after):
-        yield from rows
-        after = key_of(rows[-1])
+        for row in rows:
+            key = row[key_column]
+            if not isinstance(key, str):
+                raise LegacyReadError(
+                    f"{table}: a {key_column} holds {type(key).__name__}, not text"
+                )
+            yield RowReader(table, row, key)
+        after = rows[-1][key_column]
 
 
 def _doc_rows(
@@ -71,41 +107,17 @@ def _doc_rows(
     Each row's namespace is read first; only a row of the section is decoded
     whole, so a section passes over the other's rows cheaply.
     """
-    optional = [c for c in ("logical_namespace", "taint") if store.has("memory_docs", c)]
-    columns = ", ".join(
-        [
-            "document_id",
-            "namespace",
-            "title",
-            "content",
-            "tags_json",
-            "metadata_json",
-            "updated_at",
-            *optional,
-        ]
-    )
-
-    def fetch(key: str | None) -> list[Row]:
-        where = "" if key is None else "WHERE document_id > ?"
-        sql = f"SELECT {columns} FROM memory_docs {where} ORDER BY document_id LIMIT ?"
-        return _query(store, "memory_docs", sql, ([] if key is None else [key]) + [page])
-
-    for row in _paged(fetch, lambda row: row["document_id"], after):
-        key = row["document_id"]
-        if not isinstance(key, str):
-            raise LegacyReadError(
-                f"memory_docs: a document_id holds {type(key).__name__}, not text"
-            )
-        read = RowReader("memory_docs", row, key)
+    with_taint = store.has("memory_docs", "taint")
+    for read in _keyed_rows(store, "memory_docs", "document_id", after, page):
         namespace = logical_namespace(
             read.text("namespace"), read.optional_text("logical_namespace")
         )
         family, namespace_class = classify(namespace)
         if family not in families:
             continue
-        taint = read.optional_text("taint") if "taint" in optional else None
+        taint = read.optional_text("taint")
         decoded = DocRow(
-            document_id=key,
+            document_id=read.key,
             namespace=namespace,
             title=read.text("title"),
             content=read.text("content"),
@@ -113,9 +125,9 @@ def _doc_rows(
             metadata_json=read.text("metadata_json"),
             updated_at=read.real("updated_at"),
             # A NULL taint in a store with the column is not `internal`, so external.
-            external="taint" in optional and is_external(taint or ""),
+            external=with_taint and is_external(taint or ""),
         )
-        yield key, decoded, family, namespace_class
+        yield read.key, decoded, family, namespace_class
 
 
 def documents(
@@ -142,10 +154,7 @@ def conversations(
     store: Store, origin: Origin, after: str | None, page: int
 ) -> Iterator[tuple[str, StoreItem]]:
     """Section 3: ``episodic_log`` grouped by ``session_id``, turns by ``(timestamp, id)``."""
-    tool_calls = store.has("episodic_log", "tool_calls_json")
-    columns = "id, session_id, timestamp, role, content" + (
-        ", tool_calls_json" if tool_calls else ""
-    )
+    columns = _columns(store, "episodic_log")
 
     def fetch_sessions(key: str | None) -> list[Row]:
         where = "" if key is None else "WHERE session_id > ?"
@@ -166,20 +175,20 @@ def conversations(
                 raise LegacyReadError(
                     f"episodic_log: a session_id holds {type(session_id).__name__}, not text"
                 )
-            turns = [_turn(RowReader("episodic_log", row, session_id), tool_calls) for row in group]
+            turns = [_turn(RowReader("episodic_log", row, session_id)) for row in group]
             item = thread(origin, session_id, turns)
             if item is not None:
                 yield session_id, item
         after = last
 
 
-def _turn(read: RowReader, tool_calls: bool) -> TurnRow:
+def _turn(read: RowReader) -> TurnRow:
     read.integer("id")
     return TurnRow(
         timestamp=read.real("timestamp"),
         role=read.text("role"),
         content=read.text("content"),
-        tool_calls_json=read.optional_text("tool_calls_json") if tool_calls else None,
+        tool_calls_json=read.optional_text("tool_calls_json"),
     )
 
 
@@ -187,10 +196,7 @@ def chunks(
     store: Store, root: Path, origin: Origin, after: ChunkCursor | None, page: int
 ) -> Iterator[tuple[ChunkCursor, StoreItem]]:
     """Section 2: ``mem_tree_chunks`` by ``(source_kind, source_id)``, chunks by ``(seq, id)``."""
-    with_path = store.has("mem_tree_chunks", "content_path")
-    columns = "id, source_kind, source_id, timestamp_ms, tags_json, content, seq_in_source" + (
-        ", content_path" if with_path else ""
-    )
+    columns = _columns(store, "mem_tree_chunks")
     table = "mem_tree_chunks"
 
     def fetch_sources(key: ChunkCursor | None) -> list[Row]:
@@ -218,22 +224,19 @@ def chunks(
             if not isinstance(kind, str) or not isinstance(source_id, str):
                 raise LegacyReadError(f"{table}: a source_kind or source_id is not text")
             cursor = ChunkCursor(kind, source_id)
-            decoded = [
-                _chunk(RowReader(table, row, f"{kind}:{source_id}"), root, with_path)
-                for row in group
-            ]
+            decoded = [_chunk(RowReader(table, row, f"{kind}:{source_id}"), root) for row in group]
             item = chunk_source(origin, kind, source_id, decoded)
             if item is not None:
                 yield cursor, item
         after = ChunkCursor(str(last["source_kind"]), str(last["source_id"]))
 
 
-def _chunk(read: RowReader, root: Path, with_path: bool) -> ChunkRow:
+def _chunk(read: RowReader, root: Path) -> ChunkRow:
     read.text("id")
     read.integer("seq_in_source")
     milliseconds = read.integer("timestamp_ms")
     preview = read.text("content")
-    relative = read.optional_text("content_path") if with_path else None
+    relative = read.optional_text("content_path")  # None where the store has no such column
     return ChunkRow(
         text=_chunk_text(root, relative, preview, read.key),
         timestamp=from_milliseconds(milliseconds),
@@ -288,11 +291,6 @@ def profile(
     and case-sensitively, only where the columns exist (trap T9).
     """
     table = "user_profile"
-    optional = [c for c in ("class", "evidence_refs_json") if store.has(table, c)]
-    columns = ", ".join(
-        ["facet_id", "facet_type", "key", "value", "confidence", "last_seen_at"]
-        + [f'"{column}"' for column in optional]
-    )
     live = [
         condition
         for column, condition in (
@@ -301,22 +299,11 @@ def profile(
         )
         if store.has(table, column)
     ]
-
-    def fetch(key: str | None) -> list[Row]:
-        conditions = live + ([] if key is None else ["facet_id > ?"])
-        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
-        sql = f"SELECT {columns} FROM {table} {where} ORDER BY facet_id LIMIT ?"
-        return _query(store, table, sql, ([] if key is None else [key]) + [page])
-
-    for row in _paged(fetch, lambda row: row["facet_id"], after):
-        key = row["facet_id"]
-        if not isinstance(key, str):
-            raise LegacyReadError(f"{table}: a facet_id holds {type(key).__name__}, not text")
-        read = RowReader(table, row, key)
+    for read in _keyed_rows(store, table, "facet_id", after, page, live):
         item = facet(
             origin,
             FacetRow(
-                facet_id=key,
+                facet_id=read.key,
                 facet_type=read.text("facet_type"),
                 key=read.text("key"),
                 value=read.text("value"),
@@ -327,4 +314,4 @@ def profile(
             ),
         )
         if item is not None:
-            yield key, item
+            yield read.key, item
