@@ -27,8 +27,8 @@ def test_the_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """The examples build on one another (the first makes the workspace), so they run in order."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TINYMEMORY_ENGINE", "reference")
-    found = examples(PAGE)
-    assert len(found) == 3
+    found = examples(PAGE, language="py")
+    assert len(found) == 4
     for example in found:
         code, expected = example.values
         output = io.StringIO()
