@@ -286,6 +286,23 @@ def test_a_candidate_without_evidence_or_observed_at(builder: LegacyBuilder) -> 
     assert item.meta.observed_at == datetime(1970, 1, 1, 0, 1, 40, tzinfo=UTC)
 
 
+def test_numbers_past_the_float_range_and_deep_json_are_tolerated(
+    builder: LegacyBuilder,
+) -> None:
+    huge = "1" + "0" * 400
+    builder.doc(
+        "d1",
+        "learning",
+        f'{{"key": "k", "value": "v", "initial_confidence": {huge}, "observed_at": {huge}}}',
+    )
+    builder.doc("d2", "learning", "[" * 100_000 + "]" * 100_000)
+    first, second = (item for _, item in read_all(builder))
+    assert isinstance(first, tm.Learning)
+    assert isinstance(second, tm.Learning)
+    assert (first.confidence, first.meta.observed_at) == (0.5, None)  # a number, out of range
+    assert (second.kind.value, len(second.text)) == ("other", 200_000)
+
+
 @pytest.mark.parametrize(
     "content",
     [

@@ -226,11 +226,8 @@ def _candidate(
     text = f"{candidate['key']}: {value if isinstance(value, str) else compact_json(value)}"
     evidence = candidate.get("evidence")
     observed = candidate.get("observed_at")
-    observed_at = (
-        from_seconds(float(observed))
-        if isinstance(observed, (int, float)) and not isinstance(observed, bool)
-        else updated
-    )
+    is_number = isinstance(observed, (int, float)) and not isinstance(observed, bool)
+    observed_at = from_seconds(observed) if is_number else updated
     meta = origin.meta(
         row.legacy_id, tags=_with_tags((), written_class, taint), observed_at=observed_at
     )

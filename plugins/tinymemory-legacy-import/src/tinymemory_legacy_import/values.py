@@ -37,13 +37,26 @@ def is_blank(text: str) -> bool:
     return not rust_trim(text)
 
 
-def from_seconds(seconds: float | None) -> datetime | None:
+def _finite(value: object) -> float | None:
+    """``value`` as a finite float: ``None`` for a non-number, NaN, an infinity or a huge int."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # a JSON integer past the float range
+        return None
+    return number if math.isfinite(number) else None
+
+
+def from_seconds(value: float | None) -> datetime | None:
     """Unix seconds to a UTC instant, rounded half away from zero to a microsecond.
 
-    NaN, infinities and instants outside years 1..9999 give ``None``.
-    ``datetime.fromtimestamp`` would round half to even, hence the integer path.
+    A non-number, NaN, infinities and instants outside years 1..9999 give
+    ``None``. ``datetime.fromtimestamp`` would round half to even, hence the
+    integer path.
     """
-    if seconds is None or not math.isfinite(seconds):
+    seconds = _finite(value)
+    if seconds is None:
         return None
     scaled = seconds * 1_000_000.0
     whole = math.floor(abs(scaled))
@@ -66,9 +79,8 @@ def _after_epoch(*, microseconds: int) -> datetime | None:
 
 def clamp_confidence(value: object) -> float:
     """A finite number clamped to 0..1; anything else (NULL, NaN, a string) is 0.5."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return 0.5
-    return min(1.0, max(0.0, float(value)))
+    number = _finite(value)
+    return 0.5 if number is None else min(1.0, max(0.0, number))
 
 
 def _no_constant(name: str) -> Any:
@@ -84,7 +96,7 @@ def lenient_json(text: str | None) -> Any:
         return None
     try:
         return json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python parses
         return None
 
 
