@@ -85,11 +85,13 @@ class LegacyBuilder:
             (root / "memory").mkdir(parents=True, exist_ok=True)
             self.memory = sqlite3.connect(root / "memory" / "memory.db")
             self.memory.execute("PRAGMA journal_mode=WAL")
+            self.memory.execute("PRAGMA synchronous=OFF")  # test data: no fsync needed
             ddl = CURRENT_MEMORY_DDL if era == "current" else EARLY_MEMORY_DDL
             self.memory.executescript(ddl)
         if chunks:
             (root / "memory_tree" / "content").mkdir(parents=True, exist_ok=True)
             self.chunks = sqlite3.connect(root / "memory_tree" / "chunks.db")
+            self.chunks.execute("PRAGMA synchronous=OFF")
             self.chunks.executescript(CHUNKS_DDL + "PRAGMA user_version = 2;")
 
     def doc(
