@@ -9,7 +9,7 @@ the table's header.
 
 The cell limit is checked twice: against the range each sheet declares,
 before a row is read, and against the cells actually streamed (a sheet can
-declare less than it holds).
+declare less than it holds, and all it holds is read).
 """
 
 from __future__ import annotations
@@ -48,6 +48,9 @@ def xlsx_markdown(data: bytes, limits: Limits, deadline: Deadline) -> tuple[str,
             budget = [limits.max_cells]
             sections = []
             for sheet in sheets:
+                # Read what the sheet holds, not what it declares: a read-only
+                # sheet otherwise stops at its declared range, dropping the rest.
+                sheet.reset_dimensions()
                 rows = _used_range(_rows(sheet, budget, deadline))
                 table = markdown_table(rows)
                 sections.append(f"## {sheet.title}\n\n{table}" if table else f"## {sheet.title}")
