@@ -81,8 +81,9 @@ def convert(
     ``converters`` (a host's own) are asked first, then the installed ones in
     their declared order; the first whose ``sniff`` claims the data converts
     it. Converters are handed ``mime`` as the caller declared it (None when
-    not given), so they sniff the file name themselves. Data none claims is kept as it is when it is UTF-8 text, else it is
-    ``Unsupported`` naming its format and the converters installed.
+    not given), so they sniff the file name themselves. Data none claims is
+    kept as it is when it is UTF-8 text, else it is ``Unsupported`` naming
+    its format and the converters installed.
 
     A path sets ``name`` (its file name), ``meta.file_path`` and a ``file``
     source. ``mime`` defaults to the one the name suggests. The fields set in

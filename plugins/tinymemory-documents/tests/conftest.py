@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
 from tinymemory._plugin_manager import reset_plugins
 
 HERE = Path(__file__).resolve().parent

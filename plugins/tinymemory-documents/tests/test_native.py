@@ -5,15 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import tinymemory as tm
 
+import tinymemory as tm
 from tinymemory_documents import Limits, NativeConverter
 
 
 def test_markdown_text_and_code_are_kept_as_written(tmp_path: Path) -> None:
     markdown = "# Plan\n\n  - keep   spacing\n\n\n\ttabs\n"
     document = tm.convert(markdown.encode(), name="plan.md")
-    assert (document.body.text, document.title, document.mime) == (markdown, "Plan", "text/markdown")
+    assert (document.body.text, document.title, document.mime) == (
+        markdown,
+        "Plan",
+        "text/markdown",
+    )
 
     code = "# a comment, no title\nimport os\n"
     file = tmp_path / "tool.py"
@@ -28,7 +32,11 @@ def test_markdown_text_and_code_are_kept_as_written(tmp_path: Path) -> None:
     assert document.meta.file_path == str(file.resolve())
 
     text = tm.convert("caf\u00e9 notes\n".encode(), name="notes.txt")
-    assert (text.body.text, text.title, text.mime) == ("caf\u00e9 notes\n", "notes.txt", "text/plain")
+    assert (text.body.text, text.title, text.mime) == (
+        "caf\u00e9 notes\n",
+        "notes.txt",
+        "text/plain",
+    )
 
 
 def test_the_callers_language_wins_over_the_file_names() -> None:
@@ -50,7 +58,8 @@ PAGE = """<!DOCTYPE html>
 <noscript>enable javascript</noscript>
 <template><p>never shown</p></template>
 <h1>Version <em>2.0</em></h1>
-<p>It is  <strong>faster</strong>,&nbsp;smaller &lt;and&gt; safer.<br>See <a href="https://example.com/docs">the docs</a>
+<p>It is  <strong>faster</strong>,&nbsp;smaller &lt;and&gt; safer.<br>See
+<a href="https://example.com/docs">the docs</a>
 or <a href="https://example.com/x"></a>.</p>
 <h3>Changes</h3>
 <ul><li>New parser<ul><li>streaming</li></ul></li><li>Fewer <code>deps</code></li></ul>
@@ -70,7 +79,7 @@ tool --help</code></pre>
 
 EXPECTED = """# Version *2.0*
 
-It is **faster**,\u00a0smaller <and> safer.  
+It is **faster**,\u00a0smaller <and> safer.\x20\x20
 See [the docs](https://example.com/docs) or <https://example.com/x>.
 
 ### Changes
@@ -125,7 +134,7 @@ def test_deeply_nested_html_converts_without_recursion() -> None:
 
 
 def test_html_with_no_text_is_an_invalid_request() -> None:
-    with pytest.raises(tm.InvalidRequest, match="`empty.html` holds no text to convert"):
+    with pytest.raises(tm.InvalidRequest, match=r"`empty\.html` holds no text to convert"):
         tm.convert(b"<html><script>x()</script></html>", name="empty.html")
 
 
@@ -154,7 +163,7 @@ def test_the_raw_size_cap_and_an_empty_file_are_refused() -> None:
     converter = NativeConverter(Limits(max_bytes=100))
     with pytest.raises(tm.InvalidRequest, match="is 101 bytes, over the 100-byte limit"):
         tm.convert(b"x" * 101, name="big.txt", converters=[converter])
-    with pytest.raises(tm.InvalidRequest, match="`none.md` is empty"):
+    with pytest.raises(tm.InvalidRequest, match=r"`none\.md` is empty"):
         tm.convert(b"", name="none.md", mime="text/markdown")
 
 

@@ -7,11 +7,11 @@ import io
 from pathlib import Path
 
 import pytest
-import tinymemory as tm
 from conftest import OFFICE_SUITE
 from fixture_files import sample_docx, sample_pptx, sample_xlsx, text_pdf
-from tinymemory.plugin import cut_pieces
 
+import tinymemory as tm
+from tinymemory.plugin import cut_pieces
 from tinymemory_documents import DocumentFormat, Limits, OfficeConverter
 
 
@@ -21,9 +21,7 @@ def test_a_pdf_is_its_text_layer_page_by_page_joined_by_form_feeds() -> None:
         title="River log",
     )
     document = tm.convert(data, name="log.pdf")
-    assert document.body.text == (
-        "Chapter one\nThe river rose.\f\fChapter three\nIt fell again."
-    )
+    assert document.body.text == ("Chapter one\nThe river rose.\f\fChapter three\nIt fell again.")
     assert (document.title, document.mime) == ("River log", "application/pdf")
 
 
@@ -42,7 +40,9 @@ def test_a_pdf_without_a_title_is_named_by_its_file() -> None:
 
 
 def test_a_pdf_with_no_text_layer_is_an_invalid_request() -> None:
-    with pytest.raises(tm.InvalidRequest, match=r"`scan.pdf` has no text layer \(a scanned PDF\?\)"):
+    with pytest.raises(
+        tm.InvalidRequest, match=r"`scan.pdf` has no text layer \(a scanned PDF\?\)"
+    ):
         tm.convert(text_pdf([[], []]), name="scan.pdf")
 
 
@@ -132,7 +132,7 @@ def test_an_office_file_with_no_text_is_an_invalid_request() -> None:
 
     out = io.BytesIO()
     docx.Document().save(out)
-    with pytest.raises(tm.InvalidRequest, match="`blank.docx` holds no text to convert"):
+    with pytest.raises(tm.InvalidRequest, match=r"`blank\.docx` holds no text to convert"):
         tm.convert(out.getvalue(), name="blank.docx")
 
 
@@ -175,7 +175,9 @@ def test_the_libreoffice_files_hold_what_their_sources_say() -> None:
 
 def test_a_real_file_round_trips_through_a_path_and_its_bytes_alike(tmp_path: Path) -> None:
     data = (OFFICE_SUITE / "report.docx").read_bytes()
-    assert tm.convert(data, name="report.docx").body == tm.convert(OFFICE_SUITE / "report.docx").body
+    assert (
+        tm.convert(data, name="report.docx").body == tm.convert(OFFICE_SUITE / "report.docx").body
+    )
     renamed = tmp_path / "no-extension"
     renamed.write_bytes(data)
     assert tm.convert(renamed).mime == DocumentFormat.DOCX.mime  # the zip's parts decide

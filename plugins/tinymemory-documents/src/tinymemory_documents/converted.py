@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tinymemory import Document, InvalidRequest, MemoryMeta
-
 from tinymemory_documents.formats import PROSE_FORMATS, DocumentFormat
 from tinymemory_documents.markdown_text import first_heading
 

@@ -25,6 +25,7 @@ class DocumentFormat(enum.Enum):
         return _MIMES[self]
 
 
+_OOXML = "application/vnd.openxmlformats-officedocument."
 _MIMES = {
     DocumentFormat.MARKDOWN: "text/markdown",
     DocumentFormat.PLAIN_TEXT: "text/plain",
@@ -32,9 +33,9 @@ _MIMES = {
     DocumentFormat.CODE: "text/x-source",
     DocumentFormat.CSV: "text/csv",
     DocumentFormat.PDF: "application/pdf",
-    DocumentFormat.DOCX: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    DocumentFormat.XLSX: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    DocumentFormat.PPTX: "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+    DocumentFormat.DOCX: _OOXML + "wordprocessingml.document",
+    DocumentFormat.XLSX: _OOXML + "spreadsheetml.sheet",
+    DocumentFormat.PPTX: _OOXML + "presentationml.presentation",
     DocumentFormat.UNKNOWN: "application/octet-stream",
 }
 

@@ -197,7 +197,7 @@ def _inline(node: _Element | str) -> str:
 
 
 def _wrap(inner: str, marker: str) -> str:
-    """``inner`` between markers, its outer spaces kept outside them (``** x **`` is no emphasis)."""
+    """``inner`` between markers, its outer spaces outside them (``** x **`` is no emphasis)."""
     text = _SPACES.sub(" ", inner)
     core = text.strip(" ")
     if not core:
@@ -223,7 +223,11 @@ def _fenced(element: _Element) -> str:
         if isinstance(child, _Element) and child.tag == "code":
             classes = child.attributes.get("class", "").split()
             language = next(
-                (name.removeprefix("language-") for name in classes if name.startswith("language-")),
+                (
+                    name.removeprefix("language-")
+                    for name in classes
+                    if name.startswith("language-")
+                ),
                 "",
             )
     fence = "`" * max(3, max((len(run) + 1 for run in re.findall(r"`{3,}", text)), default=0))

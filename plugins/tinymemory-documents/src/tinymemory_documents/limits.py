@@ -9,14 +9,16 @@ pages, slides and sheets).
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import attrs
+
 from tinymemory import InvalidRequest
 
 MIB = 1024 * 1024
 
 
-def _positive(instance: object, attribute: attrs.Attribute[int | float], value: float) -> None:
+def _positive(instance: object, attribute: attrs.Attribute[Any], value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise InvalidRequest(f"`{attribute.name}` must be a positive number")
 

@@ -17,7 +17,7 @@ def one_line(text: str) -> str:
 
 
 def tidy(text: str) -> str:
-    """Trailing spaces dropped (a markdown hard break's two kept), blank-line runs squeezed, trimmed."""
+    """Trailing spaces dropped (but a hard break's two), blank-line runs squeezed, trimmed."""
     lines = _TRAILING.sub(_keep_hard_break, text.replace("\r\n", "\n"))
     return _BLANK_RUNS.sub("\n\n", lines).strip()
 

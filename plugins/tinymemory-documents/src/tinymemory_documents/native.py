@@ -8,7 +8,6 @@ import re
 from typing import ClassVar
 
 from tinymemory import Document, InvalidRequest
-
 from tinymemory_documents.converted import converted_document, shown_as
 from tinymemory_documents.formats import DocumentFormat
 from tinymemory_documents.html_markdown import html_to_markdown

@@ -12,7 +12,6 @@ import importlib.util
 from typing import ClassVar
 
 from tinymemory import Document, InvalidRequest, TinyMemoryError, Unsupported
-
 from tinymemory_documents.converted import converted_document, shown_as
 from tinymemory_documents.docx_markdown import docx_markdown
 from tinymemory_documents.formats import OFFICE_FORMATS, DocumentFormat

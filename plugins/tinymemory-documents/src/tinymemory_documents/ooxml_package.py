@@ -18,7 +18,6 @@ import re
 import zipfile
 
 from tinymemory import InvalidRequest
-
 from tinymemory_documents.limits import Limits
 
 #: How far into a part its root element must start (the prolog: declaration, comments).
@@ -81,7 +80,9 @@ def _check_prologs(package: zipfile.ZipFile, shown: str) -> None:
             with package.open(entry) as part:
                 head = part.read(_PROLOG_BYTES)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
-            raise InvalidRequest(f"{shown}: zip entry `{entry.filename}` is damaged ({error})") from None
+            raise InvalidRequest(
+                f"{shown}: zip entry `{entry.filename}` is damaged ({error})"
+            ) from None
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: check it as text
             head = head.decode("utf-16", "replace").encode("utf-8", "replace")
         root = _ROOT.search(head)

@@ -14,7 +14,6 @@ import io
 import re
 
 from tinymemory import InvalidRequest
-
 from tinymemory_documents.limits import Deadline, Limits
 
 PAGE_BREAK = "\f"
@@ -47,9 +46,7 @@ def pdf_text(data: bytes, limits: Limits, deadline: Deadline) -> tuple[str, str 
         deadline.check()
         texts.append(_normalised(page.extract_text()))
     if not any(texts):
-        raise InvalidRequest(
-            f"{shown} has no text layer (a scanned PDF?); run OCR on it first"
-        )
+        raise InvalidRequest(f"{shown} has no text layer (a scanned PDF?); run OCR on it first")
     metadata = reader.metadata
     title = metadata.title if metadata is not None else None
     return PAGE_BREAK.join(texts), title if isinstance(title, str) else None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from tinymemory.plugin import DocumentConverter, hookimpl
-
 from tinymemory_documents.native import NativeConverter
 from tinymemory_documents.office import OfficeConverter
 

@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from tinymemory import InvalidRequest
-
 from tinymemory_documents.limits import Deadline, Limits
 from tinymemory_documents.markdown_text import markdown_table, one_line, table_cell
 
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
 
 def pptx_markdown(data: bytes, limits: Limits, deadline: Deadline) -> tuple[str, str | None]:
-    """The markdown of every slide and the presentation's title (its own, else the first slide's)."""
+    """Every slide's markdown, and the title: the presentation's own, else the first slide's."""
     import pptx
 
     presentation = pptx.Presentation(io.BytesIO(data))
@@ -64,9 +63,8 @@ def _slide(slide: Slide, number: int) -> tuple[str | None, str]:
             )
             if text := _text_frame(shape.text_frame, bulleted=bulleted):
                 blocks.append(text)
-    if slide.has_notes_slide:
-        if notes := _notes(slide):
-            blocks.append(f"Notes:\n\n{notes}")
+    if slide.has_notes_slide and (notes := _notes(slide)):
+        blocks.append(f"Notes:\n\n{notes}")
     return title or None, "\n\n".join(blocks)
 
 

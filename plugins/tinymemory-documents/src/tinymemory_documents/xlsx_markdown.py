@@ -21,7 +21,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from tinymemory import InvalidRequest
-
 from tinymemory_documents.limits import Deadline, Limits
 from tinymemory_documents.markdown_text import markdown_table, table_cell
 
