@@ -32,6 +32,7 @@ def docx_markdown(data: bytes, deadline: Deadline) -> tuple[str, str | None]:
 
     document = docx.Document(io.BytesIO(data))
     formats = _list_formats(document)
+    styles = _Styles(document)
     blocks: list[str] = []
     list_run: list[str] = []
     numbers = _ListNumbers()
@@ -45,8 +46,8 @@ def docx_markdown(data: bytes, deadline: Deadline) -> tuple[str, str | None]:
         text = one_line(block.text)
         if not text:
             continue
-        level = _heading_level(block)
-        numbering = None if level else _numbering(block)
+        level = _heading_level(block, styles)
+        numbering = None if level else _numbering(block, styles)
         if numbering is not None:
             num_id, depth = numbering
             if num_id != numbers.list_id:  # another list: its own block
@@ -89,37 +90,75 @@ def _flush(list_run: list[str]) -> list[str]:
     return [block]
 
 
-def _heading_level(paragraph: Paragraph) -> int:
-    style = paragraph.style
-    while style is not None:
-        name = style.name or ""
+class _Styles:
+    """The paragraph styles of a document, read once: each one's name, base and numbering.
+
+    python-docx's ``paragraph.style`` searches the styles part on every call
+    (most of a large document's conversion time), so the table is built here.
+    """
+
+    def __init__(self, document: DocxDocument) -> None:
+        self.styles: dict[str, tuple[str, str | None, Any]] = {}
+        self.default: str | None = None
+        for style in document.styles.element.iterchildren(_w("style")):
+            if style.get(_w("type")) != "paragraph":
+                continue
+            style_id = style.get(_w("styleId"), "")
+            name = style.find(_w("name"))
+            based_on = style.find(_w("basedOn"))
+            self.styles[style_id] = (
+                name.get(_w("val"), "") if name is not None else "",
+                based_on.get(_w("val")) if based_on is not None else None,
+                style,
+            )
+            if style.get(_w("default")) in ("1", "true"):
+                self.default = style_id
+
+    def chain(self, paragraph: Paragraph) -> list[tuple[str, Any]]:
+        """``(name, element)`` of the paragraph's style and the styles it is based on."""
+        style_id = paragraph._p.style or self.default
+        chain: list[tuple[str, Any]] = []
+        while style_id in self.styles and len(chain) < 20:  # a cycle of bases ends here
+            name, style_id, element = self.styles[style_id]
+            chain.append((name, element))
+        return chain
+
+
+def _heading_level(paragraph: Paragraph, styles: _Styles) -> int:
+    chain = styles.chain(paragraph)
+    for name, _ in chain:
         if name.lower() == "title":
             return 1
         if found := _HEADING_STYLE.match(name):
             return int(found.group(1))
-        style = style.base_style
-    outline = paragraph._p.xpath("./w:pPr/w:outlineLvl/@w:val")
-    if outline and str(outline[0]).isdigit() and int(outline[0]) < 6:
-        return int(outline[0]) + 1
+    for element in (paragraph._p, *(element for _, element in chain)):
+        outline = _property(element, "outlineLvl")
+        if outline is not None:
+            return int(outline) + 1 if outline.isdigit() and int(outline) < 6 else 0
     return 0
 
 
-def _numbering(paragraph: Paragraph) -> tuple[str, int] | None:
+def _numbering(paragraph: Paragraph, styles: _Styles) -> tuple[str, int] | None:
     """``(numId, level)`` of a list paragraph (its own numbering, else its style's), or None."""
-    elements: list[Any] = [paragraph._p]
-    style = paragraph.style
-    while style is not None:
-        elements.append(style.element)
-        style = style.base_style
-    for element in elements:
-        num_ids = element.xpath("./w:pPr/w:numPr/w:numId/@w:val")
-        if num_ids:
-            if num_ids[0] == "0":  # numId 0 switches numbering off
-                return None
-            levels = element.xpath("./w:pPr/w:numPr/w:ilvl/@w:val")
-            level = int(levels[0]) if levels and str(levels[0]).isdigit() else 0
-            return str(num_ids[0]), min(level, 8)
+    for element in (paragraph._p, *(element for _, element in styles.chain(paragraph))):
+        num_id = _property(element, "numPr", "numId")
+        if num_id is None:
+            continue
+        if num_id == "0":  # numId 0 switches numbering off
+            return None
+        level = _property(element, "numPr", "ilvl") or "0"
+        return num_id, min(int(level), 8) if level.isdigit() else 0
     return None
+
+
+def _property(element: Any, *path: str) -> str | None:
+    """The ``w:val`` of ``w:pPr/<path...>`` in a paragraph or style element, or None."""
+    found = element.find(_w("pPr"))
+    for tag in path:
+        if found is None:
+            return None
+        found = found.find(_w(tag))
+    return None if found is None else found.get(_w("val"))
 
 
 def _list_formats(document: DocxDocument) -> dict[tuple[str, int], str]:
