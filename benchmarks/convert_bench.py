@@ -40,13 +40,14 @@ from pathlib import Path
 import tinymemory as tm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugins/tinymemory-documents/tests"))
-from fixture_files import text_pdf  # noqa: E402  (the tests' own PDF writer)
+from fixture_files import text_pdf  # the tests' own PDF writer
 
 _WORDS = re.compile(r"\w+")
-VOCABULARY = (
-    "river hill road stone field market harbour winter summer garden lantern "
-    "signal engine ledger orbit copper meadow canyon thunder willow"
-).split()
+VOCABULARY = [
+    *("river", "hill", "road", "stone", "field", "market", "harbour", "winter", "summer"),
+    *("garden", "lantern", "signal", "engine", "ledger", "orbit", "copper", "meadow"),
+    *("canyon", "thunder", "willow"),
+]
 
 
 def _sentence(seed: int, length: int = 9) -> str:
@@ -54,7 +55,9 @@ def _sentence(seed: int, length: int = 9) -> str:
 
 
 def build_pdf() -> tuple[bytes, str]:
-    pages = [[f"{page}.{line} {_sentence(page + line)}" for line in range(45)] for page in range(50)]
+    pages = [
+        [f"{page}.{line} {_sentence(page + line)}" for line in range(45)] for page in range(50)
+    ]
     return text_pdf(pages), "\n".join(line for page in pages for line in page)
 
 

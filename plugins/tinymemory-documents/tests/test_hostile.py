@@ -78,7 +78,7 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
         r"declares 2,000,000 cells, over the limit of 1,000,000",
     ),
     "not-a-zip.docx": (lambda: b"PK\x03\x04" + b"\x00" * 200, r"is not a readable zip package"),
-    "garbage-part.pptx": (
+    "garbage-part.xlsx": (
         lambda: rewritten(sample_xlsx(sheets=1), {"xl/workbook.xml": lambda _: b"<broken"}),
         r"could not be read as xlsx: the file is damaged",
     ),

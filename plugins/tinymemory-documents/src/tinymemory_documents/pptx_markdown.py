@@ -103,20 +103,25 @@ def _text_frame(frame: Any, *, bulleted: bool) -> str:
     layout gives them bullets) and other paragraphs are items only when indented.
     """
     lines: list[str] = []
-    for paragraph in frame.paragraphs:
-        text = one_line(paragraph.text)
+    # Read from the XML: python-pptx's ``paragraph.level`` adds a ``pPr`` to
+    # every paragraph lacking one, which costs more than the reading.
+    for paragraph in frame._txBody.iterchildren(f"{_A}p"):
+        text = one_line("".join(run.text or "" for run in paragraph.iter(f"{_A}t")))
         if not text:
             continue
-        marker = _bullet(paragraph._p, default="-" if bulleted or paragraph.level > 0 else "")
+        properties = paragraph.find(f"{_A}pPr")
+        level_value = properties.get("lvl", "0") if properties is not None else "0"
+        level = int(level_value) if level_value.isdigit() else 0
+        marker = _bullet(properties, default="-" if bulleted or level > 0 else "")
         if marker:
-            lines.append(f"{'  ' * paragraph.level}{marker} {text}")
+            lines.append(f"{'  ' * level}{marker} {text}")
         else:
             lines.append(text)
     return "\n".join(lines)
 
 
-def _bullet(element: Any, *, default: str) -> str:
-    properties = element.find(f"{_A}pPr")
+def _bullet(properties: Any, *, default: str) -> str:
+    """The list marker a paragraph's own bullet settings give, else ``default``."""
     if properties is not None:
         if properties.find(f"{_A}buNone") is not None:
             return ""
