@@ -8,24 +8,21 @@ import re
 from typing import ClassVar
 
 from tinymemory import Document, InvalidRequest
-from tinymemory_documents.converted import converted_document, shown_as
+from tinymemory_documents.converted import converted_document
+from tinymemory_documents.format_converter import FormatConverter
 from tinymemory_documents.formats import DocumentFormat
 from tinymemory_documents.html_markdown import html_to_markdown
 from tinymemory_documents.languages import language_for_path
-from tinymemory_documents.limits import Limits
 from tinymemory_documents.markdown_text import markdown_table, table_cell
-from tinymemory_documents.sniffing import sniff
 
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
 _DELIMITERS = ",;\t|"
 
 
-class NativeConverter:
+class NativeConverter(FormatConverter):
     """Converts markdown, plain text, code, HTML and CSV with the standard library alone."""
 
     name = "documents"
-    #: After a host's own converters of the default priority (0).
-    priority = 100
     formats: ClassVar[frozenset[DocumentFormat]] = frozenset(
         {
             DocumentFormat.MARKDOWN,
@@ -36,20 +33,9 @@ class NativeConverter:
         }
     )
 
-    def __init__(self, limits: Limits | None = None) -> None:
-        self.limits = limits or Limits()
-
-    def sniff(self, data: bytes, name: str | None, mime: str | None) -> bool:
-        """Whether ``data`` is one of the text formats."""
-        return sniff(data, name, mime) in self.formats
-
     def convert(self, data: bytes, name: str | None, mime: str | None) -> Document:
         """The document; ``InvalidRequest`` for text that is not UTF-8, too large or empty."""
-        shown = shown_as(name)
-        self.limits.check_size(data, shown)
-        kind = sniff(data, name, mime)
-        if kind not in self.formats:
-            raise InvalidRequest(f"{shown} is {kind.value}, which this converter does not read")
+        shown, kind = self.claimed(data, name, mime)
         if kind is DocumentFormat.HTML:
             markdown, title = html_to_markdown(_html_text(data, shown))
             return converted_document(markdown, kind, shown=shown, title=title)

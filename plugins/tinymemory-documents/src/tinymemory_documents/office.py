@@ -12,14 +12,13 @@ import importlib.util
 from typing import ClassVar
 
 from tinymemory import Document, InvalidRequest, TinyMemoryError, Unsupported
-from tinymemory_documents.converted import converted_document, shown_as
+from tinymemory_documents.converted import converted_document
 from tinymemory_documents.docx_markdown import docx_markdown
+from tinymemory_documents.format_converter import FormatConverter
 from tinymemory_documents.formats import OFFICE_FORMATS, DocumentFormat
-from tinymemory_documents.limits import Limits
 from tinymemory_documents.ooxml_package import checked_package
 from tinymemory_documents.pdf_text import pdf_text
 from tinymemory_documents.pptx_markdown import pptx_markdown
-from tinymemory_documents.sniffing import sniff
 from tinymemory_documents.xlsx_markdown import xlsx_markdown
 
 #: The module each format needs, and the distribution it comes in.
@@ -31,28 +30,15 @@ _LIBRARIES = {
 }
 
 
-class OfficeConverter:
+class OfficeConverter(FormatConverter):
     """Converts PDF, DOCX, PPTX and XLSX under :class:`Limits`."""
 
     name = "documents-office"
-    #: After a host's own converters of the default priority (0).
-    priority = 100
     formats: ClassVar[frozenset[DocumentFormat]] = OFFICE_FORMATS
-
-    def __init__(self, limits: Limits | None = None) -> None:
-        self.limits = limits or Limits()
-
-    def sniff(self, data: bytes, name: str | None, mime: str | None) -> bool:
-        """Whether ``data`` is a PDF or an OOXML document."""
-        return sniff(data, name, mime) in self.formats
 
     def convert(self, data: bytes, name: str | None, mime: str | None) -> Document:
         """The document; ``InvalidRequest`` for a file that is damaged, hostile or over a limit."""
-        shown = shown_as(name)
-        self.limits.check_size(data, shown)
-        kind = sniff(data, name, mime)
-        if kind not in self.formats:
-            raise InvalidRequest(f"{shown} is {kind.value}, which this converter does not read")
+        shown, kind = self.claimed(data, name, mime)
         module, distribution = _LIBRARIES[kind]
         if importlib.util.find_spec(module) is None:
             raise Unsupported(
