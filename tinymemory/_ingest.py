@@ -86,9 +86,10 @@ def convert(
     its format and the converters installed.
 
     A path sets ``name`` (its file name), ``meta.file_path`` and a ``file``
-    source. ``mime`` defaults to the one the name suggests. The fields set in
-    ``meta`` (and the title the name gives) win over what a converter
-    worked out; the rest of the converter's metadata (a language, say) is kept.
+    source. Kept as text, a document's ``mime`` defaults to the one the name
+    suggests. The fields set in ``meta`` (and the title the name gives) win
+    over what a converter worked out; the rest of the converter's metadata (a
+    language, say) is kept.
     """
     if not isinstance(data_or_path, (bytes, str, os.PathLike)):
         raise InvalidRequest(f"convert takes bytes or a path, not {type(data_or_path).__name__}")
