@@ -196,8 +196,35 @@ def test_store_a_file_through_the_first_converter_that_claims_it(
     assert (document.title, document.body.text) == ("report.pdf", "converted by first")
     assert (document.meta.language, document.meta.workspace) == ("en", "acme")
     assert document.meta.file_path == str(file.resolve())
-    assert converters[0].seen == [("report.pdf", "application/pdf")]
+    assert converters[0].seen == [("report.pdf", None)]  # no mime was declared: none is guessed
     assert converters[1].seen == []
+
+
+def test_convert_prints_the_document_or_writes_it(tmp_path: Path) -> None:
+    note = tmp_path / "notes.md"
+    note.write_text("# Notes\n\nTabs, always.", encoding="utf-8")
+    assert ok("convert", str(note)) == "# Notes\n\nTabs, always.\n"
+    document = from_json(ok("convert", str(note), "--json"), tm.Document)
+    assert (document.title, document.mime) == ("notes.md", "text/markdown")
+    assert document.meta.file_path == str(note.resolve())
+    out = tmp_path / "out" / "notes.txt"
+    out.parent.mkdir()
+    assert ok("convert", str(note), "-o", str(out)) == (
+        f"wrote {out}: 22 characters of text/markdown\n"
+    )
+    assert out.read_text(encoding="utf-8") == "# Notes\n\nTabs, always.\n"
+    assert [path.name for path in out.parent.iterdir()] == ["notes.txt"]  # nothing left aside
+
+
+def test_convert_of_a_file_nothing_reads_is_unsupported(tmp_path: Path) -> None:
+    picture = tmp_path / "picture.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n\x00")
+    result = invoke("convert", str(picture))
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"tinymemory: unsupported: `{picture}` is png, "
+        "which no document converter reads (installed: none)\n"
+    )
 
 
 @pytest.mark.parametrize(

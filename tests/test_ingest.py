@@ -142,6 +142,17 @@ def test_converters_are_asked_by_priority_then_name_the_hosts_first(plugins: Reg
     assert len(early.asked) == 2
 
 
+def test_converters_get_the_mime_as_declared_never_one_guessed_from_the_name(
+    plugins: Register,
+) -> None:
+    claims = Claims("c", b"C:")
+    plugins(converters=[claims])
+    convert(b"C:x", name="CMakeLists.txt")
+    convert(b"C:x", name="notes.txt", mime="text/markdown")
+    assert claims.asked == [("CMakeLists.txt", None), ("notes.txt", "text/markdown")]
+    assert convert(b"plain", name="notes.txt").mime == "text/plain"  # the fallback still guesses
+
+
 def test_the_callers_meta_wins_and_the_converters_rest_is_kept(plugins: Register) -> None:
     plugins(converters=[Claims("c", b"C:")])
     document = convert(b"C:body", name="f.c", meta=tm.MemoryMeta(tags=["t"], namespace="agent:a"))

@@ -63,7 +63,7 @@ class DocumentConverter(Protocol):
     name: str
 
     def sniff(self, data: bytes, name: str | None, mime: str | None) -> bool:
-        """Whether this converter claims the data."""
+        """Whether this converter claims the data (``mime`` as the caller declared it, or None)."""
         ...
 
     def convert(self, data: bytes, name: str | None, mime: str | None) -> Document:

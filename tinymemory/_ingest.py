@@ -80,13 +80,16 @@ def convert(
 
     ``converters`` (a host's own) are asked first, then the installed ones in
     their declared order; the first whose ``sniff`` claims the data converts
-    it. Data none claims is kept as it is when it is UTF-8 text, else it is
-    ``Unsupported`` naming its format and the converters installed.
+    it. Converters are handed ``mime`` as the caller declared it (None when
+    not given), so they sniff the file name themselves. Data none claims is
+    kept as it is when it is UTF-8 text, else it is ``Unsupported`` naming
+    its format and the converters installed.
 
     A path sets ``name`` (its file name), ``meta.file_path`` and a ``file``
-    source. ``mime`` defaults to the one the name suggests. The fields set in
-    ``meta`` (and the title the name gives) win over what a converter
-    worked out; the rest of the converter's metadata (a language, say) is kept.
+    source. Kept as text, a document's ``mime`` defaults to the one the name
+    suggests. The fields set in ``meta`` (and the title the name gives) win
+    over what a converter worked out; the rest of the converter's metadata (a
+    language, say) is kept.
     """
     if not isinstance(data_or_path, (bytes, str, os.PathLike)):
         raise InvalidRequest(f"convert takes bytes or a path, not {type(data_or_path).__name__}")
@@ -107,11 +110,15 @@ def convert(
             file_path=str(path.resolve()),
             source=SourceRef(kind=SourceKind.FILE),
         )
+    # Converters get the mime as declared: one guessed from the name would
+    # outrank the name itself in a converter's sniffing (``CMakeLists.txt``
+    # guesses text/plain, yet is code). The guess serves the fallback alone.
+    declared = mime
     mime = mime or (mimetypes.guess_type(name)[0] if name else None)
     chain = [*converters, *document_converters()]
     for converter in chain:
-        if converter.sniff(data, name, mime):
-            converted = converter.convert(data, name, mime)
+        if converter.sniff(data, name, declared):
+            converted = converter.convert(data, name, declared)
             if not isinstance(converted, Document):
                 raise Unsupported(f"converter `{converter.name}` did not return a Document")
             return attrs.evolve(

@@ -249,6 +249,34 @@ def _receipt_line(receipt: StoreReceipt) -> str:
     return f"stored {receipt.id}"
 
 
+# --- convert ---------------------------------------------------------------------
+
+
+@_data_command("convert")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the markdown (with --json, the JSON) to this file instead of stdout.",
+)
+@json_option("Print the Document as JSON (title, body, mime, meta) instead of its markdown.")
+def convert_command(file: Path, output: Path | None, as_json: bool) -> None:
+    """Convert FILE to markdown with the installed converters, as `store --file` does.
+
+    Nothing is stored. With -o, the file is written aside and renamed into
+    place once complete.
+    """
+    document = convert(file)
+    text = to_json(document) if as_json else document.body.content
+    if output is None:
+        click.echo(text)
+        return
+    with _replacing(output) as handle:
+        handle.write(text + "\n")
+    click.echo(f"wrote {output}: {len(document.body.content):,} characters of {document.mime}")
+
+
 # --- reads -----------------------------------------------------------------------
 
 

@@ -1,0 +1,34 @@
+"""The Document a converter hands back, built one way for every format."""
+
+from __future__ import annotations
+
+from tinymemory import Document, InvalidRequest, MemoryMeta
+from tinymemory_documents.formats import PROSE_FORMATS, DocumentFormat
+from tinymemory_documents.markdown_text import first_heading
+
+
+def shown_as(name: str | None) -> str:
+    """How an error names the input: its file name, or ``the data``."""
+    return f"`{name}`" if name else "the data"
+
+
+def converted_document(
+    markdown: str,
+    kind: DocumentFormat,
+    *,
+    shown: str,
+    title: str | None = None,
+    language: str | None = None,
+) -> Document:
+    """A Document of ``markdown`` with the format's mime.
+
+    The title is the document's own, else (prose only) its first heading; with
+    neither it is left unset, so ``convert`` falls back to the file name. A
+    blank result is ``InvalidRequest``: a converter never stores nothing.
+    """
+    if not markdown.strip():
+        raise InvalidRequest(f"{shown} holds no text to convert")
+    own = " ".join((title or "").split()) or None
+    if own is None and kind in PROSE_FORMATS:
+        own = first_heading(markdown)
+    return Document(title=own, body=markdown, mime=kind.mime, meta=MemoryMeta(language=language))

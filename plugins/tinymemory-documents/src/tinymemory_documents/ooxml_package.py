@@ -1,0 +1,98 @@
+"""Opening an OOXML package (docx, xlsx, pptx) only after its zip directory passes the limits.
+
+Checked from the central directory before any XML is parsed, in O(entries):
+the entry count, each entry's declared size and compression ratio, the
+declared total, encrypted entries, absolute or ``..`` names. A directory that
+lies about a size cannot make more come out: ``zipfile`` stops each entry at
+its declared size and then fails its CRC check, which is a ``BadZipFile``.
+
+Every XML part's prolog is read too: OOXML never declares a DTD, so a part
+that does (the start of a billion-laughs expansion) is refused before a
+parser sees it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+from tinymemory import InvalidRequest
+from tinymemory_documents.limits import Limits
+
+#: How far into a part its root element must start (the prolog: declaration, comments).
+_PROLOG_BYTES = 4096
+_ROOT = re.compile(rb"<[A-Za-z_]")
+
+
+def checked_package(data: bytes, limits: Limits, shown: str) -> zipfile.ZipFile:
+    """The zip of ``data``, once its directory and its XML prologs pass ``limits``."""
+    try:
+        package = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError, OSError) as error:
+        raise InvalidRequest(f"{shown} is not a readable zip package ({error})") from None
+    try:
+        _check_directory(package, limits, shown)
+        _check_prologs(package, shown)
+    except BaseException:
+        package.close()
+        raise
+    return package
+
+
+def _check_directory(package: zipfile.ZipFile, limits: Limits, shown: str) -> None:
+    entries = package.infolist()
+    if len(entries) > limits.max_entries:
+        raise InvalidRequest(
+            f"{shown} holds {len(entries):,} zip entries, over the limit of {limits.max_entries:,}"
+        )
+    total = 0
+    for entry in entries:
+        name = entry.filename
+        if name.startswith(("/", "\\")) or ".." in name.replace("\\", "/").split("/"):
+            raise InvalidRequest(f"{shown} has a zip entry with an unsafe name ({name!r})")
+        if entry.flag_bits & 0x1:
+            raise InvalidRequest(f"{shown} is encrypted (entry `{name}`); it cannot be read")
+        if entry.file_size > limits.max_entry_bytes:
+            raise InvalidRequest(
+                f"{shown}: entry `{name}` unpacks to {entry.file_size:,} bytes, over the "
+                f"{limits.max_entry_bytes:,}-byte limit (a zip bomb?)"
+            )
+        ratio = entry.file_size / max(entry.compress_size, 1)
+        if entry.file_size > limits.ratio_floor_bytes and ratio > limits.max_ratio:
+            raise InvalidRequest(
+                f"{shown}: entry `{name}` is compressed {ratio:,.0f} to 1, over the limit of "
+                f"{limits.max_ratio} to 1 (a zip bomb?)"
+            )
+        total += entry.file_size
+    if total > limits.max_unzipped_bytes:
+        raise InvalidRequest(
+            f"{shown} unpacks to {total:,} bytes, over the {limits.max_unzipped_bytes:,}-byte "
+            "limit (a zip bomb?)"
+        )
+
+
+def _check_prologs(package: zipfile.ZipFile, shown: str) -> None:
+    for entry in package.infolist():
+        if not entry.filename.endswith((".xml", ".rels")):
+            continue
+        try:
+            with package.open(entry) as part:
+                head = part.read(_PROLOG_BYTES)
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
+            raise InvalidRequest(
+                f"{shown}: zip entry `{entry.filename}` is damaged ({error})"
+            ) from None
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: check it as text
+            head = head.decode("utf-16", "replace").encode("utf-8", "replace")
+        root = _ROOT.search(head)
+        prolog = head[: root.start()] if root else head
+        if b"<!DOCTYPE" in prolog.upper() or b"<!ENTITY" in prolog.upper():
+            raise InvalidRequest(
+                f"{shown}: part `{entry.filename}` declares a DTD; entity expansion is refused"
+            )
+        if root is None and len(head) == _PROLOG_BYTES:
+            raise InvalidRequest(
+                f"{shown}: part `{entry.filename}` has no root element in its first "
+                f"{_PROLOG_BYTES:,} bytes"
+            )

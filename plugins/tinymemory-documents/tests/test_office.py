@@ -1,0 +1,183 @@
+"""The office converter: PDF, DOCX, PPTX and XLSX to markdown, on generated and real files."""
+
+from __future__ import annotations
+
+import datetime
+import io
+from pathlib import Path
+
+import pytest
+from conftest import OFFICE_SUITE
+from fixture_files import sample_docx, sample_pptx, sample_xlsx, text_pdf
+
+import tinymemory as tm
+from tinymemory.plugin import cut_pieces
+from tinymemory_documents import DocumentFormat, Limits, OfficeConverter
+
+
+def test_a_pdf_is_its_text_layer_page_by_page_joined_by_form_feeds() -> None:
+    data = text_pdf(
+        [["Chapter one", "The  river   rose."], [], ["Chapter three", "It fell again."]],
+        title="River log",
+    )
+    document = tm.convert(data, name="log.pdf")
+    assert document.body.text == ("Chapter one\nThe river rose.\f\fChapter three\nIt fell again.")
+    assert (document.title, document.mime) == ("River log", "application/pdf")
+
+
+def test_the_pages_of_a_pdf_are_what_cut_pieces_tags() -> None:
+    pages = [[f"page {number} " + "words " * 60] for number in range(1, 6)]
+    document = tm.convert(text_pdf(pages), name="five.pdf")
+    pieces = cut_pieces(document.body.text, 700)
+    assert [piece.tags() for piece in pieces] == [(f"page:{number}",) for number in range(1, 6)]
+    assert [piece.text.split()[:2] for piece in pieces] == [
+        ["page", str(number)] for number in range(1, 6)
+    ]
+
+
+def test_a_pdf_without_a_title_is_named_by_its_file() -> None:
+    assert tm.convert(text_pdf([["no title here"]]), name="plain.pdf").title == "plain.pdf"
+
+
+def test_a_pdf_with_no_text_layer_is_an_invalid_request() -> None:
+    with pytest.raises(
+        tm.InvalidRequest, match=r"`scan.pdf` has no text layer \(a scanned PDF\?\)"
+    ):
+        tm.convert(text_pdf([[], []]), name="scan.pdf")
+
+
+def test_a_pdf_over_the_page_limit_is_refused() -> None:
+    converter = OfficeConverter(Limits(max_pages=3))
+    with pytest.raises(tm.InvalidRequest, match="declares 4 pages, over the limit of 3"):
+        tm.convert(text_pdf([["x"]] * 4), name="long.pdf", converters=[converter])
+
+
+def test_a_docx_keeps_headings_lists_and_tables_in_document_order() -> None:
+    document = tm.convert(sample_docx(), name="notes.docx")
+    assert document.body.text == (
+        "# Overview\n\n"
+        "The quarter closed above plan.\n\n"
+        "- Ship the beta\n- Hire two engineers\n\n"
+        "1. Draft the budget\n2. Review the budget\n\n"
+        "## Figures\n\n"
+        "| Region | Sales |\n| --- | --- |\n| North | 120 |\n\n"
+        "Figures are in thousands."
+    )
+    assert document.title == "Quarterly notes"
+    assert document.mime == DocumentFormat.DOCX.mime
+
+
+def test_a_docx_without_a_title_is_titled_by_its_first_heading() -> None:
+    import docx
+
+    made = docx.Document(io.BytesIO(sample_docx()))
+    made.core_properties.title = ""
+    out = io.BytesIO()
+    made.save(out)
+    assert tm.convert(out.getvalue(), name="n.docx").title == "Overview"
+
+
+def test_a_pptx_is_a_section_per_slide_with_body_tables_and_notes() -> None:
+    document = tm.convert(sample_pptx(3), name="deck.pptx")
+    assert document.body.text == (
+        "## Slide 1: Topic 1\n\n"
+        "- First point of topic 1\n  - a detail\n- second point\n- third point\n\n"
+        "Notes:\n\nSay hello to slide 1.\n\n"
+        "## Slide 2: Targets\n\n"
+        "| Region | Stores |\n| --- | --- |\n| Nordics | 120 |\n\n"
+        "Notes:\n\nSay hello to slide 2.\n\n"
+        "## Slide 3: Topic 3\n\n"
+        "- First point of topic 3\n  - a detail\n- second point\n- third point\n\n"
+        "Notes:\n\nSay hello to slide 3."
+    )
+    assert document.title == "Topic 1"  # no title of its own: the first slide's
+    sections = [piece.section for piece in cut_pieces(document.body.text, 120)]
+    assert "Slide 2: Targets" in sections
+
+
+def test_an_xlsx_is_a_table_per_sheet_with_iso_dates_and_empty_cells_empty() -> None:
+    document = tm.convert(sample_xlsx(sheets=2, rows=3), name="stock.xlsx")
+    table = (
+        "| Item | Arrived | Count | Note |\n"
+        "| --- | --- | --- | --- |\n"
+        "| item 0 | 2024-01-01 | 0 | |\n"
+        "| item 1 | 2024-02-01T09:30:00 | 1 | ok \\| fine |\n"
+        "| item 2 | 2024-01-03 | 5 | |"
+    )
+    assert document.body.text == f"## Sheet 1\n\n{table}\n\n## Sheet 2\n\n{table}"
+    assert document.title == "Stock"
+    for never in ("None", "nan", "NaN", "45292"):
+        assert never not in document.body.text
+
+
+def test_an_xlsx_keeps_only_the_used_range() -> None:
+    import openpyxl
+
+    workbook = openpyxl.Workbook()
+    sheet = workbook.active
+    sheet["C3"] = "corner"
+    sheet["D5"] = datetime.date(2020, 2, 29)
+    sheet["B8"] = None  # touched, never filled
+    out = io.BytesIO()
+    workbook.save(out)
+    document = tm.convert(out.getvalue(), name="sparse.xlsx")
+    assert document.body.text == (
+        "## Sheet\n\n| corner | |\n| --- | --- |\n| | |\n| | 2020-02-29 |"
+    )
+    assert document.title == "sparse.xlsx"
+
+
+def test_an_office_file_with_no_text_is_an_invalid_request() -> None:
+    import docx
+
+    out = io.BytesIO()
+    docx.Document().save(out)
+    with pytest.raises(tm.InvalidRequest, match=r"`blank\.docx` holds no text to convert"):
+        tm.convert(out.getvalue(), name="blank.docx")
+
+
+# --- files saved by a real office suite (LibreOffice 7.4; see the README) -------------
+
+REAL_FILES = [
+    ("report.docx", "Field report", "report.docx.expected.md"),
+    ("report.pdf", "Field report", "report.pdf.expected.txt"),
+    ("deck.pptx", "Launch plan", "deck.pptx.expected.md"),
+    ("budget.xlsx", "Team budget", "budget.xlsx.expected.md"),
+]
+
+
+@pytest.mark.parametrize(("file", "title", "expected"), REAL_FILES)
+def test_files_saved_by_libreoffice_convert_to_their_expected_text(
+    file: str, title: str, expected: str
+) -> None:
+    document = tm.convert(OFFICE_SUITE / file)
+    want = (OFFICE_SUITE / expected).read_text(encoding="utf-8").removesuffix("\n")
+    assert document.body.text == want
+    assert document.title == title
+    assert document.meta.file_path == str((OFFICE_SUITE / file).resolve())
+    assert document.meta.source.kind is tm.SourceKind.FILE
+
+
+def test_the_libreoffice_files_hold_what_their_sources_say() -> None:
+    """The expected texts are checked against the sources, not only against past output."""
+    pdf = (OFFICE_SUITE / "report.pdf.expected.txt").read_text(encoding="utf-8")
+    assert pdf.count("\f") == 1  # the source's page break before "Next steps"
+    assert pdf.split("\f")[1].startswith("Next steps")
+    docx_text = (OFFICE_SUITE / "report.docx.expected.md").read_text(encoding="utf-8")
+    for line in ("# Field report", "## Findings", "- The bridge needs repair.",
+                 "2. Schedule the repair crew.", "| East | 2 | flooded |"):  # fmt: skip
+        assert line in docx_text.splitlines()
+    xlsx_text = (OFFICE_SUITE / "budget.xlsx.expected.md").read_text(encoding="utf-8")
+    assert "| Laptops | 2024-01-31 | 3 | 1250.5 | 3751.5 |" in xlsx_text  # a cached formula
+    pptx_text = (OFFICE_SUITE / "deck.pptx.expected.md").read_text(encoding="utf-8")
+    assert "Mention the survey of forty shops." in pptx_text
+
+
+def test_a_real_file_round_trips_through_a_path_and_its_bytes_alike(tmp_path: Path) -> None:
+    data = (OFFICE_SUITE / "report.docx").read_bytes()
+    assert (
+        tm.convert(data, name="report.docx").body == tm.convert(OFFICE_SUITE / "report.docx").body
+    )
+    renamed = tmp_path / "no-extension"
+    renamed.write_bytes(data)
+    assert tm.convert(renamed).mime == DocumentFormat.DOCX.mime  # the zip's parts decide
