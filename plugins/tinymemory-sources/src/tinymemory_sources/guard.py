@@ -203,22 +203,26 @@ class GuardedFetcher:
                 f"`{target.host}` cannot be reached: {error.strerror or error}"
             ) from None
         live = [sock]  # the socket in use: the TLS one, once wrapped
-        watchdog = threading.Timer(left, _shut, (live,))
+        fired = threading.Event()
+        watchdog = threading.Timer(left, _shut, (live, fired))
         watchdog.daemon = True
         watchdog.start()
         try:
-            return self._talk(live, pinned, url, headers)
+            response = self._talk(live, pinned, url, headers)
         except ssl.SSLCertVerificationError as error:
             raise refuse(
                 target.host, f"its TLS certificate does not verify ({error.verify_message})"
             ) from None
         except (OSError, http.client.HTTPException) as error:
-            if time.monotonic() >= deadline - 0.01:
+            if fired.is_set():
                 raise self._late(target.host) from None
             raise Unavailable(f"`{target.host}` failed mid-request: {error}") from None
         finally:
             watchdog.cancel()
             live[0].close()
+        if fired.is_set():  # the socket was shut under a read: what came is not the whole body
+            raise self._late(target.host)
+        return response
 
     def _late(self, host: str) -> Unavailable:
         deadline = self.policy.total_deadline
@@ -288,7 +292,8 @@ def _decoder(encoding: str, host: str) -> zlib._Decompress | None:
     raise refuse(host, f"the body is in the content encoding `{encoding}`, which is not read")
 
 
-def _shut(live: list[socket.socket]) -> None:
+def _shut(live: list[socket.socket], fired: threading.Event) -> None:
     """The watchdog's end: any read blocked on the live socket returns at once."""
+    fired.set()
     with contextlib.suppress(OSError):
         live[0].shutdown(socket.SHUT_RDWR)
