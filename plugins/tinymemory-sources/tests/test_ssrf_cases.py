@@ -40,7 +40,9 @@ def test_the_corpus_is_whole() -> None:
     assert set(CASES["meta"]["policy_assumed"]["ports"]) == GuardPolicy().ports
 
 
-@pytest.mark.parametrize("case", [c for c in _by_id("refuse") if c.values[0]["category"] not in SERVED])
+@pytest.mark.parametrize(
+    "case", [c for c in _by_id("refuse") if c.values[0]["category"] not in SERVED]
+)
 def test_a_refused_url_is_refused_before_any_connection(case: dict[str, Any]) -> None:
     lookups: list[str] = []
     fetcher = GuardedFetcher(
@@ -54,7 +56,11 @@ def test_a_refused_url_is_refused_before_any_connection(case: dict[str, Any]) ->
 
 
 def _tls_guard(
-    case: dict[str, Any], ca_file: str, tls_server: LoopbackServer, dialled: list[str], **policy: Any
+    case: dict[str, Any],
+    ca_file: str,
+    tls_server: LoopbackServer,
+    dialled: list[str],
+    **policy: Any,
 ) -> GuardedFetcher:
     return GuardedFetcher(
         GuardPolicy(
@@ -118,9 +124,7 @@ def test_r76_a_redirect_to_a_name_inside_is_refused(
     assert dialled == ["93.184.215.14"]  # the hop inside was never dialled
 
 
-def test_r78_more_than_five_redirects_are_refused(
-    ca_file: str, tls_server: LoopbackServer
-) -> None:
+def test_r78_more_than_five_redirects_are_refused(ca_file: str, tls_server: LoopbackServer) -> None:
     (case,) = [c for c in CASES["refuse"] if c["id"] == "R78"]
     hops = case["redirect_chain_length"]
     tls_server.redirect("/loop", "/loop1")

@@ -13,6 +13,7 @@ limit resets.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import time
@@ -219,7 +220,8 @@ class GitHubReader:
             for issue in api.pages(f"repos/{repo}/issues?state=all", 10**9)
             if "pull_request" not in issue
         )
-        for issue, _ in zip(issues, range(limits["issues"]), strict=False):
+        # islice stops asking (and so fetching pages) once the limit is reached.
+        for issue in itertools.islice(issues, limits["issues"]):
             number = int(issue.get("number", 0))
             comments = _comments(api, repo, number, issue.get("comments")) if with_comments else ""
             facts = [f"State: {issue.get('state', '')}"]
