@@ -9,6 +9,7 @@ ever leaves the machine.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
 import socket
@@ -57,10 +58,8 @@ class LoopbackServer:
                 if handler is None:
                     self.send_error(404)
                     return
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError, ssl.SSLError):
                     handler(self)
-                except (BrokenPipeError, ConnectionResetError, ssl.SSLError):
-                    pass
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass

@@ -138,11 +138,13 @@ def test_commits_issues_and_pulls_with_comments(server: LoopbackServer) -> None:
     assert commit.meta.url == f"https://github.com/{REPO}/commit/{1:040x}"
     assert commit.meta.observed_at == datetime(2026, 3, 1, 10, tzinfo=UTC)
     assert commit.meta.source == tm.SourceRef(kind=tm.SourceKind.GITHUB, id=REPO)
-    assert "Author: ada" in issue.body.text and "Labels: launch" in issue.body.text
+    assert "Author: ada" in issue.body.text
+    assert "Labels: launch" in issue.body.text
     assert "**grace** (2026-03-02T10:00:00Z):\n\nThe banner." in issue.body.text
     assert issue.body.text.endswith("Done soon.")
     assert issue.meta.url == f"https://github.com/{REPO}/issues/7"
-    assert "State: merged" in pull.body.text and "Branches: banner into main" in pull.body.text
+    assert "State: merged" in pull.body.text
+    assert "Branches: banner into main" in pull.body.text
     assert "## Comments" not in pull.body.text
     # Every call carried the token; the commits came in two pages.
     assert all(headers.get("Authorization") == "Bearer tok-123" for _, headers in server.requests)

@@ -78,9 +78,11 @@ def test_ingest_places_items_at_a_node_and_refuses_a_private_url(run: object, do
 
 def test_ingest_usage_errors(run: object, docs: Path) -> None:
     missing = run("ingest", str(docs / "nope"))  # type: ignore[operator]
-    assert missing.returncode == 2 and "no such file or folder" in missing.stderr
+    assert missing.returncode == 2
+    assert "no such file or folder" in missing.stderr
     wrong = run("ingest", str(docs / "launch.md"), "--include", "*.md")  # type: ignore[operator]
-    assert wrong.returncode == 2 and "--include is for folders" in wrong.stderr
+    assert wrong.returncode == 2
+    assert "--include is for folders" in wrong.stderr
 
 
 def test_conversations_and_include(run: object, tmp_path: Path, docs: Path) -> None:

@@ -105,7 +105,8 @@ def test_items_carry_their_metadata(tree: Path) -> None:
     assert meta.language == "python"
     assert meta.source == tm.SourceRef(kind=tm.SourceKind.FOLDER, id=tree.as_posix())
     mtime = os.stat(tree / "src/app.py").st_mtime
-    assert meta.observed_at is not None and abs(meta.observed_at.timestamp() - mtime) < 1e-3
+    assert meta.observed_at is not None
+    assert abs(meta.observed_at.timestamp() - mtime) < 1e-3
     assert item.title == "app.py"
     assert item.body.text == "print('hello')\n"
 

@@ -14,7 +14,8 @@ RSS = b"""<?xml version="1.0" encoding="utf-8"?>
 <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">
 <channel><title>News</title>
 <item><title>Launch moved</title><link>https://example.com/launch</link>
-<guid>launch-1</guid><description>&lt;p&gt;The launch is on &lt;b&gt;Friday&lt;/b&gt;.&lt;/p&gt;</description>
+<guid>launch-1</guid>
+<description>&lt;p&gt;The launch is on &lt;b&gt;Friday&lt;/b&gt;.&lt;/p&gt;</description>
 <pubDate>Sun, 01 Mar 2026 10:00:00 +0000</pubDate></item>
 <item><title>Only encoded</title><link>https://example.com/enc</link>
 <content:encoded><![CDATA[Plain & simple]]></content:encoded></item>
@@ -83,14 +84,16 @@ def test_an_rss_feed(server: LoopbackServer) -> None:
         tm.read("rss", options={"url": server.url("/feed.xml")}, fetcher=loopback_fetcher(server))
     )
     first, second, skip = found
-    assert isinstance(first, tm.Document) and isinstance(second, tm.Document)
+    assert isinstance(first, tm.Document)
+    assert isinstance(second, tm.Document)
     assert first.title == "Launch moved"
     assert first.body.text == "<p>The launch is on <b>Friday</b>.</p>"  # no HTML converter here
     assert first.meta.url == "https://example.com/launch"
     assert first.meta.observed_at == datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
     assert first.meta.source == tm.SourceRef(kind=tm.SourceKind.RSS, id=server.url("/feed.xml"))
     assert second.body.text == "Plain & simple"
-    assert isinstance(skip, SourceSkip) and skip.what == "https://example.com/empty"
+    assert isinstance(skip, SourceSkip)
+    assert skip.what == "https://example.com/empty"
 
 
 def test_an_atom_feed(server: LoopbackServer) -> None:
