@@ -178,3 +178,29 @@ def test_bad_settings_are_config_errors(settings: dict[str, object]) -> None:
 )
 def test_blocked_ranges_do_not_lean_on_ipaddress_flags(address: str, blocked: bool) -> None:
     assert (blocked_reason(ipaddress.ip_address(address)) is not None) is blocked
+
+
+def test_a_path_keeps_its_encoding_and_non_ascii_is_encoded() -> None:
+    guard = GuardedFetcher(GuardPolicy(resolver=stub_resolver({"example.com": ["93.184.215.14"]})))
+    assert guard.vet("https://example.com/a%20b?q=%C3%BC").target.target == "/a%20b?q=%C3%BC"
+    assert guard.vet("https://example.com/katalog/ü?x=ä").target.target == (
+        "/katalog/%C3%BC?x=%C3%A4"
+    )
+    with pytest.raises(tm.InvalidRequest, match="whitespace or a control character"):
+        guard.vet("https://example.com/a b")
+
+
+def test_the_guard_sets_host_and_accept_encoding_itself() -> None:
+    guard = GuardedFetcher(GuardPolicy(connector=_never))
+    for name in ("Host", "accept-encoding"):
+        with pytest.raises(tm.InvalidRequest, match="cannot be sent"):
+            guard("https://example.com/", headers={name: "x"})
+
+
+def test_a_callers_header_replaces_a_default_whatever_its_case(server: LoopbackServer) -> None:
+    server.answer("/", b"ok")
+    loopback_fetcher(server)(server.url(), headers={"accept": "application/json"})
+    (_, seen) = server.requests[-1]
+    assert [value for name, value in seen.items() if name.lower() == "accept"] == [
+        "application/json"
+    ]

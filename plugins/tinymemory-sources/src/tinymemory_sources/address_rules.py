@@ -70,6 +70,9 @@ LOOPBACK_NETWORKS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("
 # Characters no authority may hold: parsers disagree about them (backslash,
 # whitespace, controls) or they hide another host (percent-encoding).
 _BAD_AUTHORITY = re.compile(r"[\\\s%\x00-\x1f\x7f]")
+#: What a path or query keeps as it is when its non-ASCII characters are encoded.
+_URL_SAFE = "/%:@!$&'()*+,;=?~-._"
+_CONTROL = re.compile(r"[\s\x00-\x1f\x7f]")
 # Every label digits or hex: an IPv4 address in a legacy spelling (127.1, 0x7f.1, 0177.0.0.1).
 _NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*\.?$")
 
@@ -110,9 +113,14 @@ def parse_target(url: str, ports: Collection[int]) -> Target:
     shown = parts.hostname or url[:60]
     if scheme not in SCHEMES:
         raise refuse(shown, f"only http and https are fetched, not `{scheme or 'no scheme'}`")
-    authority = parts.netloc
-    if _BAD_AUTHORITY.search(authority) or _BAD_AUTHORITY.search(url.split("#")[0]):
-        raise refuse(shown, "the url holds a backslash, whitespace, a control character or `%`")
+    # The authority as written: urlsplit drops tabs and newlines before it splits.
+    authority = re.split(r"[/?#]", url.split("://", 1)[-1], maxsplit=1)[0]
+    if _BAD_AUTHORITY.search(authority):
+        raise refuse(
+            shown, "the host part holds a backslash, whitespace, a control character or `%`"
+        )
+    if _CONTROL.search(url):
+        raise refuse(shown, "the url holds whitespace or a control character")
     if "@" in authority:
         raise refuse(shown, "credentials in the url are not sent")
     try:
@@ -124,9 +132,10 @@ def parse_target(url: str, ports: Collection[int]) -> Target:
         allowed = ", ".join(str(number) for number in sorted(ports))
         raise refuse(shown, f"port {port} is not one the guard allows ({allowed})")
     host, literal = _canonical_host(parts.hostname or "")
-    target = parts.path or "/"
+    # Non-ASCII in the path or query is percent-encoded; what is already encoded stays.
+    target = urllib.parse.quote(parts.path or "/", safe=_URL_SAFE)
     if parts.query:
-        target += "?" + parts.query
+        target += "?" + urllib.parse.quote(parts.query, safe=_URL_SAFE)
     return Target(scheme=scheme, host=host, port=port, target=target, literal=literal)
 
 

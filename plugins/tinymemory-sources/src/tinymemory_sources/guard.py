@@ -48,6 +48,8 @@ Connector = Callable[[str, int, float], socket.socket]
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: Headers that never follow a redirect to another origin.
 CREDENTIAL_HEADERS = frozenset({"authorization", "cookie", "proxy-authorization"})
+#: Headers the guard sets itself: the name it connects for and the encodings it decodes.
+FIXED_HEADERS = frozenset({"host", "accept-encoding"})
 MIB = 1024 * 1024
 _CHUNK = 64 * 1024
 
@@ -161,11 +163,14 @@ class GuardedFetcher:
 
     def __call__(self, url: str, *, headers: Mapping[str, str] | None = None) -> HttpResponse:
         """``GET url`` through the guard, following at most ``max_redirects`` redirects."""
-        sent = {"User-Agent": self.policy.user_agent, "Accept": "*/*"}
-        for name, value in (headers or {}).items():
-            if any(c in f"{name}{value}" for c in "\r\n\x00") or name.lower() == "host":
+        given = dict(headers or {})
+        for name, value in given.items():
+            if any(c in f"{name}{value}" for c in "\r\n\x00") or name.lower() in FIXED_HEADERS:
                 raise InvalidRequest(f"header `{name[:40]!r}` cannot be sent")
-            sent[name] = value
+        defaults = {"User-Agent": self.policy.user_agent, "Accept": "*/*"}
+        taken = {name.lower() for name in given}
+        sent = {k: v for k, v in defaults.items() if k.lower() not in taken}
+        sent.update(given)
         sent["Accept-Encoding"] = "gzip, deflate"
         deadline = time.monotonic() + self.policy.total_deadline
         current = url
