@@ -13,6 +13,7 @@ import pytest
 from conftest import LoopbackServer, loopback_fetcher
 
 import tinymemory as tm
+from tinymemory.plugin import SourceSkip
 from tinymemory_sources.github import repo_name
 
 REPO = "acme/app"
@@ -43,6 +44,7 @@ ISSUES = [
         "html_url": f"https://github.com/{REPO}/issues/7",
     },
     {"number": 8, "title": "a PR in the issues list", "pull_request": {}, "comments": 0},
+    {"number": "nine", "title": "a malformed entry"},
 ]
 PULLS = [
     {
@@ -124,7 +126,10 @@ def read_repo(
 def test_commits_issues_and_pulls_with_comments(server: LoopbackServer) -> None:
     FakeGitHub(server)
     items = read_repo(server, tm.EngineCredential.static("tok-123"))
-    titles = [item.title for item in items]
+    (skip,) = [item for item in items if isinstance(item, SourceSkip)]
+    assert (skip.what, skip.reason) == ("issue 'nine'", "the listing gives no number")
+    documents = [item for item in items if not isinstance(item, SourceSkip)]
+    titles = [item.title for item in documents]
     assert titles == [
         "Commit: Commit 1",
         "Commit: Commit 2",
@@ -132,7 +137,7 @@ def test_commits_issues_and_pulls_with_comments(server: LoopbackServer) -> None:
         "Issue #7: Launch checklist",
         "PR #8: Add the launch banner",
     ]
-    commit, issue, pull = items[0], items[3], items[4]
+    commit, issue, pull = documents[0], documents[3], documents[4]
     assert commit.meta.commit == f"{1:040x}"
     assert commit.meta.repo == REPO
     assert commit.meta.url == f"https://github.com/{REPO}/commit/{1:040x}"

@@ -204,3 +204,30 @@ def test_a_callers_header_replaces_a_default_whatever_its_case(server: LoopbackS
     assert [value for name, value in seen.items() if name.lower() == "accept"] == [
         "application/json"
     ]
+
+
+def test_one_private_answer_among_public_ones_refuses_the_name() -> None:
+    answers = {"mixed.test": ["93.184.215.14", "10.0.0.5", "2606:4700:4700::1111"]}
+    guard = GuardedFetcher(GuardPolicy(resolver=stub_resolver(answers), connector=_never))
+    with pytest.raises(tm.InvalidRequest, match=r"`mixed\.test`: 10\.0\.0\.5 is in the blocked"):
+        guard("https://mixed.test/")
+
+
+def test_a_redirect_to_an_address_inside_is_refused(
+    ca_file: str, tls_server: LoopbackServer
+) -> None:
+    tls_server.redirect("/meta", "http://169.254.169.254/latest/meta-data/")
+    tls_server.redirect("/mapped", "https://[::ffff:10.0.0.1]/")
+    dialled: list[str] = []
+    guard = GuardedFetcher(
+        GuardPolicy(
+            resolver=stub_resolver({"example.com": ["93.184.215.14"]}),
+            connector=dial(tls_server, dialled),
+            ca_file=ca_file,
+        )
+    )
+    with pytest.raises(tm.InvalidRequest, match=r"169\.254\.169\.254 is in the blocked"):
+        guard("https://example.com/meta")
+    with pytest.raises(tm.InvalidRequest, match=r"carries 10\.0\.0\.1"):
+        guard("https://example.com/mapped")
+    assert dialled == ["93.184.215.14", "93.184.215.14"]

@@ -222,12 +222,20 @@ class GitHubReader:
         )
         # islice stops asking (and so fetching pages) once the limit is reached.
         for issue in itertools.islice(issues, limits["issues"]):
-            number = int(issue.get("number", 0))
+            number = issue.get("number")
+            if not isinstance(number, int):
+                yield SourceSkip(what=f"issue {number!r}", reason="the listing gives no number")
+                continue
             comments = _comments(api, repo, number, issue.get("comments")) if with_comments else ""
             facts = [f"State: {issue.get('state', '')}"]
             yield self._thread(issue, f"Issue #{number}", facts, comments, meta)
         for pull in api.pages(f"repos/{repo}/pulls?state=all", limits["prs"]):
-            number = int(pull.get("number", 0))
+            number = pull.get("number")
+            if not isinstance(number, int):
+                yield SourceSkip(
+                    what=f"pull request {number!r}", reason="the listing gives no number"
+                )
+                continue
             # The pulls listing carries no comment count: ask for the thread's comments.
             comments = _comments(api, repo, number, 1) if with_comments else ""
             state = "merged" if pull.get("merged_at") else str(pull.get("state", ""))
