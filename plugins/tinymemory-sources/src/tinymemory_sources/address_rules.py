@@ -64,7 +64,7 @@ BLOCKED_NETWORKS = tuple(
     )
 )
 
-#: Loopback networks a test may open (:attr:`Target` ``loopback_for_tests``).
+#: Loopback networks a test may open (``GuardPolicy.loopback_for_tests``).
 LOOPBACK_NETWORKS = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 
 # Characters no authority may hold: parsers disagree about them (backslash,
