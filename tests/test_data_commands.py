@@ -16,7 +16,7 @@ from tinymemory._cli import data_commands
 from tinymemory._cli.main import cli, main
 from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
 from tinymemory._errors import Unsupported
-from tinymemory._hookspecs import hookimpl
+from tinymemory._hookspecs import ReaderContext, SourceSkip, hookimpl
 from tinymemory._plugin_manager import plugin_manager
 from tinymemory._wire import from_json, to_json
 from tinymemory.reference import ReferenceEngine
@@ -977,3 +977,78 @@ def test_import_refused_after_its_file_was_named_leaves_no_file_open(tmp_path: P
     assert result.returncode == 2
     assert "Got unexpected extra argument (extra)" in result.stderr
     assert "ResourceWarning" not in result.stderr
+
+
+# --- ingest ----------------------------------------------------------------------------
+
+
+class _Readers:
+    """A plugin offering a ``file`` and a ``link`` reader that record their options."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, dict[str, object]]] = []
+        self.tokens: list[str | None] = []
+
+    @hookimpl
+    def tinymemory_source_readers(self) -> list[object]:
+        outer = self
+
+        class Reader:
+            def __init__(self, name: str) -> None:
+                self.name = name
+
+            def read(self, context: ReaderContext) -> object:
+                outer.asked.append((self.name, dict(context.options)))
+                outer.tokens.append(context.credential.bearer())
+                yield tm.Learning(text=f"read by {self.name}")
+                yield SourceSkip(what="part", reason="left out")
+
+        return [Reader("file"), Reader("link"), Reader("github")]
+
+
+def test_ingest_reads_syncs_and_reports(
+    engine: ReferenceEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readers = _Readers()
+    plugin_manager().register(readers)
+    monkeypatch.setattr(data_commands, "_stderr_is_terminal", lambda: True)
+    monkeypatch.setenv("GITHUB_TOKEN", "tok-123")
+    note = tmp_path / "note.md"
+    note.write_text("hello", encoding="utf-8")
+    result = invoke("ingest", str(note), "--workspace", "w1")
+    assert result.stdout == (
+        f"ingested 1 items from {note}: 1 stored, 0 replayed, 1 skipped\nskipped: part: left out\n"
+    )
+    assert "ingesting file" in result.stderr
+    again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1"))
+    assert again == {
+        "stored": 0,
+        "replayed": 1,
+        "skipped": [{"index": 1, "reason": "part: left out"}],
+    }
+    ok("ingest", "https://example.com/page", "--at", "team:acme")
+    ok("ingest", "https://github.com/acme/app")
+    assert readers.asked == [
+        ("file", {"path": str(note), "workspace": "w1"}),
+        ("file", {"path": str(note), "workspace": "w1"}),
+        ("link", {"url": "https://example.com/page"}),
+        ("github", {"repo": "https://github.com/acme/app"}),
+    ]
+    assert readers.tokens == [None, None, None, "tok-123"]  # the token goes to GitHub only
+    reach = tm.Reach.exact(tm.Namespace.parse("team:acme"))
+    placed = engine.list(tm.ListRequest(filter=tm.MetaFilter(reach=reach)))
+    assert [hit.text for hit in placed.items] == ["read by link"]
+
+
+def test_ingest_without_readers_or_with_bad_arguments(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    result = invoke("ingest", str(tmp_path))
+    assert result.exit_code == 1
+    assert "no reader named `folder` (installed: none)" in result.stderr
+    missing = invoke("ingest", str(tmp_path / "nope"))
+    assert missing.exit_code == 2
+    assert "no such file or folder" in missing.stderr
+    wrong = invoke("ingest", "https://example.com/", "--include", "*.md")
+    assert wrong.exit_code == 2
+    assert "--include is for folders" in wrong.stderr

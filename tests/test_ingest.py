@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 import tinymemory as tm
 from tinymemory._cli.main import cli
-from tinymemory._errors import InvalidRequest, Unsupported
-from tinymemory._hookspecs import HttpResponse, ReaderContext, hookimpl
+from tinymemory._errors import ConfigError, InvalidRequest, Unsupported
+from tinymemory._hookspecs import HttpResponse, ReaderContext, SourceSkip, hookimpl
 from tinymemory._ingest import SyncReport, convert, read, sniff_format, sync
 from tinymemory._plugin_manager import plugin_manager
 from tinymemory.reference import ReferenceEngine
@@ -229,6 +229,70 @@ def test_without_a_fetcher_fetching_is_unsupported(plugins: Register) -> None:
     plugins(readers=[Lines()])
     with pytest.raises(Unsupported, match=r"fetches over http \(`example.com`\), and no fetcher"):
         list(read("lines", options={"url": "https://example.com/a"}))
+
+
+class OffersFetcher:
+    """A plugin offering the default http fetcher: answers every url with ``body``."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    @hookimpl
+    def tinymemory_http_fetcher(self) -> object:
+        def fetch(url: str, *, headers: Mapping[str, str] | None = None) -> HttpResponse:
+            return HttpResponse(url=url, status=200, body=self.body)
+
+        return fetch
+
+
+def test_a_plugins_fetcher_is_the_default_and_the_callers_wins(plugins: Register) -> None:
+    plugins(readers=[Lines()])
+    plugin_manager().register(OffersFetcher(b"from the plugin"))
+    (item,) = read("lines", options={"url": "https://example.com/a"})
+    assert item.body.text == "from the plugin"
+
+    def own(url: str, *, headers: Mapping[str, str] | None = None) -> HttpResponse:
+        return HttpResponse(url=url, status=200, body=b"the caller's")
+
+    (item,) = read("lines", options={"url": "https://example.com/a"}, fetcher=own)
+    assert item.body.text == "the caller's"
+
+
+def test_two_plugins_offering_the_default_fetcher_is_a_config_error(plugins: Register) -> None:
+    plugins(readers=[Lines()])
+    plugin_manager().register(OffersFetcher(b"one"), name="first")
+    plugin_manager().register(OffersFetcher(b"two"), name="second")
+    with pytest.raises(ConfigError, match=r"two plugins offer the default http fetcher \(.*first"):
+        read("lines", options={"url": "https://example.com/a"})
+
+
+def test_a_fetcher_that_is_no_fetcher_is_a_config_error(plugins: Register) -> None:
+    class Wrong:
+        @hookimpl
+        def tinymemory_http_fetcher(self) -> object:
+            return "not callable"
+
+    plugins(readers=[Lines()])
+    plugin_manager().register(Wrong(), name="wrong")
+    with pytest.raises(ConfigError, match="plugin `wrong` offered str as the http fetcher"):
+        read("lines", options={"url": "https://example.com/a"})
+
+
+def test_a_readers_skips_pass_through_read_and_sync_reports_them(plugins: Register) -> None:
+    class Skipping:
+        name = "skipping"
+
+        def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
+            yield tm.Learning(text="kept")
+            yield SourceSkip(what="big.bin", reason="over the cap")
+            yield tm.Learning(text="also kept")
+
+    plugins(readers=[Skipping()])
+    found = list(read("skipping"))
+    assert found[1] == SourceSkip(what="big.bin", reason="over the cap")
+    report = sync(ReferenceEngine(), read("skipping"))
+    assert (report.stored, report.replayed) == (2, 0)
+    assert [(skip.index, skip.reason) for skip in report.skipped] == [(1, "big.bin: over the cap")]
 
 
 def test_an_unknown_reader_is_unsupported_listing_the_installed(plugins: Register) -> None:

@@ -28,6 +28,7 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "ReaderContext",
         "Scrubber",
         "SourceReader",
+        "SourceSkip",
         "build_explore_page",
         "cut_pieces",
         "embedders",

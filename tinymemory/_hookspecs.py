@@ -103,14 +103,27 @@ class ReaderContext:
     fetcher: Fetcher
 
 
+@attrs.frozen(kw_only=True)
+class SourceSkip:
+    """What a reader yields, in place of an item, for a part of its source it left out.
+
+    ``what`` names the part (a file's path, an entry's link) and ``reason``
+    says why (too large, a format no converter reads, ...). :func:`~tinymemory.sync`
+    lists it among the report's skipped, so nothing is dropped unseen.
+    """
+
+    what: str
+    reason: str
+
+
 @runtime_checkable
 class SourceReader(Protocol):
     """Reads items from one kind of source (a folder, a feed, ...), chosen by its ``name``."""
 
     name: str
 
-    def read(self, context: ReaderContext) -> Iterator[StoreItem]:
-        """Yield the source's items, ready to store."""
+    def read(self, context: ReaderContext) -> Iterator[StoreItem | SourceSkip]:
+        """Yield the source's items, ready to store, and a :class:`SourceSkip` per part left out."""
         ...
 
 
@@ -155,6 +168,15 @@ class HookSpecs:
     @hookspec
     def tinymemory_source_readers(self) -> list[SourceReader]:  # type: ignore[empty-body]
         """Readers that turn a source into items, each with a name of its own."""
+
+    @hookspec
+    def tinymemory_http_fetcher(self) -> Fetcher | None:
+        """The fetcher ``read`` hands readers when its caller passes none, or ``None``.
+
+        At most one installed plugin may offer one (two is ``ConfigError``
+        naming both): it decides what every reader may fetch, so it is never
+        chosen silently. A caller's ``read(..., fetcher=...)`` still wins.
+        """
 
     @hookspec
     def tinymemory_scrubbers(self) -> list[Scrubber]:  # type: ignore[empty-body]

@@ -26,10 +26,11 @@ from tinymemory._hookspecs import (
     HttpResponse,
     ReaderContext,
     SourceReader,
+    SourceSkip,
 )
 from tinymemory._items import MAX_STORE_MANY, Document, StoreItem, validate_item
 from tinymemory._meta import MemoryMeta, SourceKind, SourceRef
-from tinymemory._plugin_manager import document_converters, source_readers
+from tinymemory._plugin_manager import default_fetcher, document_converters, source_readers
 from tinymemory._settings import EngineCredential
 
 #: Magic numbers of formats worth naming when nothing converts them.
@@ -151,7 +152,8 @@ def _no_fetcher(url: str, *, headers: Mapping[str, str] | None = None) -> HttpRe
     host = urllib.parse.urlsplit(url).hostname or url
     raise Unsupported(
         f"this reader fetches over http (`{host}`), and no fetcher was given: "
-        "pass fetcher=, or install the sources plugin, whose fetcher refuses private addresses"
+        "pass fetcher=, or install a plugin offering one (tinymemory-sources, whose fetcher "
+        "refuses private addresses)"
     )
 
 
@@ -161,15 +163,18 @@ def read(
     options: Mapping[str, Any] | None = None,
     credential: EngineCredential | None = None,
     fetcher: Fetcher | None = None,
-) -> Iterator[StoreItem]:
+) -> Iterator[StoreItem | SourceSkip]:
     """The items of a source, read by the installed reader named ``reader_name``.
 
     The reader gets a :class:`ReaderContext`: ``options`` (where to read and
     how, as the reader documents), ``credential`` (a token, never printed),
-    and ``fetcher`` for any HTTP it does. With no fetcher, fetching is
-    ``Unsupported``: the core has no guard against requests to private
-    addresses, so it makes none on a reader's behalf. An unknown reader is
-    ``Unsupported`` listing the installed ones; every item is validated.
+    and ``fetcher`` for any HTTP it does: the one passed here, else the one an
+    installed plugin offers through ``tinymemory_http_fetcher`` (the sources
+    plugin's guard, which refuses private addresses). With neither, fetching
+    is ``Unsupported``: the core has no such guard, so it fetches nothing on a
+    reader's behalf. An unknown reader is ``Unsupported`` listing the
+    installed ones. Every item is validated; a :class:`SourceSkip` (a part of
+    the source the reader left out, and why) is passed on for ``sync`` to report.
     """
     readers = source_readers()
     reader: SourceReader | None = readers.get(reader_name)
@@ -179,9 +184,12 @@ def read(
     context = ReaderContext(
         options=dict(options or {}),
         credential=credential or EngineCredential.none(),
-        fetcher=fetcher or _no_fetcher,
+        fetcher=fetcher or default_fetcher() or _no_fetcher,
     )
-    return (validate_item(item) for item in reader.read(context))
+    return (
+        item if isinstance(item, SourceSkip) else validate_item(item)
+        for item in reader.read(context)
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -216,7 +224,8 @@ def sync(
     """Store ``items`` into ``engine`` through ``store_many``, ``batch`` at a time.
 
     An item that is not valid is skipped with its reason (and the rest are
-    stored); the engine's own errors end the sync. ``progress`` is called
+    stored), as is each :class:`SourceSkip` a reader yielded (its reason
+    names what it left out); the engine's own errors end the sync. ``progress`` is called
     with the report after every batch. Scrubbing is the engine's: pass one
     from :func:`~tinymemory.build_engine`, which scrubs.
     """
@@ -228,6 +237,9 @@ def sync(
         valid: list[StoreItem] = []
         skipped: list[Skipped] = []
         for index, item in chunk:
+            if isinstance(item, SourceSkip):
+                skipped.append(Skipped(index=index, reason=f"{item.what}: {item.reason}"))
+                continue
             try:
                 valid.append(validate_item(item))
             except TinyMemoryError as error:

@@ -26,6 +26,7 @@ from tinymemory._hookspecs import (
     DocumentConverter,
     Embedder,
     EngineFactory,
+    Fetcher,
     HookSpecs,
     Scrubber,
     SourceReader,
@@ -263,3 +264,28 @@ def source_readers() -> dict[str, SourceReader]:
 
 def _name(value: Any) -> str:
     return str(value.name)
+
+
+def default_fetcher() -> Fetcher | None:
+    """The fetcher the one plugin implementing ``tinymemory_http_fetcher`` offers, if any.
+
+    Two plugins offering one is ``ConfigError`` naming both, as for every
+    other named thing; so is offering something that is not a :class:`Fetcher`.
+    """
+    offered: list[tuple[str, Fetcher]] = []
+    for impl in plugin_manager().hook.tinymemory_http_fetcher.get_hookimpls():
+        fetcher = impl.function()
+        if fetcher is None:
+            continue
+        if not isinstance(fetcher, Fetcher):
+            raise ConfigError(
+                f"plugin `{impl.plugin_name}` offered {type(fetcher).__name__} as the http fetcher"
+            )
+        offered.append((impl.plugin_name, fetcher))
+    if len(offered) > 1:
+        names = ", ".join(name for name, _ in offered)
+        raise ConfigError(
+            f"two plugins offer the default http fetcher ({names}); turn one off with "
+            f"{PLUGINS_VARIABLE} or the configuration's `plugins` table"
+        )
+    return offered[0][1] if offered else None

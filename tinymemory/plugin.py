@@ -6,8 +6,8 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 
 - the hook marker: :data:`hookimpl`;
 - what the hooks return: :class:`EngineFactory`, :class:`DocumentConverter`,
-  :class:`SourceReader` with its :class:`ReaderContext`, :class:`Fetcher` and
-  :class:`HttpResponse`, :class:`Scrubber`, :class:`Embedder`;
+  :class:`SourceReader` with its :class:`ReaderContext`, :class:`Fetcher`,
+  :class:`HttpResponse` and :class:`SourceSkip`, :class:`Scrubber`, :class:`Embedder`;
 - the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
 - helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
   :func:`to_data`, :func:`from_data`), the id of an item's canonical JSON
@@ -33,6 +33,7 @@ from tinymemory._hookspecs import (
     ReaderContext,
     Scrubber,
     SourceReader,
+    SourceSkip,
     hookimpl,
 )
 from tinymemory._item_json import item_from_json, json_and_id
@@ -53,6 +54,7 @@ __all__ = [
     "ReaderContext",
     "Scrubber",
     "SourceReader",
+    "SourceSkip",
     "build_explore_page",
     "cut_pieces",
     "embedders",

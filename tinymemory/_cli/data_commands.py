@@ -1,7 +1,7 @@
 """The ``tinymemory`` data commands, on the engine the configuration names.
 
 ``store``, ``fetch``, ``recall``, ``list``, ``get``, ``explore``, ``forget``,
-``export``, ``import`` and ``erase``. Each prints readable text, or with
+``export``, ``import``, ``ingest`` and ``erase``. Each prints readable text, or with
 ``--json`` the contract's JSON forms. A :class:`~tinymemory._errors.TinyMemoryError`
 ends a command with ``tinymemory: <kind>: <message>`` on stderr and status 1;
 a bad option or argument is a usage error (status 2).
@@ -38,7 +38,8 @@ from tinymemory._cli.options import (
 from tinymemory._engine import LISTING_PAGE, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory._f32 import display_f32
-from tinymemory._ingest import SyncReport, convert, sync
+from tinymemory._hookspecs import SourceSkip
+from tinymemory._ingest import SyncReport, convert, read, sync
 from tinymemory._items import (
     Document,
     Learning,
@@ -693,6 +694,92 @@ def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None
     if at is not None:
         item = item.with_meta(attrs.evolve(item.meta, namespace=at))
     return item, note
+
+
+#: The readers ``ingest`` can name with ``--kind`` (the sources plugin offers them).
+INGEST_KINDS = ("folder", "file", "link", "rss", "github", "conversations")
+#: The reader option each kind takes PATH_OR_URL as.
+_SOURCE_OPTION = {"link": "url", "rss": "url", "github": "repo"}
+#: Where ``ingest`` reads a GitHub token from (sent only to the GitHub API).
+GITHUB_TOKEN_VARIABLE = "GITHUB_TOKEN"
+
+
+def _ingest_kind(source: str) -> str:
+    """The reader for ``source`` given no ``--kind``: a URL is a link (github.com a repository)."""
+    if "://" in source or source.startswith("git@"):
+        host = source.split("://", 1)[-1].split("/", 1)[0].lower()
+        return (
+            "github"
+            if host in ("github.com", "www.github.com") or "@github.com" in source
+            else "link"
+        )
+    path = Path(source)
+    if path.is_dir():
+        return "folder"
+    if path.is_file():
+        return "file"
+    raise click.BadParameter(f"{source}: no such file or folder", param_hint="PATH_OR_URL")
+
+
+@_data_command("ingest")
+@click.argument("source", metavar="PATH_OR_URL")
+@click.option(
+    "--kind",
+    "reader",
+    type=click.Choice(INGEST_KINDS),
+    help="The reader (default: folder or file by the path; link for a url, github for github.com).",
+)
+@click.option("--include", metavar="GLOB", help="folder: only the files matching (docs/**/*.md).")
+@at_option("Store every item at this node (team:acme/agent:writer); default the root.")
+@workspace_option("The items' workspace.")
+@json_option("Print the report as JSON.")
+def ingest(
+    source: str,
+    reader: str | None,
+    include: str | None,
+    at: Namespace | None,
+    workspace: str | None,
+    as_json: bool,
+) -> None:
+    """Read a folder, file, link, feed, GitHub repository or conversation threads into memory.
+
+    Thin over `read` and `sync`: an item already held is a replay, so running
+    it again stores nothing new. URLs are fetched through the installed guard.
+    A GitHub token is read from $GITHUB_TOKEN.
+    """
+    kind = reader or _ingest_kind(source)
+    if include is not None and kind != "folder":
+        raise click.UsageError("--include is for folders")
+    options: dict[str, object] = {_SOURCE_OPTION.get(kind, "path"): source}
+    if include is not None:
+        options["include"] = include
+    if workspace is not None:
+        options["workspace"] = workspace
+    credential = EngineCredential.none()
+    token = os.environ.get(GITHUB_TOKEN_VARIABLE, "").strip()
+    if kind == "github" and token:
+        credential = EngineCredential.static(token)
+    found = read(kind, options=options, credential=credential)
+    items = found if at is None else (_rehomed(item, at) for item in found)
+    with _open_engine() as engine, _progress(items, f"ingesting {kind}") as shown:
+        report = sync(engine, shown)
+    skipped = [{"index": skip.index, "reason": skip.reason} for skip in report.skipped]
+    if as_json:
+        _echo_json({"stored": report.stored, "replayed": report.replayed, "skipped": skipped})
+        return
+    total = report.stored + report.replayed
+    click.echo(
+        f"ingested {total} items from {source}: {report.stored} stored, "
+        f"{report.replayed} replayed, {len(skipped)} skipped"
+    )
+    for skip in report.skipped:
+        click.echo(f"skipped: {skip.reason}")
+
+
+def _rehomed(item: StoreItem | SourceSkip, at: Namespace) -> StoreItem | SourceSkip:
+    if isinstance(item, SourceSkip):
+        return item
+    return item.with_meta(attrs.evolve(item.meta, namespace=at))
 
 
 @_data_command("erase")

@@ -1,0 +1,225 @@
+"""The ``folder`` and ``file`` readers: files on disk, converted through ``tm.convert``.
+
+The folder walk never follows a symbolic link, skips hidden entries and tool
+folders, honours every ``.gitignore`` on the way down (matched by
+``pathspec``, git's own rules: the deepest file that speaks decides, and an
+ignored folder is not entered), keeps to an include glob when one is given,
+and leaves out files over the size cap. Each file is opened without following
+a link and checked to lie inside the folder before it is read. What is left
+out for a reason worth knowing (too large, a link, a format nothing reads)
+comes out as a :class:`~tinymemory.plugin.SourceSkip`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+import attrs
+import pathspec
+
+import tinymemory as tm
+from tinymemory.plugin import ReaderContext, SourceSkip
+from tinymemory_sources.reader_options import check_names, int_option, text_option
+
+MIB = 1024 * 1024
+#: Folders never walked into (besides every hidden one).
+TOOL_FOLDERS = frozenset(
+    {".git", ".hg", ".svn", "target", "node_modules", "__pycache__", "venv", ".venv", ".tox"}
+)
+DEFAULT_MAX_FILE_BYTES = 10 * MIB
+
+#: Languages by file suffix, for ``meta.language``.
+LANGUAGES = {
+    ".py": "python", ".rs": "rust", ".go": "go", ".js": "javascript", ".mjs": "javascript",
+    ".ts": "typescript", ".tsx": "typescript", ".jsx": "javascript", ".java": "java",
+    ".kt": "kotlin", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".php": "php", ".swift": "swift", ".scala": "scala",
+    ".sh": "shell", ".bash": "shell", ".sql": "sql", ".md": "markdown", ".markdown": "markdown",
+    ".rst": "restructuredtext", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml",
+    ".json": "json", ".html": "html", ".css": "css",
+}  # fmt: skip
+
+
+def compile_glob(pattern: str) -> re.Pattern[str]:
+    """An include glob over the ``/``-joined relative path, anchored at both ends.
+
+    ``*`` matches within one name, ``?`` one character of a name, ``**`` any
+    run of names, and ``**/`` zero or more folders.
+    """
+    out = []
+    index = 0
+    while index < len(pattern):
+        if pattern.startswith("**/", index):
+            out.append("(?:.*/)?")
+            index += 3
+        elif pattern.startswith("**", index):
+            out.append(".*")
+            index += 2
+        elif pattern[index] == "*":
+            out.append("[^/]*")
+            index += 1
+        elif pattern[index] == "?":
+            out.append("[^/]")
+            index += 1
+        else:
+            out.append(re.escape(pattern[index]))
+            index += 1
+    return re.compile("".join(out))
+
+
+@attrs.frozen
+class _Ignores:
+    """The ``.gitignore`` files in force at one folder: (folder relative to the root, spec)."""
+
+    layers: tuple[tuple[PurePosixPath, pathspec.GitIgnoreSpec], ...] = ()
+
+    def entered(self, folder: Path, relative: PurePosixPath) -> _Ignores:
+        ignore = folder / ".gitignore"
+        if ignore.is_symlink() or not ignore.is_file():
+            return self
+        lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+        return _Ignores((*self.layers, (relative, pathspec.GitIgnoreSpec.from_lines(lines))))
+
+    def ignores(self, relative: PurePosixPath, is_dir: bool) -> bool:
+        for base, spec in reversed(self.layers):
+            inside = relative.relative_to(base).as_posix() + ("/" if is_dir else "")
+            found = spec.check_file(inside).include
+            if found is not None:
+                return found
+        return False
+
+
+def _placed(path: Path, workspace: str | None, source: tm.SourceRef) -> tm.MemoryMeta:
+    return tm.MemoryMeta(
+        workspace=workspace,
+        folder=path.parent.as_posix(),
+        file_path=path.as_posix(),
+        language=LANGUAGES.get(path.suffix.lower()),
+        source=source,
+    )
+
+
+def _read_inside(path: Path, root: Path, cap: int) -> tuple[bytes, datetime] | str:
+    """The file's bytes and mtime, or why it is left out; never through a link, never outside."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as error:
+        return f"cannot be opened ({error.strerror})"
+    with os.fdopen(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        if info.st_size > cap:
+            return f"{info.st_size} bytes, over the cap of {cap}"
+        if not Path(os.path.realpath(path)).is_relative_to(root):
+            return "path traversal denied: it resolves outside the folder"
+        data = handle.read(cap + 1)
+    if len(data) > cap:
+        return f"over the cap of {cap} bytes"
+    return data, datetime.fromtimestamp(info.st_mtime, UTC)
+
+
+def _document(
+    path: Path, root: Path, cap: int, workspace: str | None, source: tm.SourceRef
+) -> tm.Document | SourceSkip:
+    read = _read_inside(path, root, cap)
+    if isinstance(read, str):
+        return SourceSkip(what=path.as_posix(), reason=read)
+    data, mtime = read
+    placed = attrs.evolve(_placed(path, workspace, source), observed_at=mtime)
+    try:
+        return tm.convert(data, name=path.name, meta=placed)
+    except (tm.Unsupported, tm.InvalidRequest) as error:
+        return SourceSkip(what=path.as_posix(), reason=error.message)
+
+
+class FolderReader:
+    """``folder``: every readable file under ``path``.
+
+    Options: ``path`` (required), ``include`` (a glob over the relative path,
+    say ``docs/**/*.md``; default every file), ``max_file_bytes`` (default
+    10 MiB), ``workspace`` and ``id`` (the source's id; default the folder's
+    path). Items carry ``folder``, ``file_path``, ``language`` and the file's
+    mtime as ``observed_at``.
+    """
+
+    name = "folder"
+    OPTIONS = ("path", "include", "max_file_bytes", "workspace", "id")
+
+    def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
+        """Walk the folder, yielding a document per file and a skip per file left out."""
+        options = context.options
+        check_names(self.name, options, self.OPTIONS)
+        given = str(text_option(self.name, options, "path", required=True))
+        pattern = text_option(self.name, options, "include")
+        include = compile_glob(pattern) if pattern else None
+        cap = int_option(self.name, options, "max_file_bytes", DEFAULT_MAX_FILE_BYTES, 1, 1 << 40)
+        workspace = text_option(self.name, options, "workspace")
+        root = Path(given).expanduser().resolve()
+        if not root.is_dir():
+            raise tm.InvalidRequest(f"`{given}` is not a folder")
+        source = tm.SourceRef(
+            kind=tm.SourceKind.FOLDER, id=text_option(self.name, options, "id") or root.as_posix()
+        )
+        return self._walk(
+            root, root, PurePosixPath("."), _Ignores(), include, cap, workspace, source
+        )
+
+    def _walk(
+        self,
+        root: Path,
+        folder: Path,
+        relative: PurePosixPath,
+        ignores: _Ignores,
+        include: re.Pattern[str] | None,
+        cap: int,
+        workspace: str | None,
+        source: tm.SourceRef,
+    ) -> Iterator[tm.StoreItem | SourceSkip]:
+        ignores = ignores.entered(folder, relative)
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in TOOL_FOLDERS:
+                continue
+            path = folder / entry.name
+            inner = relative / entry.name
+            if entry.is_symlink():
+                if include is None or include.fullmatch(inner.as_posix()):
+                    yield SourceSkip(what=path.as_posix(), reason="a symbolic link, not followed")
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+            if ignores.ignores(inner, is_dir):
+                continue
+            if is_dir:
+                yield from self._walk(root, path, inner, ignores, include, cap, workspace, source)
+            elif include is None or include.fullmatch(inner.as_posix()):
+                yield _document(path, root, cap, workspace, source)
+
+
+class FileReader:
+    """``file``: the one file at ``path``, with a folder item's metadata and a ``file`` source.
+
+    Options: ``path`` (required), ``max_file_bytes``, ``workspace``, ``id``.
+    """
+
+    name = "file"
+    OPTIONS = ("path", "max_file_bytes", "workspace", "id")
+
+    def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
+        """Yield the file as a document, or a skip saying why it cannot be."""
+        options = context.options
+        check_names(self.name, options, self.OPTIONS)
+        given = str(text_option(self.name, options, "path", required=True))
+        cap = int_option(self.name, options, "max_file_bytes", DEFAULT_MAX_FILE_BYTES, 1, 1 << 40)
+        workspace = text_option(self.name, options, "workspace")
+        source = tm.SourceRef(kind=tm.SourceKind.FILE, id=text_option(self.name, options, "id"))
+        path = Path(os.path.abspath(Path(given).expanduser()))
+        if path.is_symlink() or not path.is_file():
+            raise tm.InvalidRequest(f"`{given}` is not a regular file")
+        return iter([_document(path, path.parent.resolve(), cap, workspace, source)])
