@@ -123,7 +123,7 @@ _NINO_RESERVED = {"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"}
 
 def nino(prefix: str) -> bool:
     """A UK National Insurance number prefix HMRC issues: the letter rules and reserved pairs."""
-    first, second = prefix
+    first, second = prefix[0], prefix[1]
     return first not in "DFIQUV" and second not in "DFIOQUV" and prefix not in _NINO_RESERVED
 
 

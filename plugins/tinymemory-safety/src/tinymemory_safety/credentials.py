@@ -241,9 +241,9 @@ def _telegram(scan: Scan) -> Iterator[Hit]:
         return
     for match in _TELEGRAM.finditer(scan.text):
         start = scan.run_before(match.start(), DIGITS, 17)
-        if 5 <= match.start() - start <= 16 and scan.starts_word(start):
-            if scan.ends_word(match.end()):
-                yield Hit(start, match.end(), REDACTED, "telegram", (SHAPE_PASS, 16))
+        digits = match.start() - start
+        if 5 <= digits <= 16 and scan.starts_word(start) and scan.ends_word(match.end()):
+            yield Hit(start, match.end(), REDACTED, "telegram", (SHAPE_PASS, 16))
 
 
 def _api_keys(scan: Scan) -> Iterator[Hit]:

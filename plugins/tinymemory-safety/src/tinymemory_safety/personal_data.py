@@ -190,10 +190,9 @@ def _letter_led(scan: Scan) -> Iterator[Hit]:
         if span and scan.ends_word(span[1]):
             yield _hit(*span, "iban")
     for found in _DNI.finditer(text):
-        letter_prefix, digits, letter = found.groups()
-        if len(letter_prefix) + len(digits) == 8 and _whole(scan, found):
-            if checksums.dni(letter_prefix + digits + letter):
-                yield _hit(found.start(), found.end(), "dni")
+        number = "".join(found.groups())
+        if len(number) == 9 and _whole(scan, found) and checksums.dni(number):
+            yield _hit(found.start(), found.end(), "dni")
     for found in _NINO.finditer(text):
         if _whole(scan, found) and checksums.nino(found.group(1)):
             yield _hit(found.start(), found.end(), "nino")

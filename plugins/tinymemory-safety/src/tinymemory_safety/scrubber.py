@@ -27,6 +27,10 @@ _log = logging.getLogger("tinymemory_safety")
 _PERSONAL = frozenset(CLASSES)
 
 
+def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    return {kind: counts[kind] for kind in sorted(counts) if counts[kind]}
+
+
 @attrs.frozen
 class Redactions:
     """How many redactions of each class (``by_class``), never what was redacted.
@@ -36,9 +40,7 @@ class Redactions:
     shapes and the host's patterns) and ``personal_data`` (``pii_redactions``).
     """
 
-    by_class: Mapping[str, int] = attrs.field(
-        factory=dict, converter=lambda d: dict(sorted(d.items()))
-    )
+    by_class: Mapping[str, int] = attrs.field(factory=dict, converter=_sorted_counts)
 
     @classmethod
     def of(cls, kinds: Iterable[str]) -> Redactions:
