@@ -100,8 +100,10 @@ def placeholder(value: str) -> bool:
 
 _KEY_BEGIN = re.compile(r"(?a)-----BEGIN [A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?-----", re.I)
 _KEY_END = re.compile(r"(?a)-----END [A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?-----", re.I)
-#: A block cut off before its END line: its header lines and base64 body.
-_KEY_BODY = re.compile(r"(?a)(?:[A-Za-z0-9+/=:, \t-]{0,128}+\r?\n)*+[A-Za-z0-9+/=]{0,128}+")
+#: A line of a key block's body: base64, a ``Name: value`` header, or blank.
+_KEY_LINE = re.compile(
+    r"(?a)((?:[A-Za-z0-9+/=]{1,128}+|[A-Za-z-]{1,32}+: [^\n]{0,128}+)?)[ \t]*+(?:\r?\n|\Z)"
+)
 
 
 def private_keys(scan: Scan) -> Iterator[Hit]:
@@ -116,9 +118,19 @@ def private_keys(scan: Scan) -> Iterator[Hit]:
             stop = end.end()
         else:  # a block cut off before its END (a truncated paste): to the end of its body
             ends = False
-            stop = _KEY_BODY.match(scan.text, begin.end()).end()  # type: ignore[union-attr]
+            stop = _body_end(scan.text, begin.end())
         yield Hit(begin.start(), stop, PRIVATE_KEY_TOKEN, "private_key", (PRIVATE_KEY_PASS, 0))
         at = stop
+
+
+def _body_end(text: str, at: int) -> int:
+    """Where the body of a key block with no END line stops: after its last body line."""
+    end = at
+    while (line := _KEY_LINE.match(text, at)) and line.end() > at:
+        at = line.end()
+        if line.group(1):
+            end = line.end(1)
+    return end
 
 
 # --- pass 2: credential markers --------------------------------------------------------------

@@ -61,7 +61,7 @@ _CUIT = re.compile(r"(?a)\d{2}-\d{8}-\d")
 _AADHAAR_GROUPED = re.compile(r"(?a)[2-9]\d{3}([ -])\d{4}\1\d{4}")
 _SSN = re.compile(r"(?a)(\d{3})-(\d{2})-(\d{4})")
 _RRN = re.compile(r"(?a)(\d{6})-([1-8])\d{6}")
-_DNI = re.compile(r"(?a)([XYZ]?)[ -]?(\d{7,8})[ -]?([A-Z])")
+_DNI = re.compile(r"(?a)(?:([XYZ])[ -]?)?(\d{7,8})[ -]?([A-Z])")
 _NINO = re.compile(r"(?a)([A-Z]{2}) ?(\d{2}) ?(\d{2}) ?(\d{2}) ?[A-D]")
 _RFC = re.compile(r"(?a)[A-Z&\u00d1]{3,4}(\d{6})[A-Z\d]{2}[A\d]")
 _PAN_IN = re.compile(r"(?a)[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]")
@@ -190,7 +190,7 @@ def _letter_led(scan: Scan) -> Iterator[Hit]:
         if span and scan.ends_word(span[1]):
             yield _hit(*span, "iban")
     for found in _DNI.finditer(text):
-        number = "".join(found.groups())
+        number = "".join(part or "" for part in found.groups())
         if len(number) == 9 and _whole(scan, found) and checksums.dni(number):
             yield _hit(found.start(), found.end(), "dni")
     for found in _NINO.finditer(text):
@@ -234,7 +234,10 @@ def _emails(scan: Scan) -> Iterator[Hit]:
         start = scan.run_before(sign, _EMAIL_LOCAL, 64)
         while start < sign and text[start] == ".":
             start += 1
-        if start < sign and scan.ends_word(domain.end()):
+        # ``git@github.com:acme/app.git`` is an scp-style remote, not somebody's address.
+        after = text[domain.end() : domain.end() + 2]
+        remote = len(after) == 2 and after[0] == ":" and not after[1].isspace()
+        if start < sign and scan.ends_word(domain.end()) and not remote:
             yield _hit(start, domain.end(), "email")
             at = domain.end()
 
@@ -250,7 +253,9 @@ def _ipv6(scan: Scan) -> Iterator[Hit]:
             address = ipaddress.IPv6Address(candidate)
         except ValueError:
             continue
-        if sum(bool(group) for group in candidate.split(":")) >= 3 and not (
+        # An IPv4 tail (``::ffff:192.0.2.1``) stands for two groups.
+        groups = sum(bool(group) for group in candidate.split(":")) + ("." in candidate)
+        if groups >= 3 and not (
             address.is_loopback or address.is_unspecified
         ):
             yield _hit(start, end, "ip")
