@@ -255,7 +255,5 @@ def _ipv6(scan: Scan) -> Iterator[Hit]:
             continue
         # An IPv4 tail (``::ffff:192.0.2.1``) stands for two groups.
         groups = sum(bool(group) for group in candidate.split(":")) + ("." in candidate)
-        if groups >= 3 and not (
-            address.is_loopback or address.is_unspecified
-        ):
+        if groups >= 3 and not (address.is_loopback or address.is_unspecified):
             yield _hit(start, end, "ip")
