@@ -194,6 +194,9 @@ PII = [
     ("call 4155550132", None, None),  # bare NANP numbers stay
     ("call 115-555-0132", None, None),  # area code 1xx
     ("call 415-155-0132", None, None),  # exchange 1xx
+    ("call 415.555.0132", "phone", "call [REDACTED_PII_PHONE]"),
+    ("sizes 200 300 4000", None, None),  # spaces alone: not a phone
+    ("call 415-555.0132", None, None),  # mixed separators
     ("+44 20 7946 0958", "phone", "[REDACTED_PII_PHONE]"),
     ("+123456", None, None),  # 6 digits
     ("+1234567", "phone", "[REDACTED_PII_PHONE]"),

@@ -1,12 +1,10 @@
-"""What a detector found, and how overlapping finds are settled before splicing.
+"""What a detector found, and how the overlapping finds of one pass are settled.
 
-Detectors run over the whole folded text and report spans; nothing is
-replaced until every detector has spoken. Then the passes of the contract
-decide in order (private keys, credential markers, credential shapes, the
-host's own patterns, personal data): a span that overlaps one already taken
-by an earlier pass is dropped, and within a pass the earliest span wins,
-then the longest, then the class listed first (an IBAN before a card, a card
-before a bare CPF or CNPJ).
+The detectors of a pass run over the whole folded text and report spans;
+nothing is replaced until all of them have spoken. Of overlapping spans the
+earliest wins, then the longest, then the class listed first (an IBAN before
+a card, a card before a bare CPF or CNPJ). The winners are spliced onto the
+original text before the next pass reads it.
 """
 
 from __future__ import annotations
@@ -25,13 +23,13 @@ class Hit(NamedTuple):
     end: int
     token: str
     kind: str
-    #: The pass (lower decides first), then the class's rank inside it.
+    #: The pass, then the class's rank inside it (lower wins a tie).
     rank: tuple[int, int]
 
 
 def settle(hits: Iterable[Hit]) -> list[Hit]:
     """The hits that stand, by start: no two overlap (see the module's rules)."""
-    ordered = sorted(hits, key=lambda hit: (hit.rank[0], hit.start, hit.start - hit.end, hit.rank))
+    ordered = sorted(hits, key=lambda hit: (hit.start, hit.start - hit.end, hit.rank))
     starts: list[int] = []
     taken: list[Hit] = []
     for hit in ordered:

@@ -51,6 +51,7 @@ _CARD_WORDS = re.compile(
 _AADHAAR_WORDS = re.compile(r"(?a)aadhaa?r|\buid\b|uidai")
 _MYNUMBER_WORDS = re.compile(r"(?a)my ?number|mynumber|kojin|個人番号|マイナンバー")
 
+_TOKEN = re.compile(r"(?a)\[redacted[a-z_]*\]")
 _DIGIT = re.compile(r"(?a)\d")
 _NON_DIGITS = re.compile(r"(?a)\D")
 _BARE_RUN = re.compile(r"(?a)\d{9,}+")
@@ -67,8 +68,11 @@ _RFC = re.compile(r"(?a)[A-Z&\u00d1]{3,4}(\d{6})[A-Z\d]{2}[A\d]")
 _PAN_IN = re.compile(r"(?a)[A-Z]{3}[ABCFGHJLPT][A-Z]\d{4}[A-Z]")
 _IBAN = re.compile(r"(?a)([A-Z]{2})(\d{2})((?: ?[A-Z0-9]){11,30}+)")
 _E164 = re.compile(r"(?a)\+\d++(?:[ .\-]?\(\d{1,4}\)[ .\-]?\d++|[ .\-]\d++)*+")
+#: ``(415) 555-0132``, ``415-555-0132``, ``415.555.0132``: spaces alone would take
+#: "200 300 4000" for a number, and bare ten digits are never redacted.
 _NANP = re.compile(
-    r"(?a)(?:\+1[ .-]?|1[ .-])?(?:\([2-9]\d\d\)[ .-]?|[2-9]\d\d[ .-])[2-9]\d\d[ .-]\d{4}"
+    r"(?a)(?:\+?1[ .-]?)?"
+    r"(?:\([2-9]\d\d\)[ .-]?[2-9]\d\d[ .-]\d{4}|[2-9]\d\d([.-])[2-9]\d\d\1\d{4})"
 )
 _EMAIL_DOMAIN = re.compile(r"(?a)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}")
 _EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
@@ -129,7 +133,7 @@ class PersonalData:
         if length == 14 and checksums.cnpj(digits):
             yield _hit(start, end, "cnpj")
         if length == 12:
-            near = scan.lower[max(0, start - 64) : start]
+            near = _words_near(scan, start - 64, start)
             if _AADHAAR_WORDS.search(near) and checksums.aadhaar(digits):
                 yield _hit(start, end, "aadhaar")
             if _MYNUMBER_WORDS.search(near) and checksums.my_number(digits):
@@ -139,8 +143,16 @@ class PersonalData:
         if self.bare_card is BareCard.LUHN_ONLY:
             return True
         digits = scan.text[start:end]
-        near = scan.lower[max(0, start - 64) : end + 64]
+        near = _words_near(scan, start - 64, end + 64)
         return checksums.card_network_length(digits) or bool(_CARD_WORDS.search(near))
+
+
+def _words_near(scan: Scan, start: int, end: int) -> str:
+    """The lowered text from ``start`` to ``end``, without the tokens of earlier redactions.
+
+    ``[REDACTED_PII_CREDIT_CARD]`` is no card word, nor ``..._AADHAAR]`` the keyword.
+    """
+    return _TOKEN.sub(" ", scan.lower[max(0, start) : end])
 
 
 def _card(digits: str) -> bool:

@@ -60,7 +60,8 @@ class HostPattern:
     """
 
     name: str
-    pattern: re.Pattern[str] = attrs.field(converter=_compiled)
+    #: Left out of the repr: a host may write a literal secret into its pattern.
+    pattern: re.Pattern[str] = attrs.field(converter=_compiled, repr=False)
     token: str = "[REDACTED]"
 
     def __attrs_post_init__(self) -> None:

@@ -124,20 +124,27 @@ class SafetyScrubber:
             return self._totals
 
     def scrub_text(self, text: str) -> ScrubbedText:
-        """``text`` with every secret and piece of personal data replaced by its token."""
+        """``text`` with every secret and piece of personal data replaced by its token.
+
+        The passes run in the contract's order, each on the text the one before
+        left: private keys, credential markers, credential shapes, the host's
+        patterns, personal data. So a value that ran into a key block is read
+        again, cut at the block's token, by the next pass, and a second scrub
+        of the result changes nothing.
+        """
+        passes = (private_keys, markers, shapes, self._host_hits, self._personal.find)
+        kinds: list[str] = []
         folded = fold(text)
         scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
-        hits = [
-            *private_keys(scan),
-            *markers(scan),
-            *shapes(scan),
-            *self._host_hits(scan),
-            *self._personal.find(scan),
-        ]
-        if not hits:
-            return ScrubbedText(text, Redactions())
-        settled = settle(hits)
-        return ScrubbedText(splice(text, folded, settled), Redactions.of(h.kind for h in settled))
+        for detect in passes:
+            # Again until it finds nothing: a hit kept back by a neighbour that
+            # this pass redacted (``...1117+1 415...``) is found on the next round.
+            while settled := settle(detect(scan)):
+                text = splice(text, folded, settled)
+                kinds.extend(hit.kind for hit in settled)
+                folded = fold(text)
+                scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+        return ScrubbedText(text, Redactions.of(kinds))
 
     def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
         """``item`` with its texts scrubbed: title and text body, turns, learning, ``meta.url``.
