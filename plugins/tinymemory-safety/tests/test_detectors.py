@@ -106,6 +106,8 @@ ASSIGNMENTS = [
     ("secret_key=abc123def", R),
     ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY", R),
     ("max_token=4096", "max_token=4096"),
+    ("token: 2025-05-04", "token: 2025-05-04"),
+    ("password: 2025-05-04", R),  # a password may be all digits
     ("tokenizer=bert-base-uncased", "tokenizer=bert-base-uncased"),
     ("token: ${TOKEN}", "token: ${TOKEN}"),
     ("password: ****", "password: ****"),

@@ -32,6 +32,7 @@ PII_PASS = 5
 _TOKEN_RUN = re.compile(r"(?a)[A-Za-z0-9\-_.+/~=]++")
 _WORD_RUN = re.compile(r"(?a)[\w-]++")
 _DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[A-Za-z]")
 DIGITS = frozenset("0123456789")
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").union(DIGITS)
 _QUOTES = "\"'`"
@@ -304,7 +305,7 @@ def _assignments(scan: Scan) -> Iterator[Hit]:
         word = value.group(1) if quoted else value.group()
         if placeholder(word) or not credential_like(word, relaxed=False):
             continue
-        if match.group() == "token" and word.isdigit():
-            continue  # max_token=4096 is a count, not a token
+        if match.group() in {"token", "key"} and not _LETTER.search(word):
+            continue  # max_token=4096 is a count, sort_key: 2025-05-04 a date
         yield Hit(start, value.end(), REDACTED, "secret_assignment", (SHAPE_PASS, 31))
         at = value.end()  # a key inside this value goes with it

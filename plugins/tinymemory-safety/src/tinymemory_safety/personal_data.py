@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from tinymemory_safety import checksums
 from tinymemory_safety.credentials import DIGITS, PII_PASS, Scan
@@ -52,8 +52,15 @@ _AADHAAR_WORDS = re.compile(r"(?a)aadhaa?r|\buid\b|uidai")
 _MYNUMBER_WORDS = re.compile(r"(?a)my ?number|mynumber|kojin|個人番号|マイナンバー")
 
 _TOKEN = re.compile(r"(?a)\[redacted[a-z_]*\]")
-_DIGIT = re.compile(r"(?a)\d")
 _NON_DIGITS = re.compile(r"(?a)\D")
+#: A run of digits and the separators numbers are written with. Every numeric
+#: shape lies in one, with at most ``_LEAD`` characters before it (``+1 (``, an
+#: NIE's ``X-``) and ``_TAIL`` after it (a DNI's ``-Z``).
+_NUMBER_RUN = re.compile(r"(?a)\d[\d .\-/()]*+")
+_SHORTEST_NUMBER = 7  # an NIE's seven digits
+_LEAD, _TAIL = 4, 2
+#: Two to five capitals before a digit: where an IBAN, NINO, RFC or PAN may start.
+_LETTERS_THEN_DIGIT = re.compile(r"(?a)[A-Z&\u00d1]{2,5}+ ?\d")
 _BARE_RUN = re.compile(r"(?a)\d{9,}+")
 _GROUPED_CARD = re.compile(r"(?a)\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}+|\d{4}([ -])\d{6}\2\d{4,5}+")
 _CPF = re.compile(r"(?a)\d{3}\.\d{3}\.\d{3}-\d{2}")
@@ -74,9 +81,45 @@ _NANP = re.compile(
     r"(?a)(?:\+?1[ .-]?)?"
     r"(?:\([2-9]\d\d\)[ .-]?[2-9]\d\d[ .-]\d{4}|[2-9]\d\d([.-])[2-9]\d\d\1\d{4})"
 )
+
+
+def _digits_pass(check: Callable[[str], bool]) -> Callable[[re.Match[str]], bool]:
+    return lambda found: check(_NON_DIGITS.sub("", found.group()))
+
+
+def _dni(found: re.Match[str]) -> bool:
+    number = "".join(part or "" for part in found.groups())
+    return len(number) == 9 and checksums.dni(number)
+
+
+_Shape = tuple[re.Pattern[str], str, Callable[[re.Match[str]], bool]]
+_DNI_SHAPE: _Shape = (_DNI, "dni", _dni)
+#: The only shape a run of bare digits can hold besides the bare classes.
+_DNI_ONLY = (_DNI_SHAPE,)
+#: The shapes looked for around a run of digits: (pattern, class, gate on the match).
+_FORMATTED: tuple[_Shape, ...] = (
+    (_GROUPED_CARD, "credit_card", _digits_pass(checksums.luhn)),
+    (_CPF, "cpf", _digits_pass(checksums.cpf)),
+    (_CNPJ, "cnpj", _digits_pass(checksums.cnpj)),
+    (_CUIT, "cuit", _digits_pass(checksums.cuit)),
+    (_AADHAAR_GROUPED, "aadhaar", _digits_pass(checksums.aadhaar)),
+    (_SSN, "ssn", lambda found: checksums.ssn(*found.groups())),
+    (_RRN, "rrn", lambda found: checksums.date_yymmdd(found.group(1))),
+    _DNI_SHAPE,
+    (_NANP, "phone", lambda found: True),
+)
+#: The shapes that open with capitals, IBANs aside (their length is the country's).
+_LETTER_LED: tuple[_Shape, ...] = (
+    (_NINO, "nino", lambda found: checksums.nino(found.group(1))),
+    (_RFC, "rfc", lambda found: checksums.date_yymmdd(found.group(1))),
+    (_PAN_IN, "pan_in", lambda found: True),
+)
 _EMAIL_DOMAIN = re.compile(r"(?a)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}")
 _EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
-_IPV6 = re.compile(r"(?a)[0-9A-Fa-f:.]++")
+#: Hex groups joined by two to eight colons, maybe an IPv4 tail; bounded, so linear.
+_IPV6 = re.compile(
+    r"(?a)[0-9A-Fa-f]{0,4}+(?::[0-9A-Fa-f]{0,4}+){2,8}+(?:\.[0-9]{1,3}+){0,3}+"
+)
 
 
 class PersonalData:
@@ -89,39 +132,36 @@ class PersonalData:
     def find(self, scan: Scan) -> Iterator[Hit]:
         """Every validated personal-data span of ``scan``, overlaps left to :func:`settle`."""
         text = scan.text
-        if _DIGIT.search(text):
-            yield from self._numbers(scan)
-            yield from _phones(scan)
-            yield from _letter_led(scan)
+        # The numeric shapes are looked for only around runs of digits long
+        # enough to hold one, so prose with a date and a count costs one scan.
+        for run in _NUMBER_RUN.finditer(text):
+            if run.end() - run.start() >= _SHORTEST_NUMBER:
+                lo, hi = max(0, run.start() - _LEAD), min(len(text), run.end() + _TAIL)
+                yield from self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
+        if "+" in text:
+            yield from _e164(scan)
+        for found in _LETTERS_THEN_DIGIT.finditer(text):
+            if scan.starts_word(found.start()):
+                yield from _letter_led(scan, found.start())
         if self.emails and "@" in text:
             yield from _emails(scan)
         if "::" in text or text.count(":") >= 7:
             yield from _ipv6(scan)
 
-    def _numbers(self, scan: Scan) -> Iterator[Hit]:
+    def _numbers(self, scan: Scan, lo: int, hi: int, *, bare: bool) -> Iterator[Hit]:
+        """The numeric shapes between ``lo`` and ``hi`` (one run of digits and its edges).
+
+        A ``bare`` run (digits only) holds no formatted shape but a DNI or NIE.
+        """
         text = scan.text
-        for match in _BARE_RUN.finditer(text):
+        for match in _BARE_RUN.finditer(text, lo, hi):
             start, end = match.span()
             if scan.starts_word(start) and scan.ends_word(end) and not _decimal(text, start, end):
                 yield from self._bare(scan, start, end)
-        formatted = (
-            (_GROUPED_CARD, "credit_card", _card),
-            (_CPF, "cpf", checksums.cpf),
-            (_CNPJ, "cnpj", checksums.cnpj),
-            (_CUIT, "cuit", checksums.cuit),
-            (_AADHAAR_GROUPED, "aadhaar", checksums.aadhaar),
-        )
-        for pattern, kind, valid in formatted:
-            for found in pattern.finditer(text):
-                digits = _NON_DIGITS.sub("", found.group())
-                if _whole(scan, found) and valid(digits):
+        for pattern, kind, valid in _DNI_ONLY if bare else _FORMATTED:
+            for found in pattern.finditer(text, lo, hi):
+                if _whole(scan, found) and valid(found):
                     yield _hit(found.start(), found.end(), kind)
-        for found in _SSN.finditer(text):
-            if _whole(scan, found) and checksums.ssn(*found.groups()):
-                yield _hit(found.start(), found.end(), "ssn")
-        for found in _RRN.finditer(text):
-            if _whole(scan, found) and checksums.date_yymmdd(found.group(1)):
-                yield _hit(found.start(), found.end(), "rrn")
 
     def _bare(self, scan: Scan, start: int, end: int) -> Iterator[Hit]:
         digits = scan.text[start:end]
@@ -175,45 +215,26 @@ def _whole(scan: Scan, found: re.Match[str]) -> bool:
     return scan.starts_word(found.start()) and scan.ends_word(found.end())
 
 
-def _phones(scan: Scan) -> Iterator[Hit]:
-    """E.164 (``+`` and 7-15 digits) and formatted NANP numbers (area and exchange 2-9)."""
-    text = scan.text
-    if "+" in text:
-        for found in _E164.finditer(text):
-            digits = len(_NON_DIGITS.sub("", found.group()))
-            if (
-                7 <= digits <= 15
-                and scan.starts_word(found.start())
-                and scan.ends_word(found.end())
-            ):
-                yield _hit(found.start(), found.end(), "phone")
-    for found in _NANP.finditer(text):
-        if _whole(scan, found):
+def _e164(scan: Scan) -> Iterator[Hit]:
+    """E.164 phone numbers: ``+`` and 7-15 digits, in groups."""
+    for found in _E164.finditer(scan.text):
+        digits = len(_NON_DIGITS.sub("", found.group()))
+        if 7 <= digits <= 15 and _whole(scan, found):
             yield _hit(found.start(), found.end(), "phone")
 
 
-def _letter_led(scan: Scan) -> Iterator[Hit]:
-    """IBANs, Spanish DNI/NIE, UK NINO, Mexican RFC and Indian PAN."""
+def _letter_led(scan: Scan, start: int) -> Iterator[Hit]:
+    """An IBAN, UK NINO, Mexican RFC or Indian PAN starting at ``start``, if one does."""
     text = scan.text
-    for found in _IBAN.finditer(text):
-        if not scan.starts_word(found.start()):
-            continue
+    found = _IBAN.match(text, start)
+    if found:
         span = _iban_span(text, found)
         if span and scan.ends_word(span[1]):
             yield _hit(*span, "iban")
-    for found in _DNI.finditer(text):
-        number = "".join(part or "" for part in found.groups())
-        if len(number) == 9 and _whole(scan, found) and checksums.dni(number):
-            yield _hit(found.start(), found.end(), "dni")
-    for found in _NINO.finditer(text):
-        if _whole(scan, found) and checksums.nino(found.group(1)):
-            yield _hit(found.start(), found.end(), "nino")
-    for found in _RFC.finditer(text):
-        if _whole(scan, found) and checksums.date_yymmdd(found.group(1)):
-            yield _hit(found.start(), found.end(), "rfc")
-    for found in _PAN_IN.finditer(text):
-        if _whole(scan, found):
-            yield _hit(found.start(), found.end(), "pan_in")
+    for pattern, kind, valid in _LETTER_LED:
+        found = pattern.match(text, start)
+        if found and scan.ends_word(found.end()) and valid(found):
+            yield _hit(found.start(), found.end(), kind)
 
 
 def _iban_span(text: str, found: re.Match[str]) -> tuple[int, int] | None:
@@ -257,10 +278,11 @@ def _emails(scan: Scan) -> Iterator[Hit]:
 def _ipv6(scan: Scan) -> Iterator[Hit]:
     """IPv6 addresses of at least three groups (so ``a::b`` in code is not one)."""
     for found in _IPV6.finditer(scan.text):
-        candidate = found.group().rstrip(".")
-        start, end = found.start(), found.start() + len(candidate)
-        if candidate.count(":") < 2 or not scan.starts_word(start) or not scan.ends_word(end):
-            continue
+        candidate = found.group()
+        start, end = found.span()
+        longer = scan.text[end : end + 1] == ":" and not scan.ends_word(end + 1)
+        if not _whole(scan, found) or longer or _decimal(scan.text, start, end):
+            continue  # part of something longer: more groups, a dotted tail
         try:
             address = ipaddress.IPv6Address(candidate)
         except ValueError:
