@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 
-
 #: Each digit doubled, its digits summed (Luhn's step), one character for one.
 _DOUBLED = str.maketrans("0123456789", "0246813579")
 

@@ -117,9 +117,7 @@ _LETTER_LED: tuple[_Shape, ...] = (
 _EMAIL_DOMAIN = re.compile(r"(?a)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}")
 _EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
 #: Hex groups joined by two to eight colons, maybe an IPv4 tail; bounded, so linear.
-_IPV6 = re.compile(
-    r"(?a)[0-9A-Fa-f]{0,4}+(?::[0-9A-Fa-f]{0,4}+){2,8}+(?:\.[0-9]{1,3}+){0,3}+"
-)
+_IPV6 = re.compile(r"(?a)[0-9A-Fa-f]{0,4}+(?::[0-9A-Fa-f]{0,4}+){2,8}+(?:\.[0-9]{1,3}+){0,3}+")
 
 
 class PersonalData:
