@@ -32,6 +32,8 @@ MARKERS = [
     ("Bearer abcde", "Bearer abcde"),
     ("bearer abc.de", f"bearer {R}"),  # not a plain word: 6
     ("bearer abc.d", "bearer abc.d"),
+    ("a bearer instrument.", "a bearer instrument."),  # the full stop is the sentence's
+    ("use Bearer abc123def.", f"use Bearer {R}."),
     ("Authorization: Bearer `tok3n`", f"Authorization: Bearer `{R}`"),
     ("Bearer    spaced123", f"Bearer    {R}"),
     ("Bearer abcd1234 efgh5678 and more", f"Bearer {R} and more"),
@@ -107,6 +109,8 @@ ASSIGNMENTS = [
     ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCY", R),
     ("max_token=4096", "max_token=4096"),
     ("token: 2025-05-04", "token: 2025-05-04"),
+    ("the token: error: retry", "the token: error: retry"),
+    ("password=hunter2.", f"{R}."),
     ("password: 2025-05-04", R),  # a password may be all digits
     ("tokenizer=bert-base-uncased", "tokenizer=bert-base-uncased"),
     ("token: ${TOKEN}", "token: ${TOKEN}"),

@@ -64,6 +64,12 @@ class Scan:
         return start
 
 
+def token_run(text: str, at: int) -> str:
+    """The credential characters from ``at`` on; a full stop ending them ends the sentence."""
+    run = _TOKEN_RUN.match(text, at)
+    return "" if run is None else run.group().rstrip(".")
+
+
 def has_digit(text: str) -> bool:
     """Whether ``text`` holds an ASCII digit."""
     return _DIGIT.search(text) is not None
@@ -143,19 +149,16 @@ def _marker_value(scan: Scan, at: int, *, relaxed: bool) -> tuple[int, int] | No
     """The span of the value starting at ``at`` (one quote skipped), with its fragments."""
     if at < len(scan.text) and scan.text[at] in _QUOTES:
         at += 1
-    run = _TOKEN_RUN.match(scan.text, at)
-    if run is None or not credential_like(run.group(), relaxed=relaxed):
+    value = token_run(scan.text, at)
+    if not credential_like(value, relaxed=relaxed):
         return None
-    end = run.end()
+    end = at + len(value)
     # Space-separated fragments that look like more of the token continue it.
     while end < len(scan.text) and scan.text[end] == " ":
-        fragment = _TOKEN_RUN.match(scan.text, end + 1)
-        if fragment is None:
-            break
-        piece = fragment.group()
+        piece = token_run(scan.text, end + 1)
         if not (len(piece) >= 8 or (len(piece) >= 4 and has_digit(piece))):
             break
-        end = fragment.end()
+        end += 1 + len(piece)
     return at, end
 
 
@@ -270,16 +273,13 @@ def _api_keys(scan: Scan) -> Iterator[Hit]:
         at = separator.end()
         if at < len(scan.text) and scan.text[at] in _QUOTES:
             at += 1
-        value = _TOKEN_RUN.match(scan.text, at)
-        if value is None:
-            continue
-        word = value.group()
+        word = token_run(scan.text, at)
         # After a bare space the value must carry a digit: "api key rotation" is prose.
         spaced = separator.group(1) is None
         if (spaced and not has_digit(word)) or placeholder(word):
             continue
         if credential_like(word, relaxed=False):
-            yield Hit(*value.span(), REDACTED, "api_key", (SHAPE_PASS, 30))
+            yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 30))
 
 
 def _assignments(scan: Scan) -> Iterator[Hit]:
@@ -302,10 +302,12 @@ def _assignments(scan: Scan) -> Iterator[Hit]:
         value = (quoted or _UNQUOTED).match(scan.text, begin)
         if value is None:
             continue
-        word = value.group(1) if quoted else value.group()
-        if placeholder(word) or not credential_like(word, relaxed=False):
+        # An unquoted value's last full stop or colon is the sentence's, not the value's.
+        word = value.group(1) if quoted else value.group().rstrip(".:!?")
+        end = value.end() if quoted else begin + len(word)
+        if not word or placeholder(word) or not credential_like(word, relaxed=False):
             continue
         if match.group() in {"token", "key"} and not _LETTER.search(word):
             continue  # max_token=4096 is a count, sort_key: 2025-05-04 a date
-        yield Hit(start, value.end(), REDACTED, "secret_assignment", (SHAPE_PASS, 31))
-        at = value.end()  # a key inside this value goes with it
+        yield Hit(start, end, REDACTED, "secret_assignment", (SHAPE_PASS, 31))
+        at = end  # a key inside this value goes with it
