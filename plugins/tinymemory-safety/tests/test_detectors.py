@@ -110,6 +110,8 @@ ASSIGNMENTS = [
     ("max_token=4096", "max_token=4096"),
     ("token: 2025-05-04", "token: 2025-05-04"),
     ("the token: error: retry", "the token: error: retry"),
+    ("monkey: banana123 and turkey=abc12345", "monkey: banana123 and turkey=abc12345"),
+    ("AccountKey=abc123def and accessToken: abc123def", f"{R} and {R}"),
     ("password=hunter2.", f"{R}."),
     ("password: 2025-05-04", R),  # a password may be all digits
     ("tokenizer=bert-base-uncased", "tokenizer=bert-base-uncased"),

@@ -3,9 +3,9 @@
 Every pattern opens with a literal (a provider prefix, ``bearer``, ``://``)
 rather than a look-behind, so Python's ``re`` scans for it at C speed; the
 boundary on the left is checked in code. No pattern can backtrack over a
-run more than once: repetitions are bounded or possessive, and the two
-detectors whose prefix can recur inside the run they read (JWTs, Telegram
-tokens) step past a run that failed instead of rereading it.
+run more than once: repetitions are bounded or possessive, and the JWT
+detector, whose prefix can recur inside the run it reads, steps past a run
+that failed instead of rereading it.
 
 Provider tokens are matched by shape only: a leaked token may be truncated
 or mistyped, and the corpus's synthetic ones fail the providers' checksums.
@@ -21,7 +21,7 @@ from tinymemory_safety.hits import Hit
 REDACTED = "[REDACTED]"
 PRIVATE_KEY_TOKEN = "[REDACTED_PRIVATE_KEY]"
 
-#: The passes of the contract, in the order they decide overlaps.
+#: The passes of the contract, in the order they run; a hit's rank names its pass.
 PRIVATE_KEY_PASS = 1
 MARKER_PASS = 2
 SHAPE_PASS = 3
@@ -282,6 +282,11 @@ def _api_keys(scan: Scan) -> Iterator[Hit]:
             yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 30))
 
 
+def _key_word_starts(scan: Scan, at: int) -> bool:
+    """Whether ``token`` or ``key`` at ``at`` opens a word: ``api_token``, ``AccountKey``."""
+    return scan.starts_word(at) or scan.text[at].isupper() or not scan.text[at - 1].isalpha()
+
+
 def _assignments(scan: Scan) -> Iterator[Hit]:
     """A key naming a secret, ``=`` or ``:``, a value: the whole assignment goes."""
     lower = scan.lower
@@ -309,5 +314,7 @@ def _assignments(scan: Scan) -> Iterator[Hit]:
             continue
         if match.group() in {"token", "key"} and not _LETTER.search(word):
             continue  # max_token=4096 is a count, sort_key: 2025-05-04 a date
+        if match.group() in {"token", "key"} and not _key_word_starts(scan, match.start()):
+            continue  # monkey: banana123 names no key
         yield Hit(start, end, REDACTED, "secret_assignment", (SHAPE_PASS, 31))
         at = end  # a key inside this value goes with it
