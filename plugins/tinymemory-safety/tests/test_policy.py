@@ -90,6 +90,16 @@ def test_built_in_secrets_win_over_a_host_pattern_they_overlap() -> None:
         (lambda: Policy(redact_emails="yes"), "true or false"),  # type: ignore[arg-type]
         (lambda: Policy(patterns=["x"]), "HostPattern values"),  # type: ignore[list-item]
         (lambda: Policy(patterns=[HostPattern("a", "x"), HostPattern("a", "y")]), "one name"),
+        (lambda: Policy(patterns=[HostPattern("pii", r"_PII_")]), "matches the token"),
+        (
+            lambda: Policy(
+                patterns=[
+                    HostPattern("ping", "ping", token="<pong>"),
+                    HostPattern("pong", "pong", token="<ping>"),
+                ]
+            ),
+            "`ping` matches the token <ping>",
+        ),
         (lambda: SafetyScrubber("strict"), "takes a tinymemory_safety.Policy"),  # type: ignore[arg-type]
     ],
 )

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 import tinymemory as tm
-from tinymemory_safety.personal_data import CLASSES, BareCard
+from tinymemory_safety.credentials import PRIVATE_KEY_TOKEN, REDACTED
+from tinymemory_safety.personal_data import CLASSES, BareCard, token
 
 #: ``luhn-only`` or ``corroborated``: the installed plugin's ``Policy.bare_card``.
 BARE_CARD_VARIABLE = "TINYMEMORY_SAFETY_BARE_CARD"
@@ -30,6 +31,8 @@ BUILTIN_CLASSES = frozenset(
         "oauth_param", "url_password", "api_key", "secret_assignment", *CLASSES,
     }
 )  # fmt: skip
+#: Every token the built-in detectors write.
+BUILTIN_TOKENS = frozenset({REDACTED, PRIVATE_KEY_TOKEN, *(token(kind) for kind in CLASSES)})
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
@@ -99,6 +102,12 @@ def _patterns(value: Sequence[HostPattern]) -> tuple[HostPattern, ...]:
     names = [pattern.name for pattern in patterns]
     if len(set(names)) != len(names):
         raise tm.ConfigError("two host patterns have one name")
+    tokens = {pattern.token for pattern in patterns} | BUILTIN_TOKENS
+    for pattern in patterns:
+        for written in sorted(tokens):
+            if pattern.pattern.search(written):
+                # It would redact a redaction, and a second scrub would change the text.
+                raise tm.ConfigError(f"host pattern `{pattern.name}` matches the token {written}")
     return patterns
 
 

@@ -25,6 +25,8 @@ from tinymemory_safety.policy import Policy
 
 _log = logging.getLogger("tinymemory_safety")
 _PERSONAL = frozenset(CLASSES)
+#: The most times one pass is run over a text (two is the most the built-ins need).
+_MAX_ROUNDS = 8
 
 
 def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
@@ -139,7 +141,11 @@ class SafetyScrubber:
         for detect in passes:
             # Again until it finds nothing: a hit kept back by a neighbour that
             # this pass redacted (``...1117+1 415...``) is found on the next round.
-            while settled := settle(detect(scan)):
+            # The bound only guards against host patterns that feed each other.
+            for _ in range(_MAX_ROUNDS):
+                settled = settle(detect(scan))
+                if not settled:
+                    break
                 text = splice(text, folded, settled)
                 kinds.extend(hit.kind for hit in settled)
                 folded = fold(text)
