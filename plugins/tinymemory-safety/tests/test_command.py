@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import SharedEnginePlugin
+from shared_engine import SharedEnginePlugin
 
 from tinymemory._cli.main import main
 from tinymemory_safety.commands import scrub_command

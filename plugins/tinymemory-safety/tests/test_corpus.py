@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import corpus
+from scrub_corpus import corpus
 
 from tinymemory_safety import SafetyScrubber
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scrub_corpus import corpus
 
 import tinymemory as tm
 from tinymemory.plugin import to_json

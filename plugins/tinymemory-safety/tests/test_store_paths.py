@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 from click.testing import CliRunner
-from conftest import SharedEnginePlugin
+from shared_engine import SharedEnginePlugin
 
 import tinymemory as tm
 from tinymemory._cli.main import cli
