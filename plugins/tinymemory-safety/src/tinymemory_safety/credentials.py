@@ -1,0 +1,320 @@
+"""The secret detectors: private-key blocks, credential markers and credential shapes.
+
+Every pattern opens with a literal (a provider prefix, ``bearer``, ``://``)
+rather than a look-behind, so Python's ``re`` scans for it at C speed; the
+boundary on the left is checked in code. No pattern can backtrack over a
+run more than once: repetitions are bounded or possessive, and the JWT
+detector, whose prefix can recur inside the run it reads, steps past a run
+that failed instead of rereading it.
+
+Provider tokens are matched by shape only: a leaked token may be truncated
+or mistyped, and the corpus's synthetic ones fail the providers' checksums.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tinymemory_safety.hits import Hit
+
+REDACTED = "[REDACTED]"
+PRIVATE_KEY_TOKEN = "[REDACTED_PRIVATE_KEY]"
+
+#: The passes of the contract, in the order they run; a hit's rank names its pass.
+PRIVATE_KEY_PASS = 1
+MARKER_PASS = 2
+SHAPE_PASS = 3
+HOST_PASS = 4
+PII_PASS = 5
+
+#: Characters of a credential value after a marker or an ``api_key``.
+_TOKEN_RUN = re.compile(r"(?a)[A-Za-z0-9\-_.+/~=]++")
+_WORD_RUN = re.compile(r"(?a)[\w-]++")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[A-Za-z]")
+DIGITS = frozenset("0123456789")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").union(DIGITS)
+_QUOTES = "\"'`"
+
+
+class Scan:
+    """The folded text a detector reads, with its ASCII-lowered twin (same length)."""
+
+    __slots__ = ("lower", "text")
+
+    def __init__(self, text: str, lower: str) -> None:
+        self.text = text
+        self.lower = lower
+
+    def starts_word(self, at: int) -> bool:
+        """Whether no ASCII letter or digit comes right before ``at``."""
+        return at == 0 or self.text[at - 1] not in _ALNUM
+
+    def ends_word(self, at: int) -> bool:
+        """Whether no ASCII letter or digit comes right at ``at``."""
+        return at >= len(self.text) or self.text[at] not in _ALNUM
+
+    def run_before(self, at: int, chars: frozenset[str], limit: int) -> int:
+        """Where the run of ``chars`` ending at ``at`` starts, looking back at most ``limit``."""
+        start = at
+        stop = max(0, at - limit)
+        while start > stop and self.text[start - 1] in chars:
+            start -= 1
+        return start
+
+
+def token_run(text: str, at: int) -> str:
+    """The credential characters from ``at`` on; a full stop ending them ends the sentence."""
+    run = _TOKEN_RUN.match(text, at)
+    return "" if run is None else run.group().rstrip(".")
+
+
+def has_digit(text: str) -> bool:
+    """Whether ``text`` holds an ASCII digit."""
+    return _DIGIT.search(text) is not None
+
+
+def credential_like(value: str, *, relaxed: bool) -> bool:
+    """Whether a value after a marker or key is long and varied enough to be a credential.
+
+    The contract's floors: 4 characters when it has a digit; else 6 when
+    ``relaxed`` (after ``/secret/`` or a capitalised ``Bearer``) or when it is
+    not a plain alphanumeric word; else 12. So "bearer bond" and
+    "api_key: required" survive.
+    """
+    if has_digit(value):
+        return len(value) >= 4
+    if relaxed or not value.isalnum():
+        return len(value) >= 6
+    return len(value) >= 12
+
+
+def placeholder(value: str) -> bool:
+    """Template values and documentation stand-ins that are not secrets (as gitleaks allows).
+
+    ``${VAR}``, ``{{ var }}``, ``<your-key>``, ``%VAR%``, ``$VAR``, runs of one
+    character (``****``, ``xxxx``), and values ending in ``EXAMPLE``.
+    """
+    return (
+        value[:1] in {"$", "{", "<", "%", "["}
+        or len(set(value.lower())) == 1
+        or value.endswith("EXAMPLE")
+    )
+
+
+# --- pass 1: private-key blocks --------------------------------------------------------------
+
+_KEY_BEGIN = re.compile(r"(?a)-----BEGIN [A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?-----", re.I)
+_KEY_END = re.compile(r"(?a)-----END [A-Z0-9 ]{0,40}?PRIVATE KEY(?: BLOCK)?-----", re.I)
+#: A line of a key block's body: base64, a ``Name: value`` header, or blank.
+_KEY_LINE = re.compile(
+    r"(?a)((?:[A-Za-z0-9+/=]{1,128}+|[A-Za-z-]{1,32}+: [^\n]{0,128}+)?)[ \t]*+(?:\r?\n|\Z)"
+)
+
+
+def private_keys(scan: Scan) -> Iterator[Hit]:
+    """PEM, OpenSSH and PGP private-key blocks, header to footer, whole."""
+    if "private key" not in scan.lower:
+        return
+    at = 0
+    ends = True  # once no END follows one BEGIN, none follows a later one
+    while begin := _KEY_BEGIN.search(scan.text, at):
+        end = _KEY_END.search(scan.text, begin.end()) if ends else None
+        if end:
+            stop = end.end()
+        else:  # a block cut off before its END (a truncated paste): to the end of its body
+            ends = False
+            stop = _body_end(scan.text, begin.end())
+        yield Hit(begin.start(), stop, PRIVATE_KEY_TOKEN, "private_key", (PRIVATE_KEY_PASS, 0))
+        at = stop
+
+
+def _body_end(text: str, at: int) -> int:
+    """Where the body of a key block with no END line stops: after its last body line."""
+    end = at
+    while (line := _KEY_LINE.match(text, at)) and line.end() > at:
+        at = line.end()
+        if line.group(1):
+            end = line.end(1)
+    return end
+
+
+# --- pass 2: credential markers --------------------------------------------------------------
+
+_BEARER = re.compile(r"(?a)bearer +")
+
+
+def _marker_value(scan: Scan, at: int, *, relaxed: bool) -> tuple[int, int] | None:
+    """The span of the value starting at ``at`` (one quote skipped), with its fragments."""
+    if at < len(scan.text) and scan.text[at] in _QUOTES:
+        at += 1
+    value = token_run(scan.text, at)
+    if not credential_like(value, relaxed=relaxed):
+        return None
+    end = at + len(value)
+    # Space-separated fragments that look like more of the token continue it.
+    while end < len(scan.text) and scan.text[end] == " ":
+        piece = token_run(scan.text, end + 1)
+        if not (len(piece) >= 8 or (len(piece) >= 4 and has_digit(piece))):
+            break
+        end += 1 + len(piece)
+    return at, end
+
+
+def markers(scan: Scan) -> Iterator[Hit]:
+    """The value after ``bearer `` (any case) and after ``/secret/``; the marker is kept."""
+    if "bearer " in scan.lower:
+        for match in _BEARER.finditer(scan.lower):
+            if not scan.starts_word(match.start()):
+                continue
+            relaxed = scan.text[match.start()] == "B"
+            span = _marker_value(scan, match.end(), relaxed=relaxed)
+            if span:
+                yield Hit(*span, REDACTED, "bearer", (MARKER_PASS, 0))
+    at = 0
+    while (found := scan.text.find("/secret/", at)) >= 0:
+        at = found + len("/secret/")
+        span = _marker_value(scan, at, relaxed=True)
+        if span:
+            yield Hit(*span, REDACTED, "secret_path", (MARKER_PASS, 1))
+            at = span[1]  # a marker inside this value is redacted with it
+
+
+# --- pass 3: credential shapes ---------------------------------------------------------------
+
+#: Provider token shapes, each opening with its literal prefix: (class, pattern).
+_SHAPES = [
+    ("anthropic", re.compile(r"(?a)sk-ant-[\w-]{16,}+")),
+    ("openai", re.compile(r"(?a)sk-(?:(?:proj|org)-[\w-]{12,}+|[\w-]{20,}+)")),
+    ("github", re.compile(r"(?a)gh[pousr]_[A-Za-z0-9]{20,}+")),
+    ("github", re.compile(r"(?a)github_pat_\w{20,}+")),
+    ("gitlab", re.compile(r"(?a)glpat-[\w-]{16,}+")),
+    ("slack", re.compile(r"(?a)xox[abprs]-[A-Za-z0-9-]{10,}+")),
+    ("stripe", re.compile(r"(?a)[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+")),
+    ("aws", re.compile(r"(?a)A(?:KIA|SIA)[A-Z0-9]{16}")),
+    ("google", re.compile(r"(?a)AIza[\w-]{35}")),
+    ("npm", re.compile(r"(?a)npm_[A-Za-z0-9]{20,}+")),
+    ("sendgrid", re.compile(r"(?a)SG\.[\w-]{16,}+\.[\w-]{16,}+")),
+]
+#: The shapes whose length is fixed must end where a word ends.
+_FIXED = {"aws", "google"}
+_JWT_START = re.compile(r"(?a)eyJ")
+_JWT = re.compile(r"(?a)eyJ[\w-]{5,}+\.[\w-]{8,}+\.[\w-]{8,}+")
+_TELEGRAM = re.compile(r"(?a):A[\w-]{34}")
+_OAUTH = re.compile(
+    r"(?a)[?&#;]((?:access_token|refresh_token|id_token|authorization_code|code_verifier"
+    r"|code_challenge)=[^&#\s\"'<>]++)"
+)
+_URL_PASSWORD = re.compile(r"(?a)://[^/\s:@]{0,64}+:([^/\s@]{1,256}+)@")
+_API_KEY = re.compile(r"(?a)api[_-]?key")
+_API_KEY_SEPARATOR = re.compile(r"(?a)[\"']?(?:([ \t]*[=:][ \t]*)|[ \t]+)")
+#: A key naming a secret: it holds ``password``/``passwd``/``secret``, or ends in ``token``/``key``.
+_SECRET_KEY = re.compile(r"(?a)(?:pass(?:word|wd)|secret)[a-z0-9_-]{0,40}|token|key")
+_ASSIGNMENT = re.compile(r"(?a)[\"']?[ \t]*[:=][ \t]*")
+_QUOTED = {quote: re.compile(f"(?a){quote}([^{quote}\\n]{{1,256}}){quote}") for quote in _QUOTES}
+_UNQUOTED = re.compile(r"(?a)[^\s\"'`,;&<>(){}\[\]]{1,256}")
+_KEY_CHARS = frozenset("_.-").union(_ALNUM)
+
+
+def shapes(scan: Scan) -> Iterator[Hit]:
+    """Provider tokens, JWTs, api_key and secret assignments, OAuth parameters, URL passwords."""
+    text = scan.text
+    for rank, (kind, pattern) in enumerate(_SHAPES):
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if not scan.starts_word(start) or match.group().endswith("EXAMPLE"):
+                continue
+            if kind in _FIXED and not scan.ends_word(end):
+                continue
+            yield Hit(start, end, REDACTED, kind, (SHAPE_PASS, rank))
+    yield from _jwts(scan)
+    yield from _telegram(scan)
+    if "=" in text:
+        for match in _OAUTH.finditer(text):
+            yield Hit(*match.span(1), REDACTED, "oauth_param", (SHAPE_PASS, 20))
+    if "://" in text:
+        for match in _URL_PASSWORD.finditer(text):
+            if not placeholder(match.group(1)):
+                yield Hit(*match.span(1), REDACTED, "url_password", (SHAPE_PASS, 21))
+    yield from _api_keys(scan)
+    yield from _assignments(scan)
+
+
+def _jwts(scan: Scan) -> Iterator[Hit]:
+    at = 0
+    while start := _JWT_START.search(scan.text, at):
+        match = _JWT.match(scan.text, start.start())
+        if match and scan.starts_word(start.start()):
+            yield Hit(*match.span(), REDACTED, "jwt", (SHAPE_PASS, 15))
+            at = match.end()
+        else:  # a later "eyJ" inside this run would read the same run again
+            at = _WORD_RUN.match(scan.text, start.start()).end()  # type: ignore[union-attr]
+
+
+def _telegram(scan: Scan) -> Iterator[Hit]:
+    if ":A" not in scan.text:
+        return
+    for match in _TELEGRAM.finditer(scan.text):
+        start = scan.run_before(match.start(), DIGITS, 17)
+        digits = match.start() - start
+        if 5 <= digits <= 16 and scan.starts_word(start) and scan.ends_word(match.end()):
+            yield Hit(start, match.end(), REDACTED, "telegram", (SHAPE_PASS, 16))
+
+
+def _api_keys(scan: Scan) -> Iterator[Hit]:
+    """``api_key``/``api-key``/``apikey`` + ``=``, ``:`` or a space + a value: the value goes."""
+    if "api" not in scan.lower:
+        return
+    for match in _API_KEY.finditer(scan.lower):
+        separator = _API_KEY_SEPARATOR.match(scan.text, match.end())
+        if separator is None:
+            continue
+        at = separator.end()
+        if at < len(scan.text) and scan.text[at] in _QUOTES:
+            at += 1
+        word = token_run(scan.text, at)
+        # After a bare space the value must carry a digit: "api key rotation" is prose.
+        spaced = separator.group(1) is None
+        if (spaced and not has_digit(word)) or placeholder(word):
+            continue
+        if credential_like(word, relaxed=False):
+            yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 30))
+
+
+def _key_word_starts(scan: Scan, at: int) -> bool:
+    """Whether ``token`` or ``key`` at ``at`` opens a word: ``api_token``, ``AccountKey``."""
+    return scan.starts_word(at) or scan.text[at].isupper() or not scan.text[at - 1].isalpha()
+
+
+def _assignments(scan: Scan) -> Iterator[Hit]:
+    """A key naming a secret, ``=`` or ``:``, a value: the whole assignment goes."""
+    lower = scan.lower
+    if not ("pass" in lower or "secret" in lower or "token" in lower or "key" in lower):
+        return
+    at = 0
+    while match := _SECRET_KEY.search(lower, at):
+        at = match.end()
+        assignment = _ASSIGNMENT.match(scan.text, match.end())
+        if assignment is None:
+            continue
+        start = scan.run_before(match.start(), _KEY_CHARS, 64)
+        key = lower[start : match.end()]
+        if key.replace("_", "").replace("-", "").endswith("apikey"):
+            continue  # the api_key rule keeps the key and takes the value
+        begin = assignment.end()
+        quoted = _QUOTED.get(scan.text[begin : begin + 1])
+        value = (quoted or _UNQUOTED).match(scan.text, begin)
+        if value is None:
+            continue
+        # An unquoted value's last full stop or colon is the sentence's, not the value's.
+        word = value.group(1) if quoted else value.group().rstrip(".:!?")
+        end = value.end() if quoted else begin + len(word)
+        if not word or placeholder(word) or not credential_like(word, relaxed=False):
+            continue
+        if match.group() in {"token", "key"} and not _LETTER.search(word):
+            continue  # max_token=4096 is a count, sort_key: 2025-05-04 a date
+        if match.group() in {"token", "key"} and not _key_word_starts(scan, match.start()):
+            continue  # monkey: banana123 names no key
+        yield Hit(start, end, REDACTED, "secret_assignment", (SHAPE_PASS, 31))
+        at = end  # a key inside this value goes with it

@@ -1,0 +1,146 @@
+"""What a host may choose: the bare-card rule, emails, and patterns of its own.
+
+A host building its own engine passes a :class:`Policy` to
+:class:`~tinymemory_safety.SafetyScrubber`; the installed plugin reads one
+from the environment (:func:`policy_from_environment`). A bad choice is a
+``ConfigError`` when the policy is made, before anything is scrubbed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+
+import attrs
+
+import tinymemory as tm
+from tinymemory_safety.credentials import PRIVATE_KEY_TOKEN, REDACTED
+from tinymemory_safety.personal_data import CLASSES, BareCard, token
+
+#: ``luhn-only`` or ``corroborated``: the installed plugin's ``Policy.bare_card``.
+BARE_CARD_VARIABLE = "TINYMEMORY_SAFETY_BARE_CARD"
+#: ``redact`` (default) or ``keep``: whether the installed plugin redacts email addresses.
+EMAILS_VARIABLE = "TINYMEMORY_SAFETY_EMAILS"
+
+#: The classes the built-in detectors count under; a host pattern takes another name.
+BUILTIN_CLASSES = frozenset(
+    {
+        "private_key", "bearer", "secret_path", "anthropic", "openai", "github", "gitlab",
+        "slack", "stripe", "aws", "google", "npm", "sendgrid", "jwt", "telegram",
+        "oauth_param", "url_password", "api_key", "secret_assignment", *CLASSES,
+    }
+)  # fmt: skip
+#: Every token the built-in detectors write.
+BUILTIN_TOKENS = frozenset({REDACTED, PRIVATE_KEY_TOKEN, *(token(kind) for kind in CLASSES)})
+_NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
+
+
+def _compiled(pattern: str | re.Pattern[str]) -> re.Pattern[str]:
+    if isinstance(pattern, re.Pattern):
+        if not isinstance(pattern.pattern, str):
+            raise tm.ConfigError("a host pattern must be a text pattern, not bytes")
+        return pattern
+    if not isinstance(pattern, str):
+        raise tm.ConfigError("a host pattern is a regular expression (str or re.Pattern)")
+    try:
+        return re.compile(pattern)
+    except re.error as error:
+        raise tm.ConfigError(f"a host pattern does not compile: {error}") from None
+
+
+@attrs.frozen
+class HostPattern:
+    """A pattern of the host's own, redacted like a built-in secret.
+
+    ``name`` is the class it is counted under (lowercase, not a built-in
+    class). A match is replaced whole by ``token``; if the pattern has a
+    group named ``secret``, only that group is (so ``EMP-(?P<secret>\\d{6})``
+    keeps ``EMP-``). The pattern runs over the folded text (zero-width
+    characters removed, fullwidth digits as ASCII), after the built-in
+    secret detectors and before personal data; its speed is the host's to
+    keep linear.
+    """
+
+    name: str
+    #: Left out of the repr: a host may write a literal secret into its pattern.
+    pattern: re.Pattern[str] = attrs.field(converter=_compiled, repr=False)
+    token: str = "[REDACTED]"
+
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise tm.ConfigError(
+                "a host pattern's name is 1-40 lowercase letters, digits or `_`, "
+                "starting with a letter"
+            )
+        if self.name in BUILTIN_CLASSES:
+            raise tm.ConfigError(f"`{self.name}` is a built-in class; name the pattern otherwise")
+        if not isinstance(self.token, str) or not self.token:
+            raise tm.ConfigError(f"host pattern `{self.name}`: the token must be a non-empty str")
+        if self.pattern.search(""):
+            raise tm.ConfigError(f"host pattern `{self.name}` matches empty text")
+        if self.pattern.search(self.token):
+            # A second pass would find the token and redact it again, forever.
+            raise tm.ConfigError(f"host pattern `{self.name}` matches its own token")
+
+
+def _bare_card(value: BareCard | str) -> BareCard:
+    if isinstance(value, BareCard):
+        return value
+    try:
+        return BareCard(value)
+    except ValueError:
+        choices = ", ".join(choice.value for choice in BareCard)
+        raise tm.ConfigError(f"bare_card must be one of {choices}, not `{value}`") from None
+
+
+def _patterns(value: Sequence[HostPattern]) -> tuple[HostPattern, ...]:
+    patterns = tuple(value)
+    for pattern in patterns:
+        if not isinstance(pattern, HostPattern):
+            raise tm.ConfigError("patterns must be HostPattern values")
+    names = [pattern.name for pattern in patterns]
+    if len(set(names)) != len(names):
+        raise tm.ConfigError("two host patterns have one name")
+    tokens = {pattern.token for pattern in patterns} | BUILTIN_TOKENS
+    for pattern in patterns:
+        for written in sorted(tokens):
+            if pattern.pattern.search(written):
+                # It would redact a redaction, and a second scrub would change the text.
+                raise tm.ConfigError(f"host pattern `{pattern.name}` matches the token {written}")
+    return patterns
+
+
+def _flag(value: bool) -> bool:
+    if not isinstance(value, bool):
+        raise tm.ConfigError("redact_emails must be true or false")
+    return value
+
+
+@attrs.frozen
+class Policy:
+    """How :class:`~tinymemory_safety.SafetyScrubber` scrubs.
+
+    ``bare_card``: which unformatted digit runs are card numbers (see
+    :class:`BareCard`; a string ``"luhn-only"``/``"corroborated"`` is
+    accepted). ``redact_emails``: whether email addresses become
+    ``[REDACTED_PII_EMAIL]``. ``patterns``: the host's own
+    :class:`HostPattern` values.
+    """
+
+    bare_card: BareCard = attrs.field(default=BareCard.LUHN_ONLY, converter=_bare_card)
+    redact_emails: bool = attrs.field(default=True, validator=lambda _, __, v: _flag(v))
+    patterns: tuple[HostPattern, ...] = attrs.field(default=(), converter=_patterns)
+
+
+def policy_from_environment(environ: Mapping[str, str] | None = None) -> Policy:
+    """The installed plugin's policy: ``$TINYMEMORY_SAFETY_BARE_CARD`` and ``..._EMAILS``."""
+    env = os.environ if environ is None else environ
+    emails = env.get(EMAILS_VARIABLE, "redact").strip().lower()
+    if emails not in {"redact", "keep"}:
+        raise tm.ConfigError(f"{EMAILS_VARIABLE} must be `redact` or `keep`, not `{emails}`")
+    bare_card = env.get(BARE_CARD_VARIABLE, BareCard.LUHN_ONLY.value).strip().lower()
+    try:
+        return Policy(bare_card=bare_card, redact_emails=emails == "redact")
+    except tm.ConfigError as error:
+        raise tm.ConfigError(f"{BARE_CARD_VARIABLE}: {error.message}") from None

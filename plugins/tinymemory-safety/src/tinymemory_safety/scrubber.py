@@ -1,0 +1,186 @@
+"""The scrubber: every detector over an item's texts, the redactions counted by class.
+
+:class:`SafetyScrubber` is a ``tinymemory`` Scrubber. Installed, the plugin
+hands one to every engine ``build_engine`` makes; a host may also wrap an
+engine itself (``tm.ScrubbingEngine(engine, [SafetyScrubber(policy)])``) or
+scrub a text or an item directly and read what was redacted.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+
+import attrs
+
+import tinymemory as tm
+from tinymemory.plugin import map_texts
+from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, shapes
+from tinymemory_safety.folding import ASCII_LOWER, fold
+from tinymemory_safety.hits import Hit, settle, splice
+from tinymemory_safety.personal_data import CLASSES, PersonalData
+from tinymemory_safety.policy import Policy
+
+_log = logging.getLogger("tinymemory_safety")
+_PERSONAL = frozenset(CLASSES)
+#: The most times one pass is run over a text (two is the most the built-ins need).
+_MAX_ROUNDS = 8
+
+
+def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
+    return {kind: counts[kind] for kind in sorted(counts) if counts[kind]}
+
+
+@attrs.frozen
+class Redactions:
+    """How many redactions of each class (``by_class``), never what was redacted.
+
+    The contract's three counters are sums of classes: ``private_keys``
+    (``blocked_secret_hits``), ``secrets`` (``text_redactions``: markers,
+    shapes and the host's patterns) and ``personal_data`` (``pii_redactions``).
+    """
+
+    by_class: Mapping[str, int] = attrs.field(factory=dict, converter=_sorted_counts)
+
+    @classmethod
+    def of(cls, kinds: Iterable[str]) -> Redactions:
+        """The redactions of these classes, one each."""
+        return cls(Counter(kinds))
+
+    @property
+    def total(self) -> int:
+        """Every redaction."""
+        return sum(self.by_class.values())
+
+    @property
+    def private_keys(self) -> int:
+        """Private-key blocks replaced whole."""
+        return self.by_class.get("private_key", 0)
+
+    @property
+    def personal_data(self) -> int:
+        """Personal data replaced by a typed token."""
+        return sum(count for kind, count in self.by_class.items() if kind in _PERSONAL)
+
+    @property
+    def secrets(self) -> int:
+        """Credential values and assignments, and the host's own patterns."""
+        return self.total - self.private_keys - self.personal_data
+
+    def __add__(self, other: Redactions) -> Redactions:
+        return Redactions(Counter(self.by_class) + Counter(other.by_class))
+
+    def __str__(self) -> str:
+        return ", ".join(f"{kind}={count}" for kind, count in self.by_class.items()) or "none"
+
+
+@attrs.frozen
+class ScrubbedText:
+    """A text after scrubbing, and what was redacted from it."""
+
+    text: str
+    redactions: Redactions
+
+
+@attrs.frozen
+class ScrubbedItem:
+    """An item after scrubbing, and what was redacted from all its texts."""
+
+    item: tm.StoreItem
+    redactions: Redactions
+
+
+class SafetyScrubber:
+    """Redacts secrets and personal data from every text of an item (see docs/safety.md).
+
+    ``policy`` (default :class:`Policy()`) chooses the bare-card rule,
+    whether emails go, and adds the host's own patterns. ``totals`` counts
+    every redaction :meth:`scrub` made, by class; each scrubbed item's
+    counts are logged at debug level on the ``tinymemory_safety`` logger.
+    Safe to share between threads.
+    """
+
+    name = "safety"
+    #: After other scrubbers, so whatever they leave or add is scrubbed too.
+    priority = 100
+
+    def __init__(self, policy: Policy | None = None) -> None:
+        if policy is not None and not isinstance(policy, Policy):
+            raise tm.ConfigError("SafetyScrubber takes a tinymemory_safety.Policy")
+        self.policy = Policy() if policy is None else policy
+        self._personal = PersonalData(
+            bare_card=self.policy.bare_card, emails=self.policy.redact_emails
+        )
+        self._lock = threading.Lock()
+        self._totals = Redactions()
+
+    def __repr__(self) -> str:
+        return f"SafetyScrubber({self.policy!r})"
+
+    @property
+    def totals(self) -> Redactions:
+        """Every redaction :meth:`scrub` has made so far, by class."""
+        with self._lock:
+            return self._totals
+
+    def scrub_text(self, text: str) -> ScrubbedText:
+        """``text`` with every secret and piece of personal data replaced by its token.
+
+        The passes run in the contract's order, each on the text the one before
+        left: private keys, credential markers, credential shapes, the host's
+        patterns, personal data. So a value that ran into a key block is read
+        again, cut at the block's token, by the next pass, and a second scrub
+        of the result changes nothing.
+        """
+        passes = (private_keys, markers, shapes, self._host_hits, self._personal.find)
+        kinds: list[str] = []
+        folded = fold(text)
+        scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+        for detect in passes:
+            # Again until it finds nothing: a hit kept back by a neighbour that
+            # this pass redacted (``...1117+1 415...``) is found on the next round.
+            # The bound only guards against host patterns that feed each other.
+            for _ in range(_MAX_ROUNDS):
+                settled = settle(detect(scan))
+                if not settled:
+                    break
+                text = splice(text, folded, settled)
+                kinds.extend(hit.kind for hit in settled)
+                folded = fold(text)
+                scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+        return ScrubbedText(text, Redactions.of(kinds))
+
+    def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
+        """``item`` with its texts scrubbed: title and text body, turns, learning, ``meta.url``.
+
+        Every other field (ids, names, paths, tags, the rest of ``meta``) is
+        left as it is, since filters match on them.
+        """
+        found: list[Redactions] = []
+
+        def change(text: str) -> str:
+            scrubbed = self.scrub_text(text)
+            found.append(scrubbed.redactions)
+            return scrubbed.text
+
+        scrubbed = map_texts(item, change)
+        return ScrubbedItem(scrubbed, sum(found, Redactions()))
+
+    def scrub(self, item: tm.StoreItem) -> tm.StoreItem:
+        """The item scrubbed (the Scrubber hook); its counts join :attr:`totals`."""
+        result = self.scrub_item(item)
+        if result.redactions.total:
+            with self._lock:
+                self._totals = self._totals + result.redactions
+            _log.debug("scrubbed a %s: %s", type(item).__name__.lower(), result.redactions)
+        return result.item
+
+    def _host_hits(self, scan: Scan) -> Iterator[Hit]:
+        for index, host in enumerate(self.policy.patterns):
+            group = "secret" if "secret" in host.pattern.groupindex else 0
+            for match in host.pattern.finditer(scan.text):
+                start, end = match.span(group)
+                if end > start:
+                    yield Hit(start, end, host.token, host.name, (HOST_PASS, index))
