@@ -33,7 +33,8 @@ def in_home(home: Home, monkeypatch: pytest.MonkeyPatch) -> Home:
     return home
 
 
-@pytest.mark.parametrize(("code", "expected"), examples(PAGE))
+# The page marks its session ```py: the core's run of every docs page has no plugin.
+@pytest.mark.parametrize(("code", "expected"), examples(PAGE, language="py"))
 def test_the_pages_python_runs_and_prints_what_it_shows(
     in_home: Home, code: str, expected: str | None
 ) -> None:
