@@ -33,8 +33,14 @@ def in_home(home: Home, monkeypatch: pytest.MonkeyPatch) -> Home:
     return home
 
 
-# The page marks its session ```py: the core's run of every docs page has no plugin.
-@pytest.mark.parametrize(("code", "expected"), examples(PAGE, language="py"))
+def session_examples() -> list[Any]:
+    """The page's ```py blocks that show their output (the core's run of every docs page has
+    no plugin, so the page marks them ```py); its server script, which shows none, is run as a
+    server by ``test_the_pages_own_server_script_serves_its_tools``."""
+    return [case for case in examples(PAGE, language="py") if case.values[1] is not None]
+
+
+@pytest.mark.parametrize(("code", "expected"), session_examples())
 def test_the_pages_python_runs_and_prints_what_it_shows(
     in_home: Home, code: str, expected: str | None
 ) -> None:
