@@ -170,25 +170,38 @@ class EventLog:
 
     # --- scopes -------------------------------------------------------------------
 
+    def all_scopes(self) -> tuple[set[Scope], bool]:
+        """Every kind scope of this layout, and whether the listing was whole (under 1000)."""
+        entries = self._scope_paths(self.layout.base)
+        return set(self._parsed(self.layout.base, entries)), len(entries) < SCOPES_LIMIT
+
     def scopes_under(self, prefix: str, *, complete: bool) -> list[Scope]:
         """The kind scopes of this layout registered at or below ``prefix``.
 
         ``complete`` (exports, forgets by id, erasures) refuses a listing that
         may have been cut at CortexDB's 1000-scope limit.
         """
-        try:
-            answer = self.transport.get("scopes", {"prefix": prefix, "limit": str(SCOPES_LIMIT)})
-        except NotFound:
-            return []
-        entries = []
-        if isinstance(answer, dict):
-            entries = answer.get("items") if isinstance(answer.get("items"), list) else answer.get("scopes")
-        if not isinstance(entries, list):
-            raise EngineError(f"memory API scopes on {self.transport.host} answered without scopes")
+        entries = self._scope_paths(prefix)
         if complete and len(entries) >= SCOPES_LIMIT:
             raise EngineError(
                 f"more than {SCOPES_LIMIT} scopes under {prefix}; the engine cannot list them all"
             )
+        return self._parsed(prefix, entries)
+
+    def _scope_paths(self, prefix: str) -> list[object]:
+        """The raw entries of one scope listing (404: a server without one, so none)."""
+        try:
+            answer = self.transport.get("scopes", {"prefix": prefix, "limit": str(SCOPES_LIMIT)})
+        except NotFound:
+            return []
+        entries = None
+        if isinstance(answer, dict):
+            entries = answer.get("items") if isinstance(answer.get("items"), list) else answer.get("scopes")
+        if not isinstance(entries, list):
+            raise EngineError(f"memory API scopes on {self.transport.host} answered without scopes")
+        return entries
+
+    def _parsed(self, prefix: str, entries: list[object]) -> list[Scope]:
         found = []
         for entry in entries:
             path = entry.get("path") if isinstance(entry, dict) else entry

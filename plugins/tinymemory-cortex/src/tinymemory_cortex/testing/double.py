@@ -195,6 +195,15 @@ class CortexDouble:
                     return fault
         return None
 
+    def write(self, token: str, body: dict[str, Any]) -> str:
+        """Append one experience for ``token``'s tenant as if it was sent (checked the same way)."""
+        with self._lock:
+            tenant = self.tenants.setdefault(token, Tenant(self._caller(token)))
+            return str(self._append(tenant, self._checked_experience(body))["event_id"])
+
+    def _caller(self, token: str) -> str:
+        return "user:local" if self.tokens is None else self.tokens[token]
+
     # --- requests --------------------------------------------------------------------
 
     def count(self, route: str, method: str | None = None) -> int:
@@ -218,7 +227,7 @@ class CortexDouble:
             if fault.drop or fault.status is not None:
                 return _faulted(fault)
         try:
-            tenant = self._tenant(headers)
+            tenant = self._tenant(headers, whoami=route == "v1/auth/whoami")
             answer = self._route(tenant, method, route, params, labels_given, body)
         except ApiError as error:
             answer = error.answer()
@@ -228,7 +237,7 @@ class CortexDouble:
             answer = attrs.evolve(answer, delay=fault.delay)
         return answer
 
-    def _tenant(self, headers: Mapping[str, str]) -> Tenant:
+    def _tenant(self, headers: Mapping[str, str], *, whoami: bool) -> Tenant:
         lowered = {name.lower(): value for name, value in headers.items()}
         auth = lowered.get("authorization", "")
         if not auth.startswith("Bearer ") or not auth[7:].strip():
@@ -236,9 +245,11 @@ class CortexDouble:
         token = auth[7:].strip()
         if self.tokens is not None and token not in self.tokens:
             raise ApiError(401, "INVALID_TOKEN_SIGNATURE", "the token is not valid")
-        caller = "user:local" if self.tokens is None else self.tokens[token]
+        caller = self._caller(token)
         actor = lowered.get("x-cortex-actor")
-        if (actor is not None and actor != caller) or (self.require_actor and actor is None):
+        if (actor is not None and actor != caller) or (
+            self.require_actor and actor is None and not whoami
+        ):
             raise ApiError(401, "ACTOR_MISMATCH", "X-Cortex-Actor must name the token's subject")
         with self._lock:
             return self.tenants.setdefault(token, Tenant(caller))
