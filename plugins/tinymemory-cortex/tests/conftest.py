@@ -11,7 +11,7 @@ from tinymemory import EngineCredential, EngineSettings, MemoryEngine, build_eng
 from tinymemory_cortex.testing import CortexDouble, DoubleServer
 
 #: Fast visibility polls: the double makes a write readable at once.
-FAST = {"poll_interval": 0.005, "wait_budget": 2.0, "timeout": 10.0}
+FAST = {"poll_interval": 0.005, "wait_budget": 2.0, "settle_budget": 0.2, "timeout": 10.0}
 _tokens = itertools.count()
 
 

@@ -11,19 +11,19 @@ through its own ``requests`` session; the double answers in-process (through
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
+from conftest import build_against, fresh_token
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import CHECKS, ConformanceTests
 from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, DoubleServer, mocked
 
-from conftest import build_against, fresh_token
-
 
 class _AgainstTheDouble(ConformanceTests):
     profile = "ci"
-    settings: dict[str, object] = {}
+    settings: ClassVar[dict[str, object]] = {}
     url = MOCK_ENDPOINT
 
     def make_engine(self) -> MemoryEngine:
@@ -50,7 +50,7 @@ class TestInProcess(_AgainstTheDouble):
 class TestLayoutV3(TestInProcess):
     """Every check in layout v3, below a scope root."""
 
-    settings = {"scope_root": "org:42"}
+    settings: ClassVar[dict[str, object]] = {"scope_root": "org:42"}
 
 
 class TestOverLoopback(_AgainstTheDouble):

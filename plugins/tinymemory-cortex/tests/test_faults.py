@@ -34,7 +34,9 @@ def served() -> Iterator[DoubleServer]:
         yield server
 
 
-def engine_for(server: DoubleServer, credential: EngineCredential | None = None, **options: float) -> CortexEngine:
+def engine_for(
+    server: DoubleServer, credential: EngineCredential | None = None, **options: float
+) -> CortexEngine:
     settings = {"poll_interval": 0.005, "wait_budget": 2.0, "settle_budget": 0.5, "backoff": 0.005}
     settings.update(options)
     return CortexEngine(server.url, credential or EngineCredential.static(TOKEN), **settings)  # type: ignore[arg-type]
@@ -65,17 +67,24 @@ def test_reads_retry_a_503_three_attempts_in_all(served: DoubleServer) -> None:
         with pytest.raises(Unavailable) as raised:
             engine.list(ListRequest())
         assert "v1/events on 127.0.0.1" in raised.value.message
-        assert "scope=" not in raised.value.message and TOKEN not in str(raised.value)
+        assert "scope=" not in raised.value.message
+        assert TOKEN not in str(raised.value)
 
 
 def test_authorization_state_changed_gets_six_attempts(served: DoubleServer) -> None:
     with engine_for(served) as engine:
-        served.double.inject(Fault("v1/events", status=503, code="AUTHORIZATION_STATE_CHANGED", times=5))
+        served.double.inject(
+            Fault("v1/events", status=503, code="AUTHORIZATION_STATE_CHANGED", times=5)
+        )
         assert engine.list(ListRequest()).items == ()
         # Five refusals and the answer for the first kind scope, then one each for the others.
         assert served.double.count("v1/events") == 6 + 2
-        served.double.inject(Fault("v1/events", status=503, code="AUTHORIZATION_STATE_CHANGED", times=6))
-        with pytest.raises(Unavailable, match=r"^unavailable: \[AUTHORIZATION_STATE_CHANGED\] memory API v1/events"):
+        served.double.inject(
+            Fault("v1/events", status=503, code="AUTHORIZATION_STATE_CHANGED", times=6)
+        )
+        with pytest.raises(
+            Unavailable, match=r"^unavailable: \[AUTHORIZATION_STATE_CHANGED\] memory API v1/events"
+        ):
             engine.list(ListRequest())
 
 
@@ -89,12 +98,15 @@ def test_a_write_whose_answer_was_dropped_is_retried_as_a_replay(served: DoubleS
 
 
 def test_a_bulk_dropped_before_it_landed_is_sent_again_once(served: DoubleServer) -> None:
-    conversation = Conversation(turns=[Turn(role="user", text="one"), Turn(role="assistant", text="two")])
+    conversation = Conversation(
+        turns=[Turn(role="user", text="one"), Turn(role="assistant", text="two")]
+    )
     with engine_for(served) as engine:
         served.double.inject(Fault("v1/experience/bulk", drop=True))
         receipt = engine.store(conversation)
         assert not receipt.replayed
-        assert held(served) == 2 and served.double.count("v1/experience/bulk") == 2
+        assert held(served) == 2
+        assert served.double.count("v1/experience/bulk") == 2
 
 
 def test_a_slow_answer_past_the_timeout_is_retried_for_a_read(served: DoubleServer) -> None:
@@ -120,7 +132,8 @@ def test_a_rejected_key_is_unauthorized_and_never_shown(served: DoubleServer) ->
         with pytest.raises(Unauthorized) as raised:
             engine.list(ListRequest())
         assert "check the API key" in raised.value.message
-        assert wrong not in str(raised.value) and wrong not in repr(raised.value.__context__)
+        assert wrong not in str(raised.value)
+        assert wrong not in repr(raised.value.__context__)
         # A 401 forgets the actor, so the next request asks whoami again.
         whoamis = served.double.count("v1/auth/whoami")
         with pytest.raises(Unauthorized):

@@ -14,14 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import FAST
 
 from tinymemory import GetRequest, ListRequest, StoreItem
 from tinymemory.plugin import from_data
 from tinymemory_cortex import CortexEngine
 from tinymemory_cortex.envelope import decode_event, item_label
 from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
-
-from conftest import FAST
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "rust_events.json").read_text("utf-8"))
 CASES = FIXTURES["cases"]
@@ -84,7 +83,8 @@ def test_what_this_engine_writes_matches_the_rust_events_and_reads_back() -> Non
     with mocked(double), _engine() as engine:
         for case in CASES:
             receipt = engine.store(_item(case.get("stored", case["item"])))
-            assert receipt.id == case["id"] and not receipt.replayed
+            assert receipt.id == case["id"]
+            assert not receipt.replayed
     written = [event.body for log in double.tenants[TOKEN].logs.values() for event in log]
     # The fixture cut a short document in two by hand; a writer cuts only past 256 KiB
     # (test_engine.py covers that), so it is written whole and not compared here.
@@ -94,7 +94,9 @@ def test_what_this_engine_writes_matches_the_rust_events_and_reads_back() -> Non
     by_text = {event["content"]["text"]: event for event in written}
     for expected in fixture_events:
         v3 = expected["context"]["labels"][-1].startswith("tm:e:")
-        own_text = expected["content"]["text"] if v3 else json.loads(expected["content"]["text"])["text"]
+        own_text = (
+            expected["content"]["text"] if v3 else json.loads(expected["content"]["text"])["text"]
+        )
         ours = by_text[own_text]
         assert ours["scope"] == expected["scope"]
         assert ours["modality"] == expected["modality"]
@@ -104,7 +106,8 @@ def test_what_this_engine_writes_matches_the_rust_events_and_reads_back() -> Non
             assert ours["context"] == expected["context"]
         else:
             assert ours["context"]["labels"][:2] == expected["context"]["labels"]
-        assert ours["idempotency_key"].startswith("tm3:") and len(ours["idempotency_key"]) == 60
+        assert ours["idempotency_key"].startswith("tm3:")
+        assert len(ours["idempotency_key"]) == 60
     # A reader on another machine (no memory of the paths) sees the Rust reader's items.
     with mocked(double), _engine() as elsewhere:
         exported = {entry.id: entry.item for entry in elsewhere.export(ListRequest(limit=50)).items}
@@ -120,4 +123,6 @@ def test_a_v2_text_behind_an_old_role_marker_decodes() -> None:
     event = {"id": "evt_1", **v2}
     event["content"] = {**v2["content"], "text": "[user] " + v2["content"]["text"]}
     decoded = decode_event(event)
-    assert decoded is not None and decoded.version == 2 and decoded.text == "the build uses make"
+    assert decoded is not None
+    assert decoded.version == 2
+    assert decoded.text == "the build uses make"

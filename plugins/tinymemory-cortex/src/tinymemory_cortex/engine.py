@@ -171,7 +171,9 @@ class CortexEngine(MemoryEngine):
     def _threads(self) -> ThreadPoolExecutor:
         with self._pool_lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(PACK_THREADS, thread_name_prefix="tinymemory-cortex")
+                self._pool = ThreadPoolExecutor(
+                    PACK_THREADS, thread_name_prefix="tinymemory-cortex"
+                )
             return self._pool
 
     def health(self) -> EngineHealth:
@@ -198,20 +200,15 @@ class CortexEngine(MemoryEngine):
             self.layout.check_node(item.meta.namespace)
             item_id = json_and_id(item)[1]
             scope = self.layout.scope(item.item_kind, item.meta.namespace)
+            # Every event of the batch is built (and checked against the cap) first.
             planned.append((item_id, scope, self.writer.events(item, item_id, scope)))
-        by_scope: dict[str, list[str]] = {}
-        for item_id, scope, _ in planned:
-            by_scope.setdefault(scope.path, []).append(item_id)
-        held: dict[str, set[int | None]] = {}
-        for path, ids in by_scope.items():
-            for item_id, events in self.log.lookup(path, ids).items():
-                held[item_id] = {_part_index(event) for event in events}
+        held = self._held_parts(planned)
         to_write: list[Event] = []
         owners: list[int] = []
         seen: set[str] = set()
         for position, (item_id, _, events) in enumerate(planned):
             if item_id in seen:
-                continue
+                continue  # a repeat in the batch is a replay of its first copy
             seen.add(item_id)
             have = held.get(item_id, set())
             for event in events:
@@ -223,20 +220,37 @@ class CortexEngine(MemoryEngine):
         last_in_scope: dict[str, tuple[str, str, str]] = {}
         for event, position, (event_id, replayed) in zip(to_write, owners, results, strict=True):
             replayed_by_server[position] = replayed_by_server.get(position, True) and replayed
+            if replayed:
+                continue  # written, and waited for, by an earlier store
             item_id, scope, _ = planned[position]
-            last_in_scope.pop(scope.path, None)
+            last_in_scope.pop(scope.path, None)  # so the last scope written ends the dict
             last_in_scope[scope.path] = (event_id, item_id, event.body["content"]["text"])
+        self._wait_visible(last_in_scope)
+        return [
+            StoreReceipt(item_id, replayed_by_server.get(position, True))
+            for position, (item_id, _, _) in enumerate(planned)
+        ]
+
+    def _held_parts(
+        self, planned: Sequence[tuple[str, Scope, list[Event]]]
+    ) -> dict[str, set[int | None]]:
+        """One lookup per kind scope: which turns or pieces of each item CortexDB holds."""
+        by_scope: dict[str, list[str]] = {}
+        for item_id, scope, _ in planned:
+            by_scope.setdefault(scope.path, []).append(item_id)
+        held: dict[str, set[int | None]] = {}
+        for path, ids in by_scope.items():
+            for item_id, found in self.log.lookup(path, ids).items():
+                held[item_id] = {None if event.part is None else event.part[0] for event in found}
+        return held
+
+    def _wait_visible(self, last_in_scope: dict[str, tuple[str, str, str]]) -> None:
+        """A listing wait per scope for its last event, then the ranked wait for the final one."""
         for path, (event_id, item_id, _) in last_in_scope.items():
             self.log.wait_listed(path, event_id, item_id)
         if last_in_scope:
             path, (event_id, _, text) = list(last_in_scope.items())[-1]
             self.log.wait_ranked(path, event_id, text)
-        receipts = []
-        for position, (item_id, _, _) in enumerate(planned):
-            written = position in replayed_by_server
-            replayed = not written or replayed_by_server[position]
-            receipts.append(StoreReceipt(item_id, replayed))
-        return receipts
 
     # --- which scopes a read touches ---------------------------------------------
 
@@ -294,15 +308,23 @@ class CortexEngine(MemoryEngine):
             next_cursor=following,
         )
 
-    def _walk(self, request: ListRequest, *, keep_incomplete: bool) -> tuple[list[_Entry], str | None]:
-        start = cursors.ListCursor() if request.cursor is None else cursors.ListCursor.decode(request.cursor)
+    def _walk(
+        self, request: ListRequest, *, keep_incomplete: bool
+    ) -> tuple[list[_Entry], str | None]:
+        start = (
+            cursors.ListCursor()
+            if request.cursor is None
+            else cursors.ListCursor.decode(request.cursor)
+        )
         scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
         index = 0
         if start.scope is not None:
             resumed = self.layout.parse(start.scope)
             if resumed is None:
                 raise InvalidRequest("the cursor was not issued by this engine for this read")
-            index = next((number for number, scope in enumerate(scopes) if scope >= resumed), len(scopes))
+            index = next(
+                (number for number, scope in enumerate(scopes) if scope >= resumed), len(scopes)
+            )
             if index < len(scopes) and scopes[index].path != start.scope:
                 start = cursors.ListCursor()
         labels = narrowing_labels(request.filter)
@@ -315,7 +337,9 @@ class CortexEngine(MemoryEngine):
                 for number in range(offset, len(items)):
                     event = decode_event(items[number])
                     if event is None or event.event_id == last:
-                        if isinstance(items[number], dict) and isinstance(items[number].get("id"), str):
+                        if isinstance(items[number], dict) and isinstance(
+                            items[number].get("id"), str
+                        ):
                             last = items[number]["id"]
                         continue
                     last = event.event_id
@@ -327,8 +351,12 @@ class CortexEngine(MemoryEngine):
                         continue
                     entries.append(entry)
                     if len(entries) == request.limit:
-                        more = number + 1 < len(items) or following is not None or scope != scopes[-1]
-                        resume = cursors.ListCursor(scope.path, engine_cursor, number + 1, event.event_id)
+                        more = (
+                            number + 1 < len(items) or following is not None or scope != scopes[-1]
+                        )
+                        resume = cursors.ListCursor(
+                            scope.path, engine_cursor, number + 1, event.event_id
+                        )
                         return entries, resume.encode() if more else None
                 if following is None:
                     break
@@ -338,12 +366,12 @@ class CortexEngine(MemoryEngine):
             engine_cursor, offset, last = None, 0, None
         return entries, None
 
-    def _assemble(self, scope: Scope, decoded: Sequence[tuple[int, Decoded]]) -> dict[str, list[Decoded]]:
-        """The events of each multi-part item whose first part is on the page (one lookup)."""
+    def _assemble(
+        self, scope: Scope, decoded: Sequence[tuple[int, Decoded]]
+    ) -> dict[str, list[Decoded]]:
+        """The events of each multi-part item with a part on the page, newest first (one lookup)."""
         wanted = [
-            event.item_id
-            for _, event in decoded
-            if event.part is not None and event.part[0] == 0 and event.part[1] > 1
+            event.item_id for _, event in decoded if event.part is not None and event.part[1] > 1
         ]
         return self.log.lookup(scope.path, wanted) if wanted else {}
 
@@ -352,12 +380,19 @@ class CortexEngine(MemoryEngine):
     ) -> _Entry | None:
         if event.kind is not scope.kind:
             return None
-        if event.part is not None and event.part[0] != 0:
-            return None
+        events = [event]
+        if event.part is not None and event.part[1] > 1:
+            # A turn or piece stands for its item at the item's newest event only, so
+            # the item is listed once, wherever the page boundaries fall, and even when
+            # a piece is missing (export names it incomplete).
+            events = parts.get(event.item_id, [event])
+            if events[0].event_id != event.event_id:
+                return None
         meta = read_meta(event.envelope, self.paths)
-        if meta.namespace != scope.namespace or not filter_admits(request, event.kind, meta, event.envelope):
+        if meta.namespace != scope.namespace or not filter_admits(
+            request, event.kind, meta, event.envelope
+        ):
             return None
-        events = [event] if event.part is None or event.part[1] == 1 else parts.get(event.item_id, [event])
         return _Entry(event.item_id, rebuild(events, self.paths))
 
     # --- get --------------------------------------------------------------------
@@ -372,9 +407,13 @@ class CortexEngine(MemoryEngine):
                 break
             for item_id, events in self.log.lookup(scope.path, missing).items():
                 item = rebuild(events, self.paths)
-                if item is not None and Reach.admitted_by(request.reach, item.meta.namespace):
-                    if item.meta.namespace == scope.namespace and item.item_kind is scope.kind:
-                        found[item_id] = Hit.of_item(item_id, item)
+                if (
+                    item is not None
+                    and Reach.admitted_by(request.reach, item.meta.namespace)
+                    and item.meta.namespace == scope.namespace
+                    and item.item_kind is scope.kind
+                ):
+                    found[item_id] = Hit.of_item(item_id, item)
         return [found[item_id] for item_id in wanted if item_id in found]
 
     # --- fetch ------------------------------------------------------------------
@@ -414,7 +453,10 @@ class CortexEngine(MemoryEngine):
                 "query": query,
                 "view": "granular",
                 "include": include,
-                "budgets": {"max_tokens": _max_tokens(budget), "per_layer_limits": {"events": budget}},
+                "budgets": {
+                    "max_tokens": _max_tokens(budget),
+                    "per_layer_limits": {"events": budget},
+                },
             }
             if labels:
                 body["filters"] = {"metadata": {"labels": labels}}
@@ -478,8 +520,13 @@ class CortexEngine(MemoryEngine):
             return RecallAnswer(answer="")
         include = ["events", "facts", "beliefs", "episodes", "understanding"]
         for _ in range(3):
-            packs = self._packs(scopes, request.question, request.filter, 2 * request.limit, include)
-            admitted = [[event for _, event in self._merge([scope], [events], request.filter)] for scope, (_, events) in zip(scopes, packs, strict=True)]
+            packs = self._packs(
+                scopes, request.question, request.filter, 2 * request.limit, include
+            )
+            admitted = [
+                [event for _, event in self._merge([scope], [events], request.filter)]
+                for scope, (_, events) in zip(scopes, packs, strict=True)
+            ]
             citations = self._citations(scopes, admitted, request.limit)
             best = max(
                 range(len(scopes)),
@@ -489,7 +536,9 @@ class CortexEngine(MemoryEngine):
                 return RecallAnswer(answer="Nothing in memory matches the question.")
             pack_id = packs[best][0]
             if pack_id is None:
-                raise EngineError(f"memory API recall on {self.transport.host} answered without a pack id")
+                raise EngineError(
+                    f"memory API recall on {self.transport.host} answered without a pack id"
+                )
             body = {
                 "scope": scopes[best].path,
                 "question": request.question,
@@ -592,7 +641,9 @@ class CortexEngine(MemoryEngine):
         answer = self.transport.post("erasures", body)
         erasure_id = answer.get("erasure_id") if isinstance(answer, dict) else None
         if not isinstance(erasure_id, str):
-            raise EngineError(f"memory API erasures on {self.transport.host} answered no erasure id")
+            raise EngineError(
+                f"memory API erasures on {self.transport.host} answered no erasure id"
+            )
         status = answer.get("status", "completed")
         gap, waited = 0.25, 0.0
         while status in ("running", "pending", "queued", "accepted"):
@@ -604,18 +655,14 @@ class CortexEngine(MemoryEngine):
             polled = self.transport.request("GET", "erasures", suffix=(erasure_id,))
             status = polled.get("status") if isinstance(polled, dict) else None
             if not isinstance(status, str):
-                raise EngineError(f"memory API erasures on {self.transport.host} answered no status")
+                raise EngineError(
+                    f"memory API erasures on {self.transport.host} answered no status"
+                )
         if status != "completed":
             raise EngineError(f"erasure {erasure_id} of {path} ended `{status}`")
         return erasure_id
 
 
-def _part_index(event: Decoded) -> int | None:
-    part = event.part
-    return None if part is None else part[0]
-
-
 def _withheld(error: TinyMemoryError) -> str:
     head = error.message.split(" — ", 1)[0]
     return f"{head} (detail withheld)"
-

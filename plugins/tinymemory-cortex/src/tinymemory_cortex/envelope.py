@@ -347,9 +347,7 @@ def _observed_at_of(envelope: Mapping[str, Any], at: object) -> str | None:
 
 
 def _v2_size(envelope: dict[str, Any], text: str) -> int:
-    return len(
-        canonical_json({**envelope, "v": 2, "text": text}).encode("utf-8", "surrogatepass")
-    )
+    return len(canonical_json({**envelope, "v": 2, "text": text}).encode("utf-8", "surrogatepass"))
 
 
 def body_key(body: Mapping[str, Any]) -> str:
@@ -523,9 +521,15 @@ def filter_admits(
             path_digest(wanted.rstrip("/") or wanted),
         } & set(digests):
             continue
-        if not MetaFilter(**{field: wanted}).matches(kind, meta):
+        value = meta.folder if field == "folder" else meta.file_path
+        if not _path_matches(wanted, value):
             return False
     return True
+
+
+def _path_matches(wanted: str, value: str | None) -> bool:
+    """The filter's own path rule (equal, or a prefix on a ``/`` boundary) on what meta kept."""
+    return MetaFilter(folder=wanted).matches(ItemKind.LEARNING, MemoryMeta(folder=value))
 
 
 def rebuild(events: Sequence[Decoded], paths: PathBook) -> StoreItem | None:

@@ -64,7 +64,8 @@ class EventLog:
             return answer["items"], None
         if following == cursor:
             raise EngineError(
-                f"memory API events on {self.transport.host} returned a listing that does not advance"
+                f"memory API events on {self.transport.host} "
+                "returned a listing that does not advance"
             )
         return answer["items"], following
 
@@ -82,7 +83,10 @@ class EventLog:
                 yield decoded
             if cursor is None:
                 return
-        raise EngineError(f"scope {scope} has more than {MAX_PAGES} pages; refusing to answer from a truncated log")
+        raise EngineError(
+            f"scope {scope} has more than {MAX_PAGES} pages; "
+            "refusing to answer from a truncated log"
+        )
 
     def lookup(self, scope: str, item_ids: Iterable[str]) -> dict[str, list[Decoded]]:
         """The events of each of ``item_ids`` held in ``scope``, found by their item labels."""
@@ -124,13 +128,17 @@ class EventLog:
         answer = self.transport.post("bulk", body, params, retry=True)
         results = answer.get("results") if isinstance(answer, dict) else None
         if not isinstance(results, list) or len(results) != len(events):
-            raise EngineError(f"memory API bulk on {self.transport.host} answered without one result per event")
+            raise EngineError(
+                f"memory API bulk on {self.transport.host} answered without one result per event"
+            )
         return [self._result(result, "bulk") for result in results]
 
     def _result(self, answer: object, route: str) -> tuple[str, bool]:
         event_id = answer.get("event_id") if isinstance(answer, dict) else None
         if not isinstance(event_id, str):
-            raise EngineError(f"memory API {route} on {self.transport.host} answered without an event id")
+            raise EngineError(
+                f"memory API {route} on {self.transport.host} answered without an event id"
+            )
         assert isinstance(answer, dict)
         return event_id, answer.get("replayed_from_idempotency") is True
 
@@ -159,7 +167,11 @@ class EventLog:
                 answer = self.transport.post("recall", probe, retry=False)
             except TinyMemoryError:
                 return
-            events = ((answer or {}).get("layers") or {}).get("events") if isinstance(answer, dict) else None
+            events = (
+                ((answer or {}).get("layers") or {}).get("events")
+                if isinstance(answer, dict)
+                else None
+            )
             if isinstance(events, list) and any(
                 isinstance(raw, dict) and raw.get("id") == event_id for raw in events
             ):
@@ -196,7 +208,11 @@ class EventLog:
             return []
         entries = None
         if isinstance(answer, dict):
-            entries = answer.get("items") if isinstance(answer.get("items"), list) else answer.get("scopes")
+            entries = (
+                answer.get("items")
+                if isinstance(answer.get("items"), list)
+                else answer.get("scopes")
+            )
         if not isinstance(entries, list):
             raise EngineError(f"memory API scopes on {self.transport.host} answered without scopes")
         return entries

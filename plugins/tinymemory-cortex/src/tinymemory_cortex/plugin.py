@@ -5,8 +5,9 @@ Settings (``[engines.cortexdb]`` in the configuration, or ``EngineSettings``):
 memory out in layout v3 below it, such as ``org:42``), ``headers`` (fixed,
 non-credential headers), and the options ``timeout`` (seconds per request,
 default 60), ``poll_interval`` (seconds between visibility polls, default
-0.25) and ``wait_budget`` (seconds a write waits to become readable, default
-30). ``tenant_root`` belongs to the hosted wire and is refused here.
+0.25) ``wait_budget`` (seconds a write waits to become readable, default 30)
+and ``settle_budget`` (seconds a write waits, at best, for ranked recall to
+hold it, default 10). ``tenant_root`` belongs to the hosted wire and is refused here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from tinymemory.plugin import EngineFactory, hookimpl
 
 from .descriptor import DESCRIPTOR
 
-OPTIONS = ("timeout", "poll_interval", "wait_budget")
+OPTIONS = ("timeout", "poll_interval", "wait_budget", "settle_budget")
 
 
 def _seconds(settings: EngineSettings, name: str, default: float) -> float:
@@ -47,6 +48,7 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
         timeout=_seconds(settings, "timeout", 60.0),
         poll_interval=_seconds(settings, "poll_interval", 0.25),
         wait_budget=_seconds(settings, "wait_budget", 30.0),
+        settle_budget=_seconds(settings, "settle_budget", 10.0),
     )
 
 

@@ -78,7 +78,9 @@ def code_of(error: BaseException) -> str | None:
     return code if isinstance(code, str) else None
 
 
-def _failure(kind: type[TinyMemoryError], message: str, status: int | None, code: str | None) -> TinyMemoryError:
+def _failure(
+    kind: type[TinyMemoryError], message: str, status: int | None, code: str | None
+) -> TinyMemoryError:
     error = kind(message)
     error.status = status  # type: ignore[attr-defined]
     error.code = code  # type: ignore[attr-defined]
@@ -95,7 +97,9 @@ def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
 
 def query_string(params: Mapping[str, str]) -> str:
     """``a=1&b=2`` with every byte but ``A-Z a-z 0-9 - . _ ~`` percent-encoded."""
-    return "&".join(f"{quote(name, safe='')}={quote(value, safe='')}" for name, value in params.items())
+    return "&".join(
+        f"{quote(name, safe='')}={quote(value, safe='')}" for name, value in params.items()
+    )
 
 
 class Transport:
@@ -134,7 +138,9 @@ class Transport:
 
     # --- the calls the engine makes ---------------------------------------------
 
-    def get(self, route: str, params: Mapping[str, str] | None = None, *, retry: bool = True) -> Any:
+    def get(
+        self, route: str, params: Mapping[str, str] | None = None, *, retry: bool = True
+    ) -> Any:
         """GET a logical route (a read: retried on a transient failure)."""
         return self.request("GET", route, params=params, retry=retry)
 
@@ -205,7 +211,9 @@ class Transport:
             reason = "TLS failed"
         except requests.ConnectionError as error:
             dropped = "RemoteDisconnected" in repr(error) or "reset" in repr(error).lower()
-            reason = "the request did not complete" if dropped else "could not connect; check the URL"
+            reason = (
+                "the request did not complete" if dropped else "could not connect; check the URL"
+            )
         except requests.RequestException:
             reason = "the request did not complete"
         raise _failure(Unavailable, f"memory API {path} on {self.host}: {reason}", None, None)
@@ -216,7 +224,9 @@ class Transport:
             with self._lock:
                 self._actor = _UNKNOWN
         if status == 429:
-            self._pause(response.headers.get("Retry-After") or response.headers.get("RateLimit-Reset"))
+            self._pause(
+                response.headers.get("Retry-After") or response.headers.get("RateLimit-Reset")
+            )
         if 200 <= status < 300:
             return self._json(path, response)
         raise self._status_error(path, response)
@@ -224,7 +234,9 @@ class Transport:
     def _json(self, path: str, response: requests.Response) -> Any:
         length = response.headers.get("Content-Length")
         if length is not None and length.isdigit() and int(length) > SUCCESS_BODY_CAP:
-            raise _failure(EngineError, f"memory API {path} on {self.host} answered too much", None, None)
+            raise _failure(
+                EngineError, f"memory API {path} on {self.host} answered too much", None, None
+            )
         try:
             content = response.content
         except requests.RequestException:
@@ -232,14 +244,19 @@ class Transport:
                 Unavailable, f"memory API {path} on {self.host}: the answer was cut off", None, None
             ) from None
         if len(content) > SUCCESS_BODY_CAP:
-            raise _failure(EngineError, f"memory API {path} on {self.host} answered too much", None, None)
+            raise _failure(
+                EngineError, f"memory API {path} on {self.host} answered too much", None, None
+            )
         if not content.strip():
             return self.wire.unwrap(None)
         try:
             return self.wire.unwrap(json.loads(content))
         except ValueError:
             raise _failure(
-                EngineError, f"memory API {path} on {self.host} answered something not JSON", None, None
+                EngineError,
+                f"memory API {path} on {self.host} answered something not JSON",
+                None,
+                None,
             ) from None
 
     def _status_error(self, path: str, response: requests.Response) -> TinyMemoryError:
@@ -275,7 +292,9 @@ class Transport:
         try:
             token = self._credential.bearer()
         except Exception:
-            raise _failure(Unauthorized, "the credential source failed; no request was sent", None, None) from None
+            raise _failure(
+                Unauthorized, "the credential source failed; no request was sent", None, None
+            ) from None
         token = token.strip() if isinstance(token, str) else ""
         if not token:
             raise _failure(Unauthorized, "the credential is blank; no request was sent", None, None)

@@ -29,8 +29,20 @@ import attrs
 
 #: The scope types every shipped CortexDB preset allows.
 ALLOWED_SCOPE_TYPES = frozenset(
-    {"org", "dept", "team", "app", "user", "agent", "service", "ws", "project", "global",
-     "system", "source"}
+    {
+        "org",
+        "dept",
+        "team",
+        "app",
+        "user",
+        "agent",
+        "service",
+        "ws",
+        "project",
+        "global",
+        "system",
+        "source",
+    }
 )
 MAX_TEXT_BYTES = 1024 * 1024
 MAX_LABELS_PER_QUERY = 50
@@ -42,13 +54,29 @@ _SEGMENT = re.compile(r"([A-Za-z0-9_-]+):([A-Za-z0-9_-]+)", re.ASCII)
 _WORD = re.compile(r"[^\W_]{3,}")
 
 _EXPERIENCE_KEYS = {
-    "scope", "modality", "content", "context", "idempotency_key", "directives",
-    "observed_actor", "subject", "source",
+    "scope",
+    "modality",
+    "content",
+    "context",
+    "idempotency_key",
+    "directives",
+    "observed_actor",
+    "subject",
+    "source",
 }
 _RECALL_KEYS = {"scope", "query", "budgets", "view", "include", "temporal", "filters"}
 _ANSWER_KEYS = {
-    "scope", "question", "question_type", "question_date", "temporal", "filters",
-    "answer_max_tokens", "answer_instructions", "cite_sources", "include_context", "use_pack_id",
+    "scope",
+    "question",
+    "question_type",
+    "question_date",
+    "temporal",
+    "filters",
+    "answer_max_tokens",
+    "answer_instructions",
+    "cite_sources",
+    "include_context",
+    "use_pack_id",
 }
 _FORGET_KEYS = {"scope", "layers", "selector", "cascade", "audit_note", "confirm_all", "reason"}
 _ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note"}
@@ -208,13 +236,9 @@ class CortexDouble:
 
     def count(self, route: str, method: str | None = None) -> int:
         """How many requests reached ``route`` (with ``method``, when given)."""
-        return sum(
-            1 for sent, path in self.requests if path == route and method in (None, sent)
-        )
+        return sum(1 for sent, path in self.requests if path == route and method in (None, sent))
 
-    def handle(
-        self, method: str, target: str, headers: Mapping[str, str], body: bytes
-    ) -> Answer:
+    def handle(self, method: str, target: str, headers: Mapping[str, str], body: bytes) -> Answer:
         """Answer one request: ``target`` is the path and query below the endpoint."""
         path, _, query = target.partition("?")
         route = unquote(path.strip("/"))
@@ -223,9 +247,8 @@ class CortexDouble:
         with self._lock:
             self.requests.append((method, route))
         fault = self._take_fault(route)
-        if fault is not None and not fault.after_apply:
-            if fault.drop or fault.status is not None:
-                return _faulted(fault)
+        if fault is not None and not fault.after_apply and (fault.drop or fault.status is not None):
+            return _faulted(fault)
         try:
             tenant = self._tenant(headers, whoami=route == "v1/auth/whoami")
             answer = self._route(tenant, method, route, params, labels_given, body)
@@ -316,7 +339,9 @@ class CortexDouble:
             raise ApiError(422, "INVALID_BODY", "`content` must be a message with a known role")
         if not isinstance(text, str) or not text:
             raise ApiError(422, "INVALID_BODY", "a message needs text")
-        flattened = len(f"[{content['role']}] ".encode()) + len(text.encode("utf-8", "surrogatepass"))
+        flattened = len(f"[{content['role']}] ".encode()) + len(
+            text.encode("utf-8", "surrogatepass")
+        )
         if flattened > MAX_TEXT_BYTES:
             raise ApiError(422, "INVALID_ENVELOPE", "the experience is over 1 MiB")
         context = body.get("context", {})
@@ -411,7 +436,11 @@ class CortexDouble:
         filters = body.get("filters") or {}
         metadata = filters.get("metadata") or {}
         if set(filters) - {"metadata"} or set(metadata) - {
-            "labels", "intent", "modality", "caller", "observed_actor"
+            "labels",
+            "intent",
+            "modality",
+            "caller",
+            "observed_actor",
         }:
             raise ApiError(422, "INVALID_BODY", "unknown filter")
         wanted = metadata.get("labels")
@@ -456,9 +485,7 @@ class CortexDouble:
         if pack[0] != body.get("scope"):
             raise ApiError(400, "MISSING_PACK", "the pack belongs to another scope")
         texts = {
-            event.id: event.body["content"]["text"]
-            for log in tenant.logs.values()
-            for event in log
+            event.id: event.body["content"]["text"] for log in tenant.logs.values() for event in log
         }
         held = [texts[event_id] for event_id in pack[1] if event_id in texts]
         answer = f"From memory: {held[0]}" if held else "Nothing in memory answers that."
@@ -472,7 +499,8 @@ class CortexDouble:
             check_scope(prefix, check_types=False)
         limit = _limit(params.get("limit"), DEFAULT_LIMIT, MAX_SCOPES_LIMIT)
         paths = sorted(
-            path for path in {*tenant.logs, *tenant.registered}
+            path
+            for path in {*tenant.logs, *tenant.registered}
             if prefix is None or _below(prefix, path)
         )
         return Answer(200, {"items": [{"path": path} for path in paths[:limit]]})
@@ -498,7 +526,9 @@ class CortexDouble:
             raise ApiError(400, "INVALID_CASCADE", "cascade is derived_only or redact_events")
         log = tenant.logs.get(str(scope), [])
         named = set(ids) if ids else {event.id for event in log}
-        removed = [event for event in log if event.id in named] if cascade == "redact_events" else []
+        removed = (
+            [event for event in log if event.id in named] if cascade == "redact_events" else []
+        )
         if removed:
             tenant.logs[str(scope)] = [event for event in log if event.id not in named]
             if ids:
@@ -514,7 +544,9 @@ class CortexDouble:
         scope = body.get("scope")
         check_scope(scope)
         if body.get("confirm_all") is not True or "selector" in body:
-            raise ApiError(422, "AMBIGUOUS_SELECTOR", "an erasure takes confirm_all and no selector")
+            raise ApiError(
+                422, "AMBIGUOUS_SELECTOR", "an erasure takes confirm_all and no selector"
+            )
         own = tenant.logs.pop(str(scope), [])
         tenant.registered.pop(str(scope), None)
         gone = {event.id for event in own}

@@ -41,7 +41,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
-    do_GET = do_POST = do_PUT = do_DELETE = _serve
+    do_GET = do_POST = do_PUT = do_DELETE = _serve  # noqa: N815 (http.server's names)
 
 
 class _Server(ThreadingHTTPServer):
