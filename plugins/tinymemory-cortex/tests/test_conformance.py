@@ -48,9 +48,15 @@ class TestInProcess(_AgainstTheDouble):
 
 
 class TestLayoutV3(TestInProcess):
-    """Every check in layout v3, below a scope root."""
+    """Every fixed and property check in layout v3, below a scope root.
+
+    The state machine runs once, in the legacy layout: a layout changes only
+    the scope paths, which every check here reads and writes through, and a
+    second run would double the suite's time on CI.
+    """
 
     settings: ClassVar[dict[str, object]] = {"scope_root": "org:42"}
+    test_matches_reference = None
 
 
 class TestOverLoopback(_AgainstTheDouble):
@@ -65,6 +71,7 @@ class TestOverLoopback(_AgainstTheDouble):
             engine.close()
 
 
+# Over a socket the fixed checks are enough: the random ones make the same calls.
 for _check in CHECKS:
     if not _check.fixed:
         setattr(TestOverLoopback, f"test_{_check.name}", None)
