@@ -126,3 +126,18 @@ def test_a_v2_text_behind_an_old_role_marker_decodes() -> None:
     assert decoded is not None
     assert decoded.version == 2
     assert decoded.text == "the build uses make"
+
+
+def test_meta_fields_of_a_newer_writer_are_dropped_not_refused() -> None:
+    case = CASES[0]
+    event = {"id": "evt_1", **case["events"][0]}
+    labels = [label for label in event["context"]["labels"] if not label.startswith("tm:e:")]
+    envelope = json.loads(event["context"]["labels"][-1].split(":", 3)[3])
+    envelope["meta"]["observed_actor"] = {"id": "user:42", "type": "user"}
+    part = "tm:e:00:" + json.dumps(envelope, separators=(",", ":"))
+    event["context"] = {"labels": [*labels, part]}
+    decoded = decode_event(event)
+    assert decoded is not None
+    from tinymemory_cortex.envelope import PathBook, rebuild
+
+    assert rebuild([decoded], PathBook()) == _item(case["item"])

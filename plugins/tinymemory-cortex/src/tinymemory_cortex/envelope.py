@@ -465,32 +465,15 @@ def read_meta(envelope: Mapping[str, Any], paths: PathBook) -> MemoryMeta:
         known = paths.path(workspace)
         if known is not None:
             data["workspace"] = known
-    return _ordered_meta(data)
+    return _known_meta(data)
 
 
-#: MemoryMeta's JSON keys in wire order, so a meta restored with paths reads back in order.
-_META_ORDER = (
-    "namespace",
-    "workspace",
-    "folder",
-    "file_path",
-    "language",
-    "repo",
-    "commit",
-    "url",
-    "thread_id",
-    "turns",
-    "agent_id",
-    "tool_call",
-    "source",
-    "tags",
-    "observed_at",
-    "derive",
-)
+#: The meta fields this SDK knows; a newer writer's others (``observed_actor``) are dropped.
+_META_FIELDS = frozenset(field.name for field in attrs.fields(MemoryMeta))
 
 
-def _ordered_meta(data: dict[str, Any]) -> MemoryMeta:
-    known = {key: data[key] for key in _META_ORDER if key in data}
+def _known_meta(data: dict[str, Any]) -> MemoryMeta:
+    known = {key: value for key, value in data.items() if key in _META_FIELDS}
     known.setdefault("source", {"kind": "agent"})
     return from_data(known, MemoryMeta)
 
