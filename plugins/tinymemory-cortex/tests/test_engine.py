@@ -316,3 +316,29 @@ def test_a_key_is_needed() -> None:
 def test_events_decode_only_with_an_id_and_text() -> None:
     assert decode_event({"content": {"text": "x"}}) is None
     assert decode_event("not an event") is None
+
+
+@pytest.mark.parametrize(
+    ("root", "path", "parsed"),
+    [
+        (None, "app:tinymemory/team:ops/agent:pager/app:learnings", "team:ops/agent:pager"),
+        (None, "org:7/app:tinymemory/app:documents", "root"),
+        (None, "app:tinymemory/team:ops", None),
+        (None, "app:tinymemory/tm:x/app:learnings", None),
+        ("org:42", "org:42/app:brain/source:github/project:api", "source:github/project:api"),
+        (
+            "org:42",
+            "org:42/ws:main/app:flows/service:newsletter/app:learnings",
+            "ws:main/service:newsletter",
+        ),
+        ("org:42", "org:42/ws:main/service:newsletter/app:learnings", None),
+        ("org:42", "org:43/app:learnings", None),
+    ],
+)
+def test_listed_paths_are_ours_only_when_they_render_back(
+    root: str | None, path: str, parsed: str | None
+) -> None:
+    from tinymemory_cortex.layout import Layout
+
+    scope = Layout(root).parse(path)
+    assert (None if scope is None else str(scope.namespace)) == parsed

@@ -15,7 +15,7 @@ import re
 
 import attrs
 
-from tinymemory import ConfigError, InvalidRequest, ItemKind, Namespace, SegmentKind
+from tinymemory import ConfigError, InvalidRequest, ItemKind, Namespace
 
 LEGACY_ROOT = "app:tinymemory"
 _LEAVES = {
@@ -137,8 +137,8 @@ class Layout:
             return None
         scope = self.scope(kind, namespace)
         if self.root is None:
-            rendered = scope.path
-            return scope if path.endswith(rendered.removeprefix(LEGACY_ROOT)) else None
+            # The hosted backend may put a tenant prefix before the legacy root.
+            return scope if path == scope.path or path.endswith("/" + scope.path) else None
         return scope if scope.path == path else None
 
 
@@ -152,8 +152,3 @@ def _insert_before(segments: list[str], prefix: str, grouping: str) -> list[str]
 def below(prefix: str, path: str) -> bool:
     """Whether ``path`` is ``prefix`` or below it on whole segments."""
     return path == prefix or path.startswith(prefix + "/") or f"/{prefix}/" in f"/{path}/"
-
-
-def sandboxed(namespace: Namespace, at: Namespace) -> bool:
-    """Whether ``namespace`` lies in a ``service:`` sandbox below ``at``."""
-    return any(segment.kind is SegmentKind.SERVICE for segment in namespace.segments[at.depth :])
