@@ -15,9 +15,11 @@ import pytest
 
 from tinymemory import (
     Conversation,
+    ItemKind,
     EngineCredential,
     Learning,
     ListRequest,
+    MetaFilter,
     RecallRequest,
     Turn,
     Unauthorized,
@@ -78,7 +80,8 @@ def test_authorization_state_changed_gets_six_attempts(served: DoubleServer) -> 
         changed = Fault("v1/events", status=503, code="AUTHORIZATION_STATE_CHANGED", times=5)
         served.double.inject(changed)
         before = served.double.count("v1/events")
-        assert len(engine.list(ListRequest()).items) == 1
+        learnings = ListRequest(filter=MetaFilter(kinds=[ItemKind.LEARNING]))
+        assert len(engine.list(learnings).items) == 1
         assert served.double.count("v1/events") - before == 6  # five refusals, then the page
         served.double.inject(attrs.evolve(changed, times=6))
         with pytest.raises(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import builtins
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -262,27 +262,16 @@ class CortexEngine(MemoryEngine):
         if not kinds:
             return []
         effective = reach or _UNSCOPED
-        known = {self.layout.scope(kind, node) for kind in kinds for node in effective.nodes()}
-        # One listing of every registered scope names those that hold anything, so a
-        # read skips the empty scopes of the nodes it knows (a deep reach otherwise
-        # lists three kinds at every ancestor) and finds the nodes below it. A listing
-        # cut at CortexDB's limit cannot tell an empty scope from an unlisted one:
-        # then every known scope is read, and each discovery prefix listed.
-        held, whole = self.log.all_scopes()
-        if whole:
-            found = known & held
-            candidates: Iterable[Scope] = held
-        else:
-            found = known
-            candidates = [
-                scope
-                for prefix in self.layout.discovery_prefixes(effective.at)
-                for scope in self.log.scopes_under(prefix, complete=False)
-            ]
+        # The nodes a reach names are known: their scopes are read without asking
+        # which exist (an empty one lists empty), so a write is readable as soon as
+        # its events are. Only nodes below a subtree reach are discovered, from the
+        # scope listing.
+        found = {self.layout.scope(kind, node) for kind in kinds for node in effective.nodes()}
         if effective.descendants:
             found.update(
                 scope
-                for scope in candidates
+                for prefix in self.layout.discovery_prefixes(effective.at)
+                for scope in self.log.scopes_under(prefix, complete=False)
                 if scope.kind in kinds and effective.admits(scope.namespace)
             )
         return sorted(found)

@@ -182,11 +182,6 @@ class EventLog:
 
     # --- scopes -------------------------------------------------------------------
 
-    def all_scopes(self) -> tuple[set[Scope], bool]:
-        """Every kind scope of this layout, and whether the listing was whole (under 1000)."""
-        entries = self._scope_paths(self.layout.base)
-        return set(self._parsed(self.layout.base, entries)), len(entries) < SCOPES_LIMIT
-
     def scopes_under(self, prefix: str, *, complete: bool) -> list[Scope]:
         """The kind scopes of this layout registered at or below ``prefix``.
 
