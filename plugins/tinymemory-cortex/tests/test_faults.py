@@ -15,8 +15,8 @@ import pytest
 
 from tinymemory import (
     Conversation,
-    ItemKind,
     EngineCredential,
+    ItemKind,
     Learning,
     ListRequest,
     MetaFilter,
