@@ -33,7 +33,8 @@ from tinymemory import (
     build_engine,
 )
 from tinymemory_cortex import CortexEngine
-from tinymemory_cortex.envelope import MAX_EVENT_TEXT_BYTES, decode_event
+from tinymemory_cortex.decoding import decode_event
+from tinymemory_cortex.envelope import MAX_EVENT_TEXT_BYTES
 from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, Fault, mocked
 
 TOKEN = "engine-key"

@@ -19,7 +19,8 @@ from conftest import FAST
 from tinymemory import GetRequest, ListRequest, StoreItem
 from tinymemory.plugin import from_data
 from tinymemory_cortex import CortexEngine
-from tinymemory_cortex.envelope import decode_event, item_label
+from tinymemory_cortex.decoding import decode_event, rebuild
+from tinymemory_cortex.envelope import PathBook, item_label
 from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "rust_events.json").read_text("utf-8"))
@@ -138,6 +139,4 @@ def test_meta_fields_of_a_newer_writer_are_dropped_not_refused() -> None:
     event["context"] = {"labels": [*labels, part]}
     decoded = decode_event(event)
     assert decoded is not None
-    from tinymemory_cortex.envelope import PathBook, rebuild
-
     assert rebuild([decoded], PathBook()) == _item(case["item"])

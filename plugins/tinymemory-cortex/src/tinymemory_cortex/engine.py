@@ -54,19 +54,9 @@ from tinymemory import (
 from tinymemory.plugin import MemoryEngine, json_and_id
 
 from . import cursors
+from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
 from .descriptor import DESCRIPTOR
-from .envelope import (
-    Decoded,
-    Event,
-    EventWriter,
-    PathBook,
-    decode_event,
-    digest16,
-    filter_admits,
-    piece_tags,
-    read_meta,
-    rebuild,
-)
+from .envelope import Event, EventWriter, PathBook, digest16
 from .layout import KIND_ORDER, Layout, Scope
 from .log import EventLog, forget_events
 from .transport import Transport

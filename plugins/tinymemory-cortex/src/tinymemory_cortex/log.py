@@ -14,7 +14,8 @@ from typing import Any
 
 from tinymemory import EngineError, NotFound, TinyMemoryError, Unavailable
 
-from .envelope import Decoded, Event, decode_event, item_label
+from .decoding import Decoded, decode_event
+from .envelope import Event, item_label
 from .layout import Layout, Scope, below
 from .transport import Transport
 
