@@ -343,3 +343,33 @@ def test_listed_paths_are_ours_only_when_they_render_back(
 
     scope = Layout(root).parse(path)
     assert (None if scope is None else str(scope.namespace)) == parsed
+
+
+def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> None:
+    def owned(scope_owner: str) -> CortexEngine:
+        return CortexEngine(
+            MOCK_ENDPOINT,
+            EngineCredential.static(TOKEN),
+            scope_root="org:42",
+            scope_owner=scope_owner,
+            poll_interval=0.005,
+            settle_budget=0.2,
+        )
+
+    double.inject(Fault("v1/scopes", status=500))
+    with owned("user:42") as memory:
+        memory.store(Learning(text="stored even though registration failed"))
+        assert "org:42" not in double.tenants[TOKEN].registered
+        memory.store(Learning(text="the next write registers"))
+        memory.store(Learning(text="and no write after it"))
+    assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
+    assert double.count("v1/scopes", "POST") == 2
+    with owned("user:43") as other:  # already registered: the owner is added once
+        other.store(Learning(text="a second owner"))
+    assert double.tenants[TOKEN].registered["org:42"] == [
+        {"actor": "user:42", "role": "owner"},
+        {"actor": "user:43", "role": "owner"},
+    ]
+    assert double.count("v1/scopes/members", "PUT") == 1
+    with pytest.raises(ConfigError, match="needs a `scope_root`"):
+        CortexEngine(MOCK_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")

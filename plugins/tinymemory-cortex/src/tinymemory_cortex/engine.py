@@ -59,6 +59,7 @@ from .descriptor import DESCRIPTOR
 from .envelope import Event, EventWriter, PathBook, digest16
 from .layout import KIND_ORDER, Layout, Scope
 from .log import EventLog, forget_events
+from .registration import RootRegistration
 from .transport import Transport
 from .wire import DIRECT, Wire
 
@@ -103,7 +104,8 @@ class CortexEngine(MemoryEngine):
 
     ``scope_root`` lays memory out in layout v3 below that root (such as
     ``org:42``); without it the legacy layout under ``app:tinymemory`` is
-    used. ``poll_interval``, ``wait_budget`` and ``settle_budget`` (seconds)
+    used. ``scope_owner`` (an actor such as ``user:42``) is registered as the
+    root's owner before the first write. ``poll_interval``, ``wait_budget`` and ``settle_budget`` (seconds)
     pace the visibility waits after a write.
     """
 
@@ -114,6 +116,7 @@ class CortexEngine(MemoryEngine):
         *,
         wire: Wire = DIRECT,
         scope_root: str | None = None,
+        scope_owner: str | None = None,
         headers: dict[str, str] | None = None,
         timeout: float = 60.0,
         poll_interval: float = 0.25,
@@ -139,6 +142,7 @@ class CortexEngine(MemoryEngine):
         self._closed = False
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+        self.registration = RootRegistration(self.transport, self.layout.root, scope_owner)
 
     @property
     def descriptor(self) -> EngineDescriptor:
@@ -192,6 +196,7 @@ class CortexEngine(MemoryEngine):
             scope = self.layout.scope(item.item_kind, item.meta.namespace)
             # Every event of the batch is built (and checked against the cap) first.
             planned.append((item_id, scope, self.writer.events(item, item_id, scope)))
+        self.registration.ensure()
         held = self._held_parts(planned)
         to_write: list[Event] = []
         owners: list[int] = []
