@@ -105,8 +105,8 @@ class CortexEngine(MemoryEngine):
     ``scope_root`` lays memory out in layout v3 below that root (such as
     ``org:42``); without it the legacy layout under ``app:tinymemory`` is
     used. ``scope_owner`` (an actor such as ``user:42``) is registered as the
-    root's owner before the first write. ``poll_interval``, ``wait_budget`` and ``settle_budget`` (seconds)
-    pace the visibility waits after a write.
+    root's owner before the first write. ``poll_interval``, ``wait_budget``
+    and ``settle_budget`` (seconds) pace the visibility waits after a write.
     """
 
     def __init__(

@@ -37,8 +37,6 @@ class RootRegistration:
 
     def ensure(self) -> None:
         """Register the root (best effort): a failure is logged and tried again next time."""
-        if self.done:
-            return
         with self._lock:
             if self.done:
                 return
