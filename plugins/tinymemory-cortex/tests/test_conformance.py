@@ -3,9 +3,9 @@
 Each engine is a tenant of its own (a fresh token), so every engine the
 suite builds starts empty; the isolation check's two users are two tokens
 of the same double. The engine is built by the registry and speaks HTTP
-through its own ``requests`` session; the double answers in-process (through
-``responses``, a third of the cost of a loopback round trip), and
-``TestOverLoopback`` runs the fixed checks over a real socket too.
+through its own ``requests`` session; the double answers in-process, through
+``responses`` (a third of the cost of a loopback round trip; test_faults.py
+and the docs examples run the engine over a real socket).
 """
 
 from __future__ import annotations
@@ -14,29 +14,19 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
-from conftest import build_against, fresh_token
 
 from tinymemory import MemoryEngine
-from tinymemory.conformance import CHECKS, ConformanceTests
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, DoubleServer, mocked
+from tinymemory.conformance import ConformanceTests
+from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
+
+from conftest import build_against, fresh_token
 
 
-class _AgainstTheDouble(ConformanceTests):
+class TestLegacyLayout(ConformanceTests):
+    """Every check in the legacy layout, as a default install writes it."""
+
     profile = "ci"
     settings: ClassVar[dict[str, object]] = {}
-    url = MOCK_ENDPOINT
-
-    def make_engine(self) -> MemoryEngine:
-        engine = build_against(self.url, fresh_token(), **self.settings)
-        self.built.append(engine)
-        return engine
-
-    def make_pair(self) -> tuple[MemoryEngine, MemoryEngine]:
-        return self.make_engine(), self.make_engine()
-
-
-class TestInProcess(_AgainstTheDouble):
-    """Every check, the legacy layout (as a default install writes it)."""
 
     @pytest.fixture(autouse=True)
     def _double(self) -> Iterator[None]:
@@ -46,8 +36,16 @@ class TestInProcess(_AgainstTheDouble):
         for engine in self.built:
             engine.close()
 
+    def make_engine(self) -> MemoryEngine:
+        engine = build_against(MOCK_ENDPOINT, fresh_token(), **self.settings)
+        self.built.append(engine)
+        return engine
 
-class TestLayoutV3(TestInProcess):
+    def make_pair(self) -> tuple[MemoryEngine, MemoryEngine]:
+        return self.make_engine(), self.make_engine()
+
+
+class TestLayoutV3(TestLegacyLayout):
     """Every fixed and property check in layout v3, below a scope root.
 
     The state machine runs once, in the legacy layout: a layout changes only
@@ -57,21 +55,3 @@ class TestLayoutV3(TestInProcess):
 
     settings: ClassVar[dict[str, object]] = {"scope_root": "org:42"}
     test_matches_reference = None
-
-
-class TestOverLoopback(_AgainstTheDouble):
-    """The fixed checks over a real HTTP socket on 127.0.0.1."""
-
-    @pytest.fixture(autouse=True)
-    def _server(self, server: DoubleServer) -> Iterator[None]:
-        self.url = server.url
-        self.built = []
-        yield
-        for engine in self.built:
-            engine.close()
-
-
-# Over a socket the fixed checks are enough: the random ones make the same calls.
-for _check in CHECKS:
-    if not _check.fixed:
-        setattr(TestOverLoopback, f"test_{_check.name}", None)
