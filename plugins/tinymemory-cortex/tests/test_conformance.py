@@ -14,12 +14,11 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
+from conftest import build_against, fresh_token
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
 from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
-
-from conftest import build_against, fresh_token
 
 
 class TestLegacyLayout(ConformanceTests):
