@@ -407,7 +407,7 @@ class CortexEngine(MemoryEngine):
         offset = cursors.fetch_offset(request.cursor)
         scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
         budget = min((offset + request.limit + 1) * 3, 1000)
-        packs = self._packs(scopes, request.query, request.filter, budget, ["events"])
+        packs = self._packs(scopes, request.query, request.filter, {"events": budget}, budget)
         merged = self._merge(scopes, [events for _, events in packs], request.filter)
         page = merged[offset : offset + request.limit]
         hits = []
@@ -425,10 +425,14 @@ class CortexEngine(MemoryEngine):
         scopes: Sequence[Scope],
         query: str,
         request: MetaFilter,
-        budget: int,
-        include: list[str],
+        limits: dict[str, int],
+        items: int,
     ) -> list[tuple[str | None, list[Decoded]]]:
-        """One pack per scope, built concurrently: its id and its decoded events, in rank order."""
+        """One pack per scope, built concurrently: its id and its decoded events, in rank order.
+
+        ``limits`` are the per-layer limits (their layers are what is included,
+        events first); ``items`` sizes the token budget.
+        """
         labels = narrowing_labels(request)
 
         def pack(scope: Scope) -> tuple[str | None, list[Decoded]]:
@@ -436,11 +440,8 @@ class CortexEngine(MemoryEngine):
                 "scope": scope.path,
                 "query": query,
                 "view": "granular",
-                "include": include,
-                "budgets": {
-                    "max_tokens": _max_tokens(budget),
-                    "per_layer_limits": {"events": budget},
-                },
+                "include": list(limits),
+                "budgets": {"max_tokens": _max_tokens(items), "per_layer_limits": limits},
             }
             if labels:
                 body["filters"] = {"metadata": {"labels": labels}}
@@ -502,11 +503,13 @@ class CortexEngine(MemoryEngine):
         scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
         if not scopes:
             return RecallAnswer(answer="")
-        include = ["events", "facts", "beliefs", "episodes", "understanding"]
+        # Twice the limit of events, and the limit split over the derived layers.
+        share, extra = divmod(request.limit, 4)
+        limits = {"events": 2 * request.limit}
+        for number, layer in enumerate(("facts", "beliefs", "episodes", "understanding")):
+            limits[layer] = share + (1 if number < extra else 0)
         for _ in range(3):
-            packs = self._packs(
-                scopes, request.question, request.filter, 2 * request.limit, include
-            )
+            packs = self._packs(scopes, request.question, request.filter, limits, 3 * request.limit)
             admitted = [
                 [event for _, event in self._merge([scope], [events], request.filter)]
                 for scope, (_, events) in zip(scopes, packs, strict=True)
