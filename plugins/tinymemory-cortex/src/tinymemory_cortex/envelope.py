@@ -213,6 +213,8 @@ class EventWriter:
         base["meta"] = meta
         base.update(digests)
         lookup = lookup_labels(item.meta, item_id)
+        # The older, confirmed readable labels only: the newest docs' agent:/thread:
+        # labels have no confirmed position (§5.4), and readable labels are never read.
         readable = [f"kind:{item.item_kind.value}"]
         if "file_path" in meta:
             readable.append(f"file:{meta['file_path']}")
@@ -287,6 +289,8 @@ class EventWriter:
         overhead = _v2_size({**envelope, "chunk": widest}, "") + _SECTION_RESERVE
         cap_room = MAX_EVENT_TEXT_BYTES - overhead
         room = max(1, min(self.chunk_target - overhead, cap_room))
+        # No room for a piece under the cap: whole if it fits, else refused below (the
+        # newest Rust's exact test is unconfirmed, §6; this is what the spec says).
         if cap_room < 1 or escaped_size(body) <= room:
             return [self._event(envelope, body, "user", None, scope, lookup, readable)]
         pieces = cut_pieces(body, room, escaped_size)
@@ -356,6 +360,9 @@ def _v2_size(envelope: dict[str, Any], text: str) -> int:
 
 def body_key(body: Mapping[str, Any]) -> str:
     """The body's idempotency key: ``tm3:`` and 56 hex of SHA-256 over its sorted compact JSON."""
+    # Sorted keys: serde_json's Value without `preserve_order`, which the wire
+    # reference could not confirm for the whole Rust build (§4.1); only byte-exact
+    # replay across the two SDKs depends on it.
     unkeyed = {key: value for key, value in body.items() if key != "idempotency_key"}
     text = json.dumps(unkeyed, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "tm3:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:56]

@@ -125,6 +125,8 @@ class EventLog:
         return self._result(answer, "experience")
 
     def _bulk(self, events: Sequence[Event], params: dict[str, str]) -> list[tuple[str, bool]]:
+        # `ordering` is what the Rust engine sends to live servers; the SDK does not
+        # show it (§4.1, unconfirmed there).
         body = {"items": [event.body for event in events], "ordering": "strict_temporal"}
         answer = self.transport.post("bulk", body, params, retry=True)
         results = answer.get("results") if isinstance(answer, dict) else None
