@@ -105,7 +105,8 @@ def file_name(path: str) -> str:
 class PathBook:
     """The local paths this engine wrote, by digest, so its own reads give them back whole.
 
-    Nothing in it leaves the machine; another machine reading the same events
+    Held in memory for the engine's life; nothing in it leaves the machine.
+    Any other reader of the same events (another machine, a new process)
     sees file names only.
     """
 
