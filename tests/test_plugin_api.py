@@ -30,6 +30,7 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "SourceReader",
         "SourceSkip",
         "build_explore_page",
+        "canonical_json",
         "cut_pieces",
         "embedders",
         "fingerprint_json",

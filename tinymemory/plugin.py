@@ -11,7 +11,8 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 - the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
 - helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
   :func:`to_data`, :func:`from_data`), the id of an item's canonical JSON
-  (:func:`fingerprint_json`), a stored item's canonical JSON and id in one
+  (:func:`fingerprint_json`), plain data as that canonical JSON
+  (:func:`canonical_json`), a stored item's canonical JSON and id in one
   writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
   :func:`build_explore_page`, cutting long
   documents (:func:`cut_pieces`, :class:`Piece`), the installed embedders by
@@ -21,6 +22,7 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 
 from __future__ import annotations
 
+from tinymemory._canonical import dumps as canonical_json
 from tinymemory._canonical import fingerprint_json
 from tinymemory._document_pieces import Piece, cut_pieces
 from tinymemory._engine import EngineWrapper, MemoryEngine, build_explore_page
@@ -56,6 +58,7 @@ __all__ = [
     "SourceReader",
     "SourceSkip",
     "build_explore_page",
+    "canonical_json",
     "cut_pieces",
     "embedders",
     "fingerprint_json",

@@ -1,0 +1,655 @@
+"""The CortexDB engine: TinyMemory's operations over CortexDB's event logs.
+
+Store writes each item as the events of :mod:`.envelope` into its kind scope
+(:mod:`.layout`), paying per batch: one id lookup per kind scope, the missing
+events of the whole batch in one ordered bulk append, one listing wait per
+scope for its last event and one ranked-recall wait for the final event.
+Reads decode the events back (v3 and v2, ignoring anybody else's), apply the
+whole filter on the page, and reassemble conversations and chunked
+documents; recall builds one pack per scope concurrently (a thread pool
+inside the call) and asks for one answer.
+"""
+
+from __future__ import annotations
+
+import builtins
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import attrs
+
+from tinymemory import (
+    Citation,
+    EngineCredential,
+    EngineDescriptor,
+    EngineError,
+    EngineHealth,
+    EraseReport,
+    EraseRequest,
+    Exported,
+    ExportPage,
+    FetchPage,
+    FetchRequest,
+    ForgetReport,
+    ForgetTarget,
+    GetRequest,
+    Hit,
+    InvalidRequest,
+    ItemKind,
+    ListPage,
+    ListRequest,
+    MetaFilter,
+    Namespace,
+    NotFound,
+    Reach,
+    RecallAnswer,
+    RecallRequest,
+    StoreItem,
+    StoreReceipt,
+    TinyMemoryError,
+    Unavailable,
+)
+from tinymemory.plugin import MemoryEngine, json_and_id
+
+from . import cursors
+from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
+from .descriptor import DESCRIPTOR
+from .envelope import Event, EventWriter, PathBook, digest16
+from .layout import KIND_ORDER, Layout, Scope
+from .log import EventLog, forget_events
+from .registration import RootRegistration
+from .transport import Transport
+from .wire import DIRECT, Wire
+
+#: Packs built at once by fetch and recall.
+PACK_THREADS = 4
+#: One token per byte of the largest event written, capped (the wire reference's §4.3).
+_TOKENS_PER_ITEM = 786432
+_MAX_TOKENS = 8388608
+_UNSCOPED = Reach.subtree(Namespace.ROOT)
+
+
+def _max_tokens(items: int) -> int:
+    return min(max(items, 1) * _TOKENS_PER_ITEM, _MAX_TOKENS)
+
+
+def narrowing_labels(request: MetaFilter) -> list[str]:
+    """One label group CortexDB can filter on: the first set field, else the source kinds."""
+    for prefix, value in (
+        ("tm:t:", request.thread_id),
+        ("tm:s:", request.source_id),
+        ("tm:r:", request.repo),
+        ("tm:w:", request.workspace),
+        ("tm:a:", request.agent_id),
+        ("tm:l:", request.language),
+    ):
+        if value is not None:
+            return [prefix + digest16(value)]
+    return ["tm:k:" + digest16(kind.value) for kind in request.sources]
+
+
+@attrs.frozen
+class _Entry:
+    """A listed item: its id, and the item (None when a piece of it is missing)."""
+
+    item_id: str
+    item: StoreItem | None
+    tags: tuple[str, ...] = ()
+
+
+class CortexEngine(MemoryEngine):
+    """TinyMemory over CortexDB (the Direct wire by default).
+
+    ``scope_root`` lays memory out in layout v3 below that root (such as
+    ``org:42``); without it the legacy layout under ``app:tinymemory`` is
+    used. ``scope_owner`` (an actor such as ``user:42``) is registered as the
+    root's owner before the first write. ``poll_interval``, ``wait_budget``
+    and ``settle_budget`` (seconds) pace the visibility waits after a write.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        credential: EngineCredential,
+        *,
+        wire: Wire = DIRECT,
+        scope_root: str | None = None,
+        scope_owner: str | None = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 60.0,
+        poll_interval: float = 0.25,
+        wait_budget: float = 30.0,
+        settle_budget: float = 10.0,
+        backoff: float = 0.25,
+        descriptor: EngineDescriptor = DESCRIPTOR,
+    ) -> None:
+        self._descriptor = descriptor
+        self.layout = Layout(scope_root)
+        self.transport = Transport(
+            endpoint, credential, wire, headers=headers, timeout=timeout, backoff=backoff
+        )
+        self.log = EventLog(
+            self.transport,
+            self.layout,
+            poll_interval=poll_interval,
+            wait_budget=wait_budget,
+            settle_budget=settle_budget,
+        )
+        self.paths = PathBook()
+        self.writer = EventWriter(self.paths)
+        self._closed = False
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
+        self.registration = RootRegistration(self.transport, self.layout.root, scope_owner)
+
+    @property
+    def descriptor(self) -> EngineDescriptor:
+        return self._descriptor
+
+    # --- life -------------------------------------------------------------------
+
+    def _open(self) -> None:
+        if self._closed:
+            raise EngineError(f"engine `{self.descriptor.id}` is closed")
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.transport.close()
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+
+    def _threads(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(
+                    PACK_THREADS, thread_name_prefix="tinymemory-cortex"
+                )
+            return self._pool
+
+    def health(self) -> EngineHealth:
+        if self._closed:
+            return EngineHealth.down(f"engine `{self.descriptor.id}` is closed")
+        route, params = self.transport.wire.health
+        try:
+            self.transport.get(route, dict(params), retry=False)
+        except Unavailable as error:
+            return EngineHealth.degraded(_withheld(error))
+        except TinyMemoryError as error:
+            return EngineHealth.down(_withheld(error))
+        return EngineHealth.ok()
+
+    # --- store ------------------------------------------------------------------
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        return self.handle_store_many([item])[0]
+
+    def handle_store_many(self, items: builtins.list[StoreItem]) -> builtins.list[StoreReceipt]:
+        self._open()
+        planned: list[tuple[str, Scope, list[Event]]] = []
+        for item in items:
+            self.layout.check_node(item.meta.namespace)
+            item_id = json_and_id(item)[1]
+            scope = self.layout.scope(item.item_kind, item.meta.namespace)
+            # Every event of the batch is built (and checked against the cap) first.
+            planned.append((item_id, scope, self.writer.events(item, item_id, scope)))
+        self.registration.ensure()
+        held = self._held_parts(planned)
+        to_write: list[Event] = []
+        owners: list[int] = []
+        seen: set[str] = set()
+        for position, (item_id, _, events) in enumerate(planned):
+            if item_id in seen:
+                continue  # a repeat in the batch is a replay of its first copy
+            seen.add(item_id)
+            have = held.get(item_id, set())
+            for event in events:
+                if event.part not in have:
+                    to_write.append(event)
+                    owners.append(position)
+        results = self.log.append(to_write) if to_write else []
+        replayed_by_server: dict[int, bool] = {}
+        last_in_scope: dict[str, tuple[str, str, str]] = {}
+        for event, position, (event_id, replayed) in zip(to_write, owners, results, strict=True):
+            replayed_by_server[position] = replayed_by_server.get(position, True) and replayed
+            if replayed:
+                continue  # written, and waited for, by an earlier store
+            item_id, scope, _ = planned[position]
+            last_in_scope.pop(scope.path, None)  # so the last scope written ends the dict
+            last_in_scope[scope.path] = (event_id, item_id, event.body["content"]["text"])
+        self._wait_visible(last_in_scope)
+        return [
+            StoreReceipt(item_id, replayed_by_server.get(position, True))
+            for position, (item_id, _, _) in enumerate(planned)
+        ]
+
+    def _held_parts(
+        self, planned: Sequence[tuple[str, Scope, list[Event]]]
+    ) -> dict[str, set[int | None]]:
+        """One lookup per kind scope: which turns or pieces of each item CortexDB holds."""
+        by_scope: dict[str, list[str]] = {}
+        for item_id, scope, _ in planned:
+            by_scope.setdefault(scope.path, []).append(item_id)
+        held: dict[str, set[int | None]] = {}
+        for path, ids in by_scope.items():
+            for item_id, found in self.log.lookup(path, ids).items():
+                held[item_id] = {None if event.part is None else event.part[0] for event in found}
+        return held
+
+    def _wait_visible(self, last_in_scope: dict[str, tuple[str, str, str]]) -> None:
+        """A listing wait per scope for its last event, then the ranked wait for the final one."""
+        for path, (event_id, item_id, _) in last_in_scope.items():
+            self.log.wait_listed(path, event_id, item_id)
+        if last_in_scope:
+            path, (event_id, _, text) = list(last_in_scope.items())[-1]
+            self.log.wait_ranked(path, event_id, text)
+
+    # --- which scopes a read touches ---------------------------------------------
+
+    def _kinds(self, request: MetaFilter) -> list[ItemKind]:
+        return [kind for kind in KIND_ORDER if not request.kinds or kind in request.kinds]
+
+    def _read_scopes(self, reach: Reach | None, kinds: Sequence[ItemKind]) -> list[Scope]:
+        """Each admitted kind at each node the reach reads; nodes below it are discovered."""
+        if not kinds:
+            return []
+        effective = reach or _UNSCOPED
+        # The nodes a reach names are known: their scopes are read without asking
+        # which exist (an empty one lists empty), so a write is readable as soon as
+        # its events are. Only nodes below a subtree reach are discovered, from the
+        # scope listing.
+        found = {self.layout.scope(kind, node) for kind in kinds for node in effective.nodes()}
+        if effective.descendants:
+            found.update(
+                scope
+                for prefix in self.layout.discovery_prefixes(effective.at)
+                for scope in self.log.scopes_under(prefix, complete=False)
+                if scope.kind in kinds and effective.admits(scope.namespace)
+            )
+        return sorted(found)
+
+    def _held_scopes(self) -> list[Scope]:
+        """Every kind scope of this layout, sandboxes included (a complete listing)."""
+        return sorted(set(self.log.scopes_under(self.layout.base, complete=True)))
+
+    # --- list and export --------------------------------------------------------
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        self._open()
+        entries, following = self._walk(request, keep_incomplete=False)
+        hits = [Hit.of_item(entry.item_id, entry.item) for entry in entries if entry.item]
+        return ListPage(items=hits, next_cursor=following)
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        self._open()
+        entries, following = self._walk(request, keep_incomplete=True)
+        return ExportPage(
+            items=[Exported(id=entry.item_id, item=entry.item) for entry in entries if entry.item],
+            incomplete=[entry.item_id for entry in entries if entry.item is None],
+            next_cursor=following,
+        )
+
+    def _walk(
+        self, request: ListRequest, *, keep_incomplete: bool
+    ) -> tuple[list[_Entry], str | None]:
+        start = (
+            cursors.ListCursor()
+            if request.cursor is None
+            else cursors.ListCursor.decode(request.cursor)
+        )
+        scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
+        index = 0
+        if start.scope is not None:
+            resumed = self.layout.parse(start.scope)
+            if resumed is None:
+                raise InvalidRequest("the cursor was not issued by this engine for this read")
+            index = next(
+                (number for number, scope in enumerate(scopes) if scope >= resumed), len(scopes)
+            )
+            if index < len(scopes) and scopes[index].path != start.scope:
+                start = cursors.ListCursor()
+        labels = narrowing_labels(request.filter)
+        entries: list[_Entry] = []
+        engine_cursor, offset, last = start.engine, start.offset, start.last
+        for scope in scopes[index:]:
+            for _ in range(500):
+                items, following = self.log.page(scope.path, engine_cursor, labels)
+                decoded: list[tuple[int, Decoded]] = []
+                for number in range(offset, len(items)):
+                    event = decode_event(items[number])
+                    if event is None or event.event_id == last:
+                        if isinstance(items[number], dict) and isinstance(
+                            items[number].get("id"), str
+                        ):
+                            last = items[number]["id"]
+                        continue
+                    last = event.event_id
+                    decoded.append((number, event))
+                parts = self._assemble(scope, decoded)
+                for number, event in decoded:
+                    entry = self._entry(scope, event, parts, request.filter)
+                    if entry is None or (entry.item is None and not keep_incomplete):
+                        continue
+                    entries.append(entry)
+                    if len(entries) == request.limit:
+                        more = (
+                            number + 1 < len(items) or following is not None or scope != scopes[-1]
+                        )
+                        resume = cursors.ListCursor(
+                            scope.path, engine_cursor, number + 1, event.event_id
+                        )
+                        return entries, resume.encode() if more else None
+                if following is None:
+                    break
+                engine_cursor, offset = following, 0
+            else:
+                raise EngineError(f"scope {scope.path} has more than 500 pages")
+            engine_cursor, offset, last = None, 0, None
+        return entries, None
+
+    def _assemble(
+        self, scope: Scope, decoded: Sequence[tuple[int, Decoded]]
+    ) -> dict[str, list[Decoded]]:
+        """The events of each multi-part item with a part on the page, newest first (one lookup)."""
+        wanted = [
+            event.item_id for _, event in decoded if event.part is not None and event.part[1] > 1
+        ]
+        return self.log.lookup(scope.path, wanted) if wanted else {}
+
+    def _entry(
+        self, scope: Scope, event: Decoded, parts: dict[str, list[Decoded]], request: MetaFilter
+    ) -> _Entry | None:
+        if event.kind is not scope.kind:
+            return None
+        events = [event]
+        if event.part is not None and event.part[1] > 1:
+            # A turn or piece stands for its item at the item's newest event only, so
+            # the item is listed once, wherever the page boundaries fall, and even when
+            # a piece is missing (export names it incomplete).
+            events = parts.get(event.item_id, [event])
+            if events[0].event_id != event.event_id:
+                return None
+        meta = read_meta(event.envelope, self.paths)
+        if meta.namespace != scope.namespace or not filter_admits(
+            request, event.kind, meta, event.envelope
+        ):
+            return None
+        return _Entry(event.item_id, rebuild(events, self.paths))
+
+    # --- get --------------------------------------------------------------------
+
+    def handle_get(self, request: GetRequest) -> builtins.list[Hit]:
+        self._open()
+        wanted = list(dict.fromkeys(request.ids))
+        found: dict[str, Hit] = {}
+        for scope in self._read_scopes(request.reach, KIND_ORDER):
+            missing = [item_id for item_id in wanted if item_id not in found]
+            if not missing:
+                break
+            for item_id, events in self.log.lookup(scope.path, missing).items():
+                item = rebuild(events, self.paths)
+                if (
+                    item is not None
+                    and Reach.admitted_by(request.reach, item.meta.namespace)
+                    and item.meta.namespace == scope.namespace
+                    and item.item_kind is scope.kind
+                ):
+                    found[item_id] = Hit.of_item(item_id, item)
+        return [found[item_id] for item_id in wanted if item_id in found]
+
+    # --- fetch ------------------------------------------------------------------
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        self._open()
+        offset = cursors.fetch_offset(request.cursor)
+        scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
+        budget = min((offset + request.limit + 1) * 3, 1000)
+        packs = self._packs(scopes, request.query, request.filter, {"events": budget}, budget)
+        merged = self._merge(scopes, [events for _, events in packs], request.filter)
+        page = merged[offset : offset + request.limit]
+        hits = []
+        for rank, (scope, event) in enumerate(page, start=offset):
+            hit = self._ranked_hit(scope, event, 1.0 / (1.0 + rank))
+            if hit is not None:
+                hits.append(hit)
+        following = None
+        if len(merged) > offset + request.limit:
+            following = cursors.encode("f", {"offset": offset + request.limit})
+        return FetchPage(hits=hits, next_cursor=following)
+
+    def _packs(
+        self,
+        scopes: Sequence[Scope],
+        query: str,
+        request: MetaFilter,
+        limits: dict[str, int],
+        items: int,
+    ) -> list[tuple[str | None, list[Decoded]]]:
+        """One pack per scope, built concurrently: its id and its decoded events, in rank order.
+
+        ``limits`` are the per-layer limits (their layers are what is included,
+        events first); ``items`` sizes the token budget.
+        """
+        labels = narrowing_labels(request)
+
+        def pack(scope: Scope) -> tuple[str | None, list[Decoded]]:
+            body: dict[str, Any] = {
+                "scope": scope.path,
+                "query": query,
+                "view": "granular",
+                "include": list(limits),
+                "budgets": {"max_tokens": _max_tokens(items), "per_layer_limits": limits},
+            }
+            if labels:
+                body["filters"] = {"metadata": {"labels": labels}}
+            answer = self.transport.post("recall", body, retry=True)
+            if not isinstance(answer, dict):
+                raise EngineError(f"memory API recall on {self.transport.host} answered no pack")
+            events = (answer.get("layers") or {}).get("events") or []
+            decoded = [event for event in map(decode_event, events) if event is not None]
+            pack_id = answer.get("pack_id")
+            return (pack_id if isinstance(pack_id, str) else None), decoded
+
+        if not scopes:
+            return []
+        return list(self._threads().map(pack, scopes))
+
+    def _merge(
+        self, scopes: Sequence[Scope], packs: Sequence[list[Decoded]], request: MetaFilter
+    ) -> list[tuple[Scope, Decoded]]:
+        """Each admitted item once at its best rank, scopes interleaved rank by rank."""
+        ranked: list[list[Decoded]] = []
+        for scope, events in zip(scopes, packs, strict=True):
+            kept: dict[str, Decoded] = {}
+            for event in events:
+                if event.kind is not scope.kind or event.item_id in kept:
+                    continue
+                meta = read_meta(event.envelope, self.paths)
+                if meta.namespace == scope.namespace and filter_admits(
+                    request, event.kind, meta, event.envelope
+                ):
+                    kept[event.item_id] = event
+            ranked.append(list(kept.values()))
+        merged: list[tuple[Scope, Decoded]] = []
+        seen: set[str] = set()
+        for rank in range(max((len(events) for events in ranked), default=0)):
+            for scope, events in zip(scopes, ranked, strict=True):
+                if rank < len(events) and events[rank].item_id not in seen:
+                    seen.add(events[rank].item_id)
+                    merged.append((scope, events[rank]))
+        return merged
+
+    def _ranked_hit(self, scope: Scope, event: Decoded, score: float) -> Hit | None:
+        """The hit of a ranked event: a document's piece with its tags, other items whole."""
+        meta = read_meta(event.envelope, self.paths)
+        if event.kind is ItemKind.DOCUMENT and event.part is not None:
+            tagged = attrs.evolve(meta, tags=(*meta.tags, *piece_tags(event)))
+            return Hit(id=event.item_id, kind=event.kind, text=event.text, meta=tagged, score=score)
+        events = [event]
+        if event.part is not None and event.part[1] > 1:
+            events = self.log.lookup(scope.path, [event.item_id]).get(event.item_id, [])
+        item = rebuild(events, self.paths) if events else None
+        if item is None:
+            return None
+        return Hit.of_item(event.item_id, item, score)
+
+    # --- recall -----------------------------------------------------------------
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        self._open()
+        scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
+        if not scopes:
+            return RecallAnswer(answer="")
+        # Twice the limit of events, and the limit split over the derived layers.
+        share, extra = divmod(request.limit, 4)
+        limits = {"events": 2 * request.limit}
+        for number, layer in enumerate(("facts", "beliefs", "episodes", "understanding")):
+            limits[layer] = share + (1 if number < extra else 0)
+        for _ in range(3):
+            packs = self._packs(scopes, request.question, request.filter, limits, 3 * request.limit)
+            admitted = [
+                [event for _, event in self._merge([scope], [events], request.filter)]
+                for scope, (_, events) in zip(scopes, packs, strict=True)
+            ]
+            citations = self._citations(scopes, admitted, request.limit)
+            best = max(
+                range(len(scopes)),
+                key=lambda number: (len(admitted[number]), scopes[number].namespace.depth),
+            )
+            if not admitted[best]:
+                return RecallAnswer(answer="Nothing in memory matches the question.")
+            pack_id = packs[best][0]
+            if pack_id is None:
+                raise EngineError(
+                    f"memory API recall on {self.transport.host} answered without a pack id"
+                )
+            body = {
+                "scope": scopes[best].path,
+                "question": request.question,
+                "use_pack_id": pack_id,
+                "cite_sources": True,
+                "include_context": True,
+                "answer_instructions": request.instructions,
+            }
+            try:
+                answer = self.transport.post("answer", body)
+            except NotFound:
+                continue
+            text = answer.get("answer") if isinstance(answer, dict) else None
+            if not isinstance(text, str):
+                raise EngineError(f"memory API answer on {self.transport.host} answered no text")
+            model = (answer.get("diagnostics") or {}).get("answer_model")
+            return RecallAnswer(
+                answer=text, citations=citations, model=model if isinstance(model, str) else None
+            )
+        raise NotFound("the recall pack expired three times; try again")
+
+    def _citations(
+        self, scopes: Sequence[Scope], admitted: Sequence[list[Decoded]], limit: int
+    ) -> list[Citation]:
+        order = sorted(range(len(scopes)), key=lambda number: -scopes[number].namespace.depth)
+        citations: list[Citation] = []
+        seen: set[str] = set()
+        for rank in range(max((len(events) for events in admitted), default=0)):
+            for number in order:
+                events = admitted[number]
+                if rank >= len(events) or events[rank].item_id in seen:
+                    continue
+                event = events[rank]
+                seen.add(event.item_id)
+                citations.append(
+                    Citation(
+                        id=event.item_id,
+                        kind=event.kind,
+                        snippet=event.text,
+                        meta=read_meta(event.envelope, self.paths),
+                    )
+                )
+                if len(citations) == limit:
+                    return citations
+        return citations
+
+    # --- forget -----------------------------------------------------------------
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        self._open()
+        if target.ids is not None:
+            return self._forget_ids(target.ids)
+        assert target.filter is not None
+        request = target.filter
+        labels = narrowing_labels(request)
+        forgotten: set[str] = set()
+        for scope in self._read_scopes(request.reach, self._kinds(request)):
+            doomed: list[str] = []
+            for event in self.log.walk(scope.path, labels):
+                meta = read_meta(event.envelope, self.paths)
+                if (
+                    event.kind is scope.kind
+                    and meta.namespace == scope.namespace
+                    and filter_admits(request, event.kind, meta, event.envelope)
+                ):
+                    doomed.append(event.event_id)
+                    forgotten.add(event.item_id)
+            if doomed:
+                forget_events(self.transport, scope.path, doomed)
+        return ForgetReport(len(forgotten))
+
+    def _forget_ids(self, ids: Sequence[str]) -> ForgetReport:
+        wanted = list(dict.fromkeys(ids))
+        forgotten: set[str] = set()
+        for scope in self._held_scopes():
+            found = self.log.lookup(scope.path, wanted)
+            doomed = [event.event_id for events in found.values() for event in events]
+            if doomed:
+                forget_events(self.transport, scope.path, doomed)
+                forgotten.update(found)
+        return ForgetReport(len(forgotten))
+
+    # --- erase ------------------------------------------------------------------
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        self._open()
+        prefixes = self.layout.discovery_prefixes(request.reach.at)
+        found: set[Scope] = set()
+        for prefix in prefixes:
+            found.update(self.log.scopes_under(prefix, complete=True))
+        doomed = sorted(
+            (scope for scope in found if request.erases(scope.kind, scope.namespace)),
+            key=lambda scope: (-scope.depth, scope.path),
+        )
+        receipts = [self._erase_scope(scope.path) for scope in doomed]
+        return EraseReport(erased_scopes=len(receipts), receipts=receipts)
+
+    def _erase_scope(self, path: str) -> str:
+        body = {"scope": path, "confirm_all": True, "audit_note": "tinymemory: erase"}
+        answer = self.transport.post("erasures", body)
+        erasure_id = answer.get("erasure_id") if isinstance(answer, dict) else None
+        if not isinstance(erasure_id, str):
+            raise EngineError(
+                f"memory API erasures on {self.transport.host} answered no erasure id"
+            )
+        status = answer.get("status", "completed")
+        gap, waited = 0.25, 0.0
+        while status in ("running", "pending", "queued", "accepted"):
+            if waited >= 300:
+                raise Unavailable(f"erasure {erasure_id} of {path} is still pending")
+            threading.Event().wait(gap)
+            waited += gap
+            gap = min(gap * 2, 2.0)
+            polled = self.transport.request("GET", "erasures", suffix=(erasure_id,))
+            status = polled.get("status") if isinstance(polled, dict) else None
+            if not isinstance(status, str):
+                raise EngineError(
+                    f"memory API erasures on {self.transport.host} answered no status"
+                )
+        if status != "completed":
+            raise EngineError(f"erasure {erasure_id} of {path} ended `{status}`")
+        return erasure_id
+
+
+def _withheld(error: TinyMemoryError) -> str:
+    head = error.message.split(" — ", 1)[0]
+    return f"{head} (detail withheld)"

@@ -1,0 +1,253 @@
+"""Reading and writing a scope's event log: pages, label lookups, appends, waits, scopes.
+
+CortexDB lists a scope newest first and emits every event twice (consecutive
+copies, counted by ``limit``); a reader drops the repeat by event id. Label
+lookups send at most 50 labels per request and re-check every hit against
+the envelope's real id (a label is only 64 bits).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from tinymemory import EngineError, NotFound, TinyMemoryError, Unavailable
+
+from .decoding import Decoded, decode_event
+from .envelope import Event, item_label
+from .layout import Layout, Scope, below
+from .transport import Transport
+
+PAGE_LIMIT = 200
+MAX_PAGES = 500
+MAX_LABELS = 50
+MAX_BULK_EVENTS = 1000
+#: The most bytes of event bodies sent in one bulk append.
+MAX_BULK_BYTES = 16 * 1024 * 1024
+SCOPES_LIMIT = 1000
+
+
+class EventLog:
+    """The engine's view of CortexDB's logs, over one transport."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        layout: Layout,
+        *,
+        poll_interval: float = 0.25,
+        wait_budget: float = 30.0,
+        settle_budget: float = 10.0,
+    ) -> None:
+        self.transport = transport
+        self.layout = layout
+        self.poll_interval = poll_interval
+        self.wait_budget = wait_budget
+        self.settle_budget = settle_budget
+
+    # --- pages ------------------------------------------------------------------
+
+    def page(
+        self, scope: str, cursor: str | None, labels: Sequence[str] = ()
+    ) -> tuple[list[Any], str | None]:
+        """One raw page of ``scope`` and the cursor of the next (None at the end)."""
+        params = {"scope": scope, "limit": str(PAGE_LIMIT)}
+        if labels:
+            params["labels"] = ",".join(labels)
+        if cursor is not None:
+            params["cursor"] = cursor
+        answer = self.transport.get("events", params)
+        if not isinstance(answer, dict) or not isinstance(answer.get("items"), list):
+            raise EngineError(f"memory API events on {self.transport.host} answered without items")
+        following = answer.get("next_cursor")
+        if answer.get("has_more") is not True or not isinstance(following, str):
+            return answer["items"], None
+        if following == cursor:
+            raise EngineError(
+                f"memory API events on {self.transport.host} "
+                "returned a listing that does not advance"
+            )
+        return answer["items"], following
+
+    def walk(self, scope: str, labels: Sequence[str] = ()) -> Iterator[Decoded]:
+        """Every event of ours in ``scope`` (matching any of ``labels``), newest first, once."""
+        cursor: str | None = None
+        last: str | None = None
+        for _ in range(MAX_PAGES):
+            items, cursor = self.page(scope, cursor, labels)
+            for raw in items:
+                decoded = decode_event(raw)
+                if decoded is None or decoded.event_id == last:
+                    continue
+                last = decoded.event_id
+                yield decoded
+            if cursor is None:
+                return
+        raise EngineError(
+            f"scope {scope} has more than {MAX_PAGES} pages; "
+            "refusing to answer from a truncated log"
+        )
+
+    def lookup(self, scope: str, item_ids: Iterable[str]) -> dict[str, list[Decoded]]:
+        """The events of each of ``item_ids`` held in ``scope``, found by their item labels."""
+        wanted = list(dict.fromkeys(item_ids))
+        found: dict[str, dict[str, Decoded]] = {}
+        for start in range(0, len(wanted), MAX_LABELS):
+            batch = wanted[start : start + MAX_LABELS]
+            ids = set(batch)
+            labels = list(dict.fromkeys(item_label(item_id) for item_id in batch))
+            for decoded in self.walk(scope, labels):
+                if decoded.item_id in ids:
+                    found.setdefault(decoded.item_id, {})[decoded.event_id] = decoded
+        return {item_id: list(events.values()) for item_id, events in found.items()}
+
+    # --- writes -----------------------------------------------------------------
+
+    def append(self, events: Sequence[Event]) -> list[tuple[str, bool]]:
+        """Write events in order: ``(event id, replayed)`` for each.
+
+        One event goes to ``experience``, several to ``experience/bulk`` (at
+        most 1000 or 16 MiB per request); each body carries its key, so a
+        retried write is a replay rather than a duplicate.
+        """
+        wire = self.transport.wire
+        params = {"wait": "indexed"} if wire.waits_indexed else {}
+        if len(events) == 1 or not wire.bulk:
+            return [self._one(event, params) for event in events]
+        results: list[tuple[str, bool]] = []
+        for batch in _bulk_batches(events):
+            results.extend(self._bulk(batch, params))
+        return results
+
+    def _one(self, event: Event, params: dict[str, str]) -> tuple[str, bool]:
+        answer = self.transport.post("experience", event.body, params, retry=True)
+        return self._result(answer, "experience")
+
+    def _bulk(self, events: Sequence[Event], params: dict[str, str]) -> list[tuple[str, bool]]:
+        # `ordering` is what the Rust engine sends to live servers; the SDK does not
+        # show it (§4.1, unconfirmed there).
+        body = {"items": [event.body for event in events], "ordering": "strict_temporal"}
+        answer = self.transport.post("bulk", body, params, retry=True)
+        results = answer.get("results") if isinstance(answer, dict) else None
+        if not isinstance(results, list) or len(results) != len(events):
+            raise EngineError(
+                f"memory API bulk on {self.transport.host} answered without one result per event"
+            )
+        return [self._result(result, "bulk") for result in results]
+
+    def _result(self, answer: object, route: str) -> tuple[str, bool]:
+        event_id = answer.get("event_id") if isinstance(answer, dict) else None
+        if not isinstance(event_id, str):
+            raise EngineError(
+                f"memory API {route} on {self.transport.host} answered without an event id"
+            )
+        assert isinstance(answer, dict)
+        return event_id, answer.get("replayed_from_idempotency") is True
+
+    def wait_listed(self, scope: str, event_id: str, item_id: str) -> None:
+        """Poll the scope's first page (narrowed by the item's label) until the event is there."""
+        deadline = time.monotonic() + self.wait_budget
+        polls = 0
+        while True:
+            polls += 1
+            items, _ = self.page(scope, None, [item_label(item_id)])
+            if any(isinstance(raw, dict) and raw.get("id") == event_id for raw in items):
+                return
+            if time.monotonic() >= deadline:
+                raise Unavailable(
+                    f"event {event_id} in {scope} did not become readable "
+                    f"({polls} polls answered without it)"
+                )
+            time.sleep(self.poll_interval)
+
+    def wait_ranked(self, scope: str, event_id: str, text: str) -> None:
+        """Best effort: poll a settle probe until ranked recall holds the event."""
+        deadline = time.monotonic() + self.settle_budget
+        probe = {"scope": scope, "query": text[:256], "view": "granular", "include": ["events"]}
+        while True:
+            try:
+                answer = self.transport.post("recall", probe, retry=False)
+            except TinyMemoryError:
+                return
+            events = (
+                ((answer or {}).get("layers") or {}).get("events")
+                if isinstance(answer, dict)
+                else None
+            )
+            if isinstance(events, list) and any(
+                isinstance(raw, dict) and raw.get("id") == event_id for raw in events
+            ):
+                return
+            if time.monotonic() >= deadline:
+                return
+            time.sleep(self.poll_interval)
+
+    # --- scopes -------------------------------------------------------------------
+
+    def scopes_under(self, prefix: str, *, complete: bool) -> list[Scope]:
+        """The kind scopes of this layout registered at or below ``prefix``.
+
+        ``complete`` (exports, forgets by id, erasures) refuses a listing that
+        may have been cut at CortexDB's 1000-scope limit.
+        """
+        entries = self._scope_paths(prefix)
+        if complete and len(entries) >= SCOPES_LIMIT:
+            raise EngineError(
+                f"more than {SCOPES_LIMIT} scopes under {prefix}; the engine cannot list them all"
+            )
+        return self._parsed(prefix, entries)
+
+    def _scope_paths(self, prefix: str) -> list[object]:
+        """The raw entries of one scope listing (404: a server without one, so none)."""
+        try:
+            answer = self.transport.get("scopes", {"prefix": prefix, "limit": str(SCOPES_LIMIT)})
+        except NotFound:
+            return []
+        entries = None
+        if isinstance(answer, dict):
+            entries = (
+                answer.get("items")
+                if isinstance(answer.get("items"), list)
+                else answer.get("scopes")
+            )
+        if not isinstance(entries, list):
+            raise EngineError(f"memory API scopes on {self.transport.host} answered without scopes")
+        return entries
+
+    def _parsed(self, prefix: str, entries: list[object]) -> list[Scope]:
+        found = []
+        for entry in entries:
+            path = entry.get("path") if isinstance(entry, dict) else entry
+            if not isinstance(path, str) or not below(prefix, path):
+                continue
+            scope = self.layout.parse(path)
+            if scope is not None:
+                found.append(scope)
+        return found
+
+
+def _bulk_batches(events: Sequence[Event]) -> Iterator[list[Event]]:
+    batch: list[Event] = []
+    size = 0
+    for event in events:
+        if batch and (len(batch) >= MAX_BULK_EVENTS or size + event.size > MAX_BULK_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append(event)
+        size += event.size
+    if batch:
+        yield batch
+
+
+def forget_events(transport: Transport, scope: str, event_ids: Sequence[str]) -> None:
+    """Forget named events, at most 100 per request, removing the events themselves."""
+    for start in range(0, len(event_ids), 100):
+        body = {
+            "scope": scope,
+            "layers": ["events"],
+            "selector": {"memory_ids": list(event_ids[start : start + 100])},
+            "cascade": "redact_events",
+            "audit_note": "tinymemory: forget",
+        }
+        transport.post("forget", body)

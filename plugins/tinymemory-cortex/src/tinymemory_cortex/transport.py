@@ -1,0 +1,357 @@
+"""HTTP to CortexDB: one ``requests.Session``, the bearer, the actor, retries and errors.
+
+- The bearer is asked of the credential on every attempt (a dynamic source
+  refreshes at once); a blank or malformed token is ``Unauthorized`` and no
+  request is sent.
+- ``X-Cortex-Actor`` is learned once from whoami (Direct): known, absent (404
+  or 405: a server before the actor model) or unknown (asked again next
+  time); any 401 or 403 forgets it.
+- Retries: a request is retried only when a retry cannot duplicate a write:
+  reads, and writes CortexDB replays by their body key. Up to 3 attempts on a
+  transient failure (429, 408, 5xx, a dropped or timed-out connection),
+  sleeping 250 ms then 500 ms; a 503 ``AUTHORIZATION_STATE_CHANGED`` gets 6.
+  A 429's ``Retry-After`` (whole seconds, at most 10) holds every later
+  request of the engine until then.
+- Errors follow the wire reference's §10: the route without its query, the
+  endpoint's host, the status, and at most 300 characters of what the
+  backend said after `` — ``; never a credential. Redirects are not followed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import requests
+from requests.adapters import HTTPAdapter
+
+from tinymemory import (
+    ConfigError,
+    Conflict,
+    EngineCredential,
+    EngineError,
+    InvalidRequest,
+    NotFound,
+    TinyMemoryError,
+    Unauthorized,
+    Unavailable,
+)
+
+from .wire import Wire
+
+#: Header names a host may not set (case-insensitive).
+RESERVED_HEADERS = frozenset(
+    {
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "host",
+        "content-length",
+        "idempotency-key",
+        "x-cortex-actor",
+    }
+)
+REQUEST_TIMEOUT = 60.0
+CONNECT_TIMEOUT = 10.0
+#: The longest a 429 holds the engine's requests, in seconds.
+MAX_PAUSE = 10.0
+SUCCESS_BODY_CAP = 64 * 1024 * 1024
+EXCERPT_CHARS = 300
+_TRANSIENT = frozenset({408, 429, 500, 502, 503, 504})
+_STATE_CHANGED = "AUTHORIZATION_STATE_CHANGED"
+_UNKNOWN, _ABSENT = object(), object()
+
+
+def status_of(error: BaseException) -> int | None:
+    """The HTTP status an error was mapped from, None for a local or transport failure."""
+    status = getattr(error, "status", None)
+    return status if isinstance(status, int) else None
+
+
+def code_of(error: BaseException) -> str | None:
+    """The CortexDB ``error_code`` of the failure's body, when it had one."""
+    code = getattr(error, "code", None)
+    return code if isinstance(code, str) else None
+
+
+def _failure(
+    kind: type[TinyMemoryError], message: str, status: int | None, code: str | None
+) -> TinyMemoryError:
+    error = kind(message)
+    error.status = status  # type: ignore[attr-defined]
+    error.code = code  # type: ignore[attr-defined]
+    return error
+
+
+def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """The host's fixed headers; a reserved name is ``ConfigError`` (its value never shown)."""
+    for name in headers:
+        if name.strip().lower() in RESERVED_HEADERS:
+            raise ConfigError(f"header `{name}` is reserved; the engine sets it itself")
+    return dict(headers)
+
+
+def query_string(params: Mapping[str, str]) -> str:
+    """``a=1&b=2`` with every byte but ``A-Z a-z 0-9 - . _ ~`` percent-encoded."""
+    return "&".join(
+        f"{quote(name, safe='')}={quote(value, safe='')}" for name, value in params.items()
+    )
+
+
+class Transport:
+    """Requests to one endpoint over one wire; safe to share between the engine's threads."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        credential: EngineCredential,
+        wire: Wire,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = REQUEST_TIMEOUT,
+        backoff: float = 0.25,
+    ) -> None:
+        self.base = endpoint if endpoint.endswith("/") else endpoint + "/"
+        parts = urlsplit(endpoint)
+        self.host = parts.hostname or "?"
+        if parts.port is not None:
+            self.host += f":{parts.port}"
+        self.wire = wire
+        self._credential = credential
+        self._headers = check_headers(headers or {})
+        self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
+        self.backoff = backoff
+        self._session = requests.Session()
+        adapter = HTTPAdapter(pool_connections=4, pool_maxsize=8, max_retries=0)
+        self._session.mount("http://", adapter)
+        self._session.mount("https://", adapter)
+        self._session.trust_env = False
+        self._lock = threading.Lock()
+        self._actor: object = _UNKNOWN
+        self._paused_until = 0.0
+        #: Requests sent (attempts included): what the benchmark counts.
+        self.sent = 0
+
+    # --- the calls the engine makes ---------------------------------------------
+
+    def get(
+        self, route: str, params: Mapping[str, str] | None = None, *, retry: bool = True
+    ) -> Any:
+        """GET a logical route (a read: retried on a transient failure)."""
+        return self.request("GET", route, params=params, retry=retry)
+
+    def post(
+        self,
+        route: str,
+        body: object,
+        params: Mapping[str, str] | None = None,
+        *,
+        retry: bool = False,
+    ) -> Any:
+        """POST a JSON body; ``retry`` only for a body CortexDB replays by its key."""
+        return self.request("POST", route, params=params, body=body, retry=retry)
+
+    def request(
+        self,
+        method: str,
+        route: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        body: object = None,
+        retry: bool = True,
+        suffix: tuple[str, ...] = (),
+    ) -> Any:
+        """One logical request, with the bounded retries the call allows."""
+        path = self.wire.route(route, *(quote(part, safe="") for part in suffix))
+        url = self.base + path + (f"?{query_string(params)}" if params else "")
+        data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return self._attempt(method, path, url, data)
+            except TinyMemoryError as error:
+                if not retry or not error.transient or attempt >= _attempts(error):
+                    raise
+            time.sleep(self.backoff * 2 ** (attempt - 1))
+
+    def close(self) -> None:
+        self._session.close()
+
+    # --- one attempt -----------------------------------------------------------------
+
+    def _attempt(self, method: str, path: str, url: str, data: bytes | None) -> Any:
+        self._wait_out_pause()
+        headers = {**self._headers, "Accept": "application/json"}
+        headers["Authorization"] = "Bearer " + self._bearer()
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        actor = self._actor_header(path)
+        if actor is not None:
+            headers["X-Cortex-Actor"] = actor
+        response = self._send(method, path, url, headers, data)
+        return self._answer(path, response)
+
+    def _send(
+        self, method: str, path: str, url: str, headers: dict[str, str], data: bytes | None
+    ) -> requests.Response:
+        with self._lock:
+            self.sent += 1
+        try:
+            return self._session.request(
+                method, url, headers=headers, data=data, timeout=self.timeout, allow_redirects=False
+            )
+        except requests.Timeout:
+            reason = "timed out"
+        except requests.exceptions.SSLError:
+            reason = "TLS failed"
+        except requests.ConnectionError as error:
+            dropped = "RemoteDisconnected" in repr(error) or "reset" in repr(error).lower()
+            reason = (
+                "the request did not complete" if dropped else "could not connect; check the URL"
+            )
+        except requests.RequestException:
+            reason = "the request did not complete"
+        raise _failure(Unavailable, f"memory API {path} on {self.host}: {reason}", None, None)
+
+    def _answer(self, path: str, response: requests.Response) -> Any:
+        status = response.status_code
+        if status in (401, 403):
+            with self._lock:
+                self._actor = _UNKNOWN
+        if status == 429:
+            self._pause(
+                response.headers.get("Retry-After") or response.headers.get("RateLimit-Reset")
+            )
+        if 200 <= status < 300:
+            return self._json(path, response)
+        raise self._status_error(path, response)
+
+    def _json(self, path: str, response: requests.Response) -> Any:
+        length = response.headers.get("Content-Length")
+        if length is not None and length.isdigit() and int(length) > SUCCESS_BODY_CAP:
+            raise _failure(
+                EngineError, f"memory API {path} on {self.host} answered too much", None, None
+            )
+        try:
+            content = response.content
+        except requests.RequestException:
+            raise _failure(
+                Unavailable, f"memory API {path} on {self.host}: the answer was cut off", None, None
+            ) from None
+        if len(content) > SUCCESS_BODY_CAP:
+            raise _failure(
+                EngineError, f"memory API {path} on {self.host} answered too much", None, None
+            )
+        if not content.strip():
+            return self.wire.unwrap(None)
+        try:
+            return self.wire.unwrap(json.loads(content))
+        except ValueError:
+            raise _failure(
+                EngineError,
+                f"memory API {path} on {self.host} answered something not JSON",
+                None,
+                None,
+            ) from None
+
+    def _status_error(self, path: str, response: requests.Response) -> TinyMemoryError:
+        status = response.status_code
+        text = response.content[: 64 * 1024].decode("utf-8", "replace")
+        code = None
+        try:
+            parsed = json.loads(text)
+            if isinstance(parsed, dict) and isinstance(parsed.get("error_code"), str):
+                code = parsed["error_code"]
+        except ValueError:
+            pass
+        kind: type[TinyMemoryError]
+        if status in (401, 403):
+            kind = Unauthorized
+            head = (
+                f"memory API {path} on {self.host}: the credential was rejected "
+                f"(HTTP {status}); check the API key"
+            )
+        else:
+            kind = _KINDS.get(status, Unavailable if status in _TRANSIENT else EngineError)
+            head = f"memory API {path} on {self.host} returned HTTP {status}"
+        if code == _STATE_CHANGED and status == 503:
+            head = f"[{_STATE_CHANGED}] {head}"
+        detail = self._credential.redact(text.strip())
+        if len(detail) > EXCERPT_CHARS:
+            detail = detail[:EXCERPT_CHARS] + "…"
+        return _failure(kind, f"{head} — {detail}" if detail else head, status, code)
+
+    # --- the bearer, the actor and the pause --------------------------------------
+
+    def _bearer(self) -> str:
+        try:
+            token = self._credential.bearer()
+        except Exception:
+            raise _failure(
+                Unauthorized, "the credential source failed; no request was sent", None, None
+            ) from None
+        token = token.strip() if isinstance(token, str) else ""
+        if not token:
+            raise _failure(Unauthorized, "the credential is blank; no request was sent", None, None)
+        if any(ord(char) < 0x21 or ord(char) > 0x7E for char in token):
+            raise _failure(
+                Unauthorized,
+                "the credential holds characters a header cannot carry; no request was sent",
+                None,
+                None,
+            )
+        return token
+
+    def _actor_header(self, path: str) -> str | None:
+        if not self.wire.sends_actor or path == self.wire.route("whoami"):
+            return None
+        with self._lock:
+            known = self._actor
+        if known is _ABSENT:
+            return None
+        if isinstance(known, str):
+            return known
+        try:
+            answer = self.request("GET", "whoami", retry=False)
+        except TinyMemoryError as error:
+            if status_of(error) in (404, 405):
+                with self._lock:
+                    self._actor = _ABSENT
+            return None
+        caller = answer.get("caller") if isinstance(answer, dict) else None
+        with self._lock:
+            self._actor = caller if isinstance(caller, str) and caller else _ABSENT
+            return self._actor if isinstance(self._actor, str) else None
+
+    def _pause(self, value: str | None) -> None:
+        if value is None or not value.strip().isdigit():
+            return
+        until = time.monotonic() + min(float(value.strip()), MAX_PAUSE)
+        with self._lock:
+            self._paused_until = max(self._paused_until, until)
+
+    def _wait_out_pause(self) -> None:
+        while True:
+            with self._lock:
+                left = self._paused_until - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(left)
+
+
+_KINDS: dict[int, type[TinyMemoryError]] = {
+    400: InvalidRequest,
+    404: NotFound,
+    409: Conflict,
+    413: InvalidRequest,
+    422: InvalidRequest,
+}
+
+
+def _attempts(error: TinyMemoryError) -> int:
+    return 6 if code_of(error) == _STATE_CHANGED else 3

@@ -1,0 +1,37 @@
+"""The plugin's README and docs/engines/cortexdb.md, run as written."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from doc_examples import examples  # noqa: E402
+
+PAGES = [
+    ROOT / "plugins" / "tinymemory-cortex" / "README.md",
+    ROOT / "docs" / "engines" / "cortexdb.md",
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), [case for page in PAGES for case in examples(page)])
+def test_example_runs_and_prints_what_it_shows(code: str, expected: str | None) -> None:
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output):
+        exec(compile(code, "example", "exec"), {"__name__": "docs"})
+    assert expected is not None
+    assert output.getvalue() == expected
+
+
+def test_every_setting_is_documented() -> None:
+    from tinymemory_cortex.plugin import OPTIONS
+
+    page = (ROOT / "docs" / "engines" / "cortexdb.md").read_text(encoding="utf-8")
+    for name in (*OPTIONS, "endpoint", "scope_root", "headers", "tenant_root"):
+        assert f"`{name}`" in page

@@ -1,0 +1,375 @@
+"""The engine's own rules: batch cost, events and labels, chunking, paths, layout, settings."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from conftest import FAST
+
+from tinymemory import (
+    ConfigError,
+    Conversation,
+    Document,
+    EngineCredential,
+    EngineSettings,
+    EraseRequest,
+    FetchMode,
+    FetchRequest,
+    ForgetTarget,
+    GetRequest,
+    HealthState,
+    InvalidRequest,
+    Learning,
+    ListRequest,
+    MemoryMeta,
+    MetaFilter,
+    Reach,
+    RecallRequest,
+    Turn,
+    Unsupported,
+    build_engine,
+)
+from tinymemory_cortex import CortexEngine
+from tinymemory_cortex.decoding import decode_event
+from tinymemory_cortex.envelope import MAX_EVENT_TEXT_BYTES
+from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, Fault, mocked
+
+TOKEN = "engine-key"
+
+
+@pytest.fixture
+def double() -> Iterator[CortexDouble]:
+    served = CortexDouble()
+    with mocked(served):
+        yield served
+
+
+def engine(scope_root: str | None = None) -> CortexEngine:
+    return CortexEngine(
+        MOCK_ENDPOINT,
+        EngineCredential.static(TOKEN),
+        scope_root=scope_root,
+        poll_interval=0.005,
+        wait_budget=FAST["wait_budget"],
+        settle_budget=0.2,
+    )
+
+
+def bodies(double: CortexDouble) -> list[dict[str, Any]]:
+    return [event.body for log in double.tenants[TOKEN].logs.values() for event in log]
+
+
+def test_store_many_of_100_learnings_costs_five_requests(double: CortexDouble) -> None:
+    with engine() as memory:
+        memory.health()  # learns the actor first, as any earlier call would
+        sent = len(double.requests)
+        receipts = memory.store_many(Learning(text=f"learning number {n}") for n in range(100))
+        assert len(double.requests) - sent == 5
+        assert [route for _, route in double.requests[sent:]] == [
+            "v1/events",
+            "v1/events",
+            "v1/experience/bulk",
+            "v1/events",
+            "v1/recall",
+        ]
+        assert not any(receipt.replayed for receipt in receipts)
+        again = memory.store_many(Learning(text=f"learning number {n}") for n in range(100))
+        assert all(receipt.replayed for receipt in again)
+        assert double.tenants[TOKEN].events() == 100
+
+
+def test_an_item_repeated_in_a_batch_is_a_replay_of_its_first_copy(double: CortexDouble) -> None:
+    with engine() as memory:
+        item = Learning(text="twice in one batch")
+        first, second = memory.store_many([item, item])
+        assert (first.replayed, second.replayed) == (False, True)
+        assert first.id == second.id
+        assert double.tenants[TOKEN].events() == 1
+
+
+def test_an_oversized_item_refuses_its_whole_batch_before_any_request(double: CortexDouble) -> None:
+    with engine() as memory:
+        too_long = Learning(text="x" * (MAX_EVENT_TEXT_BYTES + 1))
+        with pytest.raises(InvalidRequest, match="at most 786432"):
+            memory.store_many([Learning(text="fine"), too_long])
+        assert double.requests == []
+
+
+def test_a_long_document_is_cut_into_pieces_and_read_back_whole(double: CortexDouble) -> None:
+    body = "# Intro\n" + "word " * 40_000 + "\f# Prices\n" + "ten dollars\n" * 30_000
+    document = Document(title="Handbook", body=body, meta=MemoryMeta(tags=("manual",)))
+    with engine() as memory:
+        receipt = memory.store(document)
+        events = bodies(double)
+        assert len(events) >= 2
+        assert double.count("v1/experience/bulk") == 1
+        chunks = [json.loads("".join(_parts(event)))["chunk"] for event in events]
+        assert [chunk["index"] for chunk in chunks] == list(range(len(events)))
+        assert chunks[0]["pages"][0] == 1
+        assert chunks[-1]["section"] == "Prices"
+        assert "".join(event["content"]["text"] for event in events) == body
+        assert [hit.id for hit in memory.list(ListRequest()).items] == [receipt.id]
+        assert memory.get(GetRequest(ids=[receipt.id]))[0].text == document.render_text()
+        hits = memory.fetch(FetchRequest(query="ten dollars")).hits
+        assert [hit.id for hit in hits] == [receipt.id]
+        assert "section:Prices" in hits[0].meta.tags
+        assert hits[0].text in body
+        # A document missing a piece is never listed, and export names it.
+        tenant = double.tenants[TOKEN]
+        log = tenant.logs["app:tinymemory/app:documents"]
+        tenant.logs["app:tinymemory/app:documents"] = log[1:]
+        assert memory.list(ListRequest()).items == ()
+        assert memory.export(ListRequest()).incomplete == (receipt.id,)
+        assert memory.get(GetRequest(ids=[receipt.id])) == []
+
+
+def _parts(event: dict[str, Any]) -> list[str]:
+    labels = [label for label in event["context"]["labels"] if label.startswith("tm:e:")]
+    return [
+        label.split(":", 3)[3]
+        for label in sorted(labels, key=lambda label: int(label.split(":")[2]))
+    ]
+
+
+def test_no_local_path_leaves_the_machine(double: CortexDouble) -> None:
+    meta = MemoryMeta(
+        workspace="/home/ada/project",
+        folder="/home/ada/project/docs",
+        file_path="/home/ada/project/docs/pricing.md",
+    )
+    with engine() as memory:
+        receipt = memory.store(Document(body="the price list", meta=meta))
+        sent = json.dumps(bodies(double))
+        assert "/home/ada" not in sent
+        assert "pricing.md" in sent
+        # This engine gives its own paths back whole; filters match them by digest.
+        (hit,) = memory.list(ListRequest(filter=MetaFilter(folder="/home/ada/project"))).items
+        assert hit.id == receipt.id
+        assert hit.meta == meta
+        assert memory.list(ListRequest(filter=MetaFilter(workspace="/home/ada/project"))).items
+        assert not memory.list(ListRequest(filter=MetaFilter(folder="/home/bob"))).items
+    with engine() as elsewhere:
+        (hit,) = elsewhere.list(
+            ListRequest(filter=MetaFilter(file_path="/home/ada/project/docs"))
+        ).items
+        assert (hit.meta.file_path, hit.meta.folder, hit.meta.workspace) == (
+            "pricing.md",
+            None,
+            None,
+        )
+
+
+def test_derive_false_and_tool_turns_are_written_with_no_extraction(double: CortexDouble) -> None:
+    conversation = Conversation(
+        turns=[Turn(role="user", text="run it"), Turn(role="tool", text="exit 0")]
+    )
+    with engine() as memory:
+        memory.store(conversation)
+        memory.store(Learning(text="do not derive", meta=MemoryMeta(derive=False)))
+    directives = {event["content"]["text"]: event.get("directives") for event in bodies(double)}
+    assert directives == {
+        "run it": None,
+        "exit 0": {"extract": []},
+        "do not derive": {"extract": []},
+    }
+
+
+def test_an_event_with_too_many_labels_is_written_v2(double: CortexDouble) -> None:
+    # Tags ride in the envelope: 40 of 400 characters need some 70 part labels.
+    meta = MemoryMeta(tags=tuple(f"tag-{n}-" + "é" * 400 for n in range(40)))
+    with engine() as memory:
+        receipt = memory.store(Learning(text="labelled heavily", meta=meta))
+        (event,) = bodies(double)
+        assert json.loads(event["content"]["text"])["v"] == 2
+        assert not any(label.startswith("tm:e:") for label in event["context"]["labels"])
+        assert memory.get(GetRequest(ids=[receipt.id]))[0].meta == meta
+
+
+def test_layout_v3_scopes_below_the_root(double: CortexDouble) -> None:
+    with engine("org:42") as memory:
+        memory.store(Learning(text="at the root"))
+        memory.store(Document(body="from gmail", meta=MemoryMeta(namespace="source:gmail")))
+        memory.store(Learning(text="a flow's", meta=MemoryMeta(namespace="ws:main/service:digest")))
+        assert sorted(double.tenants[TOKEN].logs) == [
+            "org:42/app:brain/source:gmail",
+            "org:42/app:learnings",
+            "org:42/ws:main/app:flows/service:digest/app:learnings",
+        ]
+        assert len(memory.list(ListRequest()).items) == 2  # the sandbox is not read unscoped
+        inside = MetaFilter(reach=Reach.exact("ws:main/service:digest"))
+        assert len(memory.list(ListRequest(filter=inside)).items) == 1
+        with pytest.raises(InvalidRequest, match="repeats the scope root"):
+            CortexEngine(MOCK_ENDPOINT, EngineCredential.static(TOKEN), scope_root="team:a").store(
+                Learning(text="x", meta=MemoryMeta(namespace="team:a/agent:b"))
+            )
+
+
+def test_erase_goes_deepest_first_and_a_stored_again_item_is_new(double: CortexDouble) -> None:
+    with engine() as memory:
+        item = Learning(text="erase me", meta=MemoryMeta(namespace="team:ops/agent:pager"))
+        memory.store(item)
+        memory.store(Learning(text="and me", meta=MemoryMeta(namespace="team:ops")))
+        report = memory.erase(EraseRequest(reach=Reach.subtree("team:ops")))
+        assert report.erased_scopes == 2
+        assert len(report.receipts) == 2
+        assert not memory.store(item).replayed
+
+
+def test_forget_sends_ids_in_batches_of_100_and_never_an_empty_selector(
+    double: CortexDouble,
+) -> None:
+    with engine() as memory:
+        receipts = memory.store_many(Learning(text=f"forget {n}") for n in range(100))
+        receipts += memory.store_many(Learning(text=f"forget more {n}") for n in range(50))
+        forgets = double.count("v1/forget")
+        report = memory.forget(ForgetTarget.by_ids([receipt.id for receipt in receipts]))
+        assert report.forgotten == 150
+        assert double.count("v1/forget") - forgets == 2
+        assert memory.forget(ForgetTarget.by_ids(["0" * 40])).forgotten == 0
+        assert double.count("v1/forget") - forgets == 2
+
+
+def test_recall_answers_from_one_pack_and_cites_every_scope(double: CortexDouble) -> None:
+    with engine() as memory:
+        memory.store(Learning(text="the harbour cranes are red"))
+        memory.store(
+            Learning(text="the harbour cranes are tall", meta=MemoryMeta(namespace="agent:a"))
+        )
+        answer = memory.recall(
+            RecallRequest(question="harbour cranes", filter=MetaFilter(reach=Reach.of("agent:a")))
+        )
+        assert double.count("v1/answer") == 1
+        assert {citation.snippet for citation in answer.citations} == {
+            "the harbour cranes are red",
+            "the harbour cranes are tall",
+        }
+        assert answer.model == "cortex-double"
+        nothing = MetaFilter(kinds=[], reach=Reach.exact("agent:none"))
+        assert memory.recall(RecallRequest(question="cranes", filter=nothing)).citations == ()
+
+
+def test_only_hybrid_fetch_is_offered(double: CortexDouble) -> None:
+    with engine() as memory:
+        with pytest.raises(Unsupported):
+            memory.fetch(FetchRequest(query="x", mode=FetchMode.KEYWORD))
+        assert double.requests == []
+
+
+def test_health_is_degraded_on_unavailable_and_down_on_refusal(double: CortexDouble) -> None:
+    with engine() as memory:
+        assert memory.health().state is HealthState.OK
+        double.inject(Fault("v1/admin/health", status=503))
+        health = memory.health()
+        assert health.state is HealthState.DEGRADED
+        assert health.reason is not None
+        assert health.reason.endswith("(detail withheld)")
+        double.inject(Fault("v1/admin/health", status=500, code="BROKEN"))
+        assert memory.health().state is HealthState.DEGRADED
+        double.inject(Fault("v1/admin/health", status=402))
+        assert memory.health().state is HealthState.DOWN
+
+
+def test_a_listing_that_does_not_advance_is_an_engine_error(double: CortexDouble) -> None:
+    from tinymemory import EngineError
+
+    with engine() as memory:
+        memory.store_many(Learning(text=f"n {n}") for n in range(100))
+        memory.store_many(Learning(text=f"m {n}") for n in range(100))
+        original = double._events
+
+        def stuck(*args: Any) -> Any:
+            answer = original(*args)
+            return type(answer)(
+                answer.status, {**answer.body, "next_cursor": args[1].get("cursor", "0")}
+            )
+
+        double._events = stuck  # type: ignore[method-assign]
+        with pytest.raises(EngineError, match="does not advance"):
+            memory.list(ListRequest(limit=500))
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (EngineSettings(endpoint="http://example.com"), "cleartext"),
+        (EngineSettings(endpoint="ftp://example.com"), "http or https"),
+        (EngineSettings(tenant_root="org:1"), "tenant_root"),
+        (EngineSettings(scope_root="tm:x"), "scope_root"),
+        (EngineSettings(scope_root="app:tinymemory"), "legacy layout root"),
+        (EngineSettings(headers={"Authorization": "Bearer x"}), "reserved"),
+        (EngineSettings(options={"colour": 1}), "no option `colour`"),
+        (EngineSettings(options={"timeout": 0}), "seconds above 0"),
+    ],
+)
+def test_bad_settings_are_config_errors(settings: EngineSettings, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        build_engine("cortexdb", settings, EngineCredential.static("k"), scrub=False)
+
+
+def test_a_key_is_needed() -> None:
+    with pytest.raises(ConfigError, match="needs a key"):
+        build_engine("cortexdb", EngineSettings(), scrub=False)
+
+
+def test_events_decode_only_with_an_id_and_text() -> None:
+    assert decode_event({"content": {"text": "x"}}) is None
+    assert decode_event("not an event") is None
+
+
+@pytest.mark.parametrize(
+    ("root", "path", "parsed"),
+    [
+        (None, "app:tinymemory/team:ops/agent:pager/app:learnings", "team:ops/agent:pager"),
+        (None, "org:7/app:tinymemory/app:documents", "root"),
+        (None, "app:tinymemory/team:ops", None),
+        (None, "app:tinymemory/tm:x/app:learnings", None),
+        ("org:42", "org:42/app:brain/source:github/project:api", "source:github/project:api"),
+        (
+            "org:42",
+            "org:42/ws:main/app:flows/service:newsletter/app:learnings",
+            "ws:main/service:newsletter",
+        ),
+        ("org:42", "org:42/ws:main/service:newsletter/app:learnings", None),
+        ("org:42", "org:43/app:learnings", None),
+    ],
+)
+def test_listed_paths_are_ours_only_when_they_render_back(
+    root: str | None, path: str, parsed: str | None
+) -> None:
+    from tinymemory_cortex.layout import Layout
+
+    scope = Layout(root).parse(path)
+    assert (None if scope is None else str(scope.namespace)) == parsed
+
+
+def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> None:
+    def owned(scope_owner: str) -> CortexEngine:
+        return CortexEngine(
+            MOCK_ENDPOINT,
+            EngineCredential.static(TOKEN),
+            scope_root="org:42",
+            scope_owner=scope_owner,
+            poll_interval=0.005,
+            settle_budget=0.2,
+        )
+
+    double.inject(Fault("v1/scopes", status=500))
+    with owned("user:42") as memory:
+        memory.store(Learning(text="stored even though registration failed"))
+        assert "org:42" not in double.tenants[TOKEN].registered
+        memory.store(Learning(text="the next write registers"))
+        memory.store(Learning(text="and no write after it"))
+    assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
+    assert double.count("v1/scopes", "POST") == 2
+    with owned("user:43") as other:  # already registered: the owner is added once
+        other.store(Learning(text="a second owner"))
+    assert double.tenants[TOKEN].registered["org:42"] == [
+        {"actor": "user:42", "role": "owner"},
+        {"actor": "user:43", "role": "owner"},
+    ]
+    assert double.count("v1/scopes/members", "PUT") == 1
+    with pytest.raises(ConfigError, match="needs a `scope_root`"):
+        CortexEngine(MOCK_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")
