@@ -21,7 +21,7 @@ import psycopg
 import psycopg_pool
 from psycopg import sql
 
-from tinymemory import ConfigError, EngineCredential, EngineError, InvalidRequest, Unavailable
+from tinymemory import ConfigError, EngineCredential, EngineError, InvalidRequest, Unauthorized, Unavailable
 
 from . import schema
 from .settings import ServerSettings
@@ -35,6 +35,8 @@ _FIRST_PAUSE = 0.05
 #: SQLSTATE classes of failures a retry may mend: connection (08), resources (53),
 #: operator intervention such as a shutdown (57), transaction rollback (40).
 _TRANSIENT_CLASSES = ("08", "40", "53", "57")
+#: What libpq says when the server refuses the login (its errors carry no SQLSTATE).
+_REFUSED_LOGIN = ("password authentication failed", "no password supplied", "authentication failed")
 
 
 class Server:
@@ -52,7 +54,10 @@ class Server:
                 self._configure(connection)
                 schema.ensure(connection, settings.schema)
         except psycopg.OperationalError as error:
-            raise Unavailable(self._message("cannot open the memory", error)) from None
+            message = self._message("cannot open the memory", error)
+            if any(sign in str(error) for sign in _REFUSED_LOGIN):
+                raise Unauthorized(message) from None
+            raise Unavailable(message) from None
         except psycopg.Error as error:
             raise ConfigError(self._message("cannot open the memory", error)) from None
         self._pool = psycopg_pool.ConnectionPool(
@@ -103,7 +108,8 @@ class Server:
             if self._closed:
                 raise Unavailable("the postgres engine is closed")
             try:
-                with self._pool.connection() as connection, connection.transaction():
+                waiting = max(0.1, deadline - time.monotonic())
+                with self._pool.connection(timeout=waiting) as connection, connection.transaction():
                     if write:
                         connection.execute(schema.write_lock(self.settings.schema))
                     elif snapshot:

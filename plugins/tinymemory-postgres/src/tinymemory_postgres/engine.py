@@ -16,9 +16,9 @@ from typing import Any
 
 from tinymemory import (
     Citation,
+    ConfigError,
     EngineCredential,
     EngineDescriptor,
-    EngineError,
     EngineHealth,
     EraseReport,
     EraseRequest,
@@ -157,7 +157,7 @@ class PostgresEngine(MemoryEngine):
             )
             return
         name, _, dimensions = row[0].rpartition(":")
-        raise EngineError(
+        raise ConfigError(
             f"the postgres schema `{self.settings.schema}` holds vectors from embedder `{name}` "
             f'({dimensions} dimensions), not `{self.embedder.name}`; use embedder = "{name}"'
         )
