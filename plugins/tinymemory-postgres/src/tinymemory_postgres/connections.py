@@ -12,6 +12,7 @@ runs again too: the write finds its items stored and answers with replays.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -27,11 +28,16 @@ from . import schema
 from .settings import ServerSettings
 
 T = TypeVar("T")
+
+# The pool logs each failed reconnection; the engine says what failed as an error instead.
+logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
 Connection = psycopg.Connection[Any]
 
 #: How long a transient failure is retried before it is ``Unavailable``.
 RETRY_SECONDS = 15.0
 _FIRST_PAUSE = 0.05
+#: The longest one attempt waits for a connection from the pool.
+_LONGEST_WAIT = 2.0
 #: SQLSTATE classes of failures a retry may mend: connection (08), resources (53),
 #: operator intervention such as a shutdown (57), transaction rollback (40).
 _TRANSIENT_CLASSES = ("08", "40", "53", "57")
@@ -60,18 +66,33 @@ class Server:
             raise Unavailable(message) from None
         except psycopg.Error as error:
             raise ConfigError(self._message("cannot open the memory", error)) from None
-        self._pool = psycopg_pool.ConnectionPool(
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> psycopg_pool.ConnectionPool[Connection]:
+        pool: psycopg_pool.ConnectionPool[Connection] = psycopg_pool.ConnectionPool(
             self._conninfo,
             kwargs=self._password,
             min_size=1,
-            max_size=settings.pool_size,
+            max_size=self.settings.pool_size,
             configure=self._configure,
             check=psycopg_pool.ConnectionPool.check_connection,
             num_workers=1,
             open=False,
-            timeout=RETRY_SECONDS,
         )
-        self._pool.open()
+        pool.open(wait=False)
+        return pool
+
+    def _renew(self, broken: psycopg_pool.ConnectionPool[Connection]) -> None:
+        """A new pool in place of ``broken`` (once, whichever thread asks first).
+
+        After its server went away, a pool waits longer and longer between
+        attempts to reconnect (up to a minute): a new pool tries at once.
+        """
+        with self._lock:
+            if self._closed or self._pool is not broken:
+                return
+            self._pool = self._new_pool()
+        broken.close(timeout=1.0)
 
     def _password(self) -> dict[str, Any]:
         password = self._credential.bearer()
@@ -96,20 +117,28 @@ class Server:
                 self._closed = True
                 self._pool.close()
 
-    def run(self, work: Callable[[Connection], T], *, write: bool = False, snapshot: bool = False) -> T:
+    def run(
+        self,
+        work: Callable[[Connection], T],
+        *,
+        write: bool = False,
+        snapshot: bool = False,
+        retry: bool = True,
+    ) -> T:
         """``work`` in one transaction: writing under the lock, or reading one snapshot.
 
-        Transient failures run it again; ``work`` must not have effects outside the
-        transaction (it may run more than once).
+        Transient failures run it again (unless ``retry`` is false); ``work`` must not
+        have effects outside the transaction (it may run more than once).
         """
-        deadline = time.monotonic() + RETRY_SECONDS
+        deadline = time.monotonic() + (RETRY_SECONDS if retry else 0.0)
         pause = _FIRST_PAUSE
         while True:
+            pool = self._pool
             if self._closed:
                 raise Unavailable("the postgres engine is closed")
             try:
-                waiting = max(0.1, deadline - time.monotonic())
-                with self._pool.connection(timeout=waiting) as connection, connection.transaction():
+                waiting = min(_LONGEST_WAIT, max(0.1, deadline - time.monotonic()))
+                with pool.connection(timeout=waiting) as connection, connection.transaction():
                     if write:
                         connection.execute(schema.write_lock(self.settings.schema))
                     elif snapshot:
@@ -117,13 +146,18 @@ class Server:
                             "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
                         )
                     return work(connection)
-            except psycopg_pool.PoolClosed:
-                raise Unavailable("the postgres engine is closed") from None
+            except psycopg_pool.PoolClosed as error:
+                if self._closed:
+                    raise Unavailable("the postgres engine is closed") from None
+                failure: psycopg.Error = error  # renewed by another thread meanwhile
             except psycopg.Error as error:
                 if not _transient(error):
                     raise self._refusal(error) from None
-                if time.monotonic() + pause > deadline:
-                    raise Unavailable(self._message("the server did not answer", error)) from None
+                failure = error
+                if _lost_server(error):
+                    self._renew(pool)
+            if time.monotonic() + pause > deadline:
+                raise Unavailable(self._message("the server did not answer", failure)) from None
             time.sleep(pause)
             pause = min(pause * 2, 1.0)
 
@@ -136,6 +170,13 @@ class Server:
         """``what`` happened at the server, and why; never the password."""
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return self._credential.redact(f"postgres {self.settings.where}: {what}: {reason}")
+
+
+def _lost_server(error: psycopg.Error) -> bool:
+    """Whether ``error`` says the server went away (not just a busy moment)."""
+    if isinstance(error, psycopg_pool.PoolTimeout):
+        return True
+    return error.sqlstate is None or error.sqlstate[:2] in ("08", "57")
 
 
 def _transient(error: psycopg.Error) -> bool:

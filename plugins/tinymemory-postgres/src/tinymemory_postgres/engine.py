@@ -128,7 +128,7 @@ class PostgresEngine(MemoryEngine):
         if self._server.closed:
             return EngineHealth.down("the postgres engine is closed")
         try:
-            version = self._server.run(_server_version)
+            version = self._server.run(_server_version, retry=False)
         except Exception as error:  # health reports, it never raises
             return EngineHealth.down(str(error))
         if version < 150000:
@@ -180,7 +180,8 @@ class PostgresEngine(MemoryEngine):
 
         def work(connection: Connection) -> set[str]:
             # Under the write lock: what is stored now is final until this commits.
-            fresh = [entry for entry in firsts if entry.id not in existing(connection, ids)]
+            held = existing(connection, ids)
+            fresh = [entry for entry in firsts if entry.id not in held]
             if fresh:
                 # Forgotten by another writer since the first look, so not embedded yet.
                 vectors.update(self._embed(e for e in fresh if e.id not in vectors))
