@@ -24,11 +24,12 @@ SHARED = 100
 _WRITER = """
 import json, sys
 import tinymemory as tm
-conninfo, schema, writer = sys.argv[1], sys.argv[2], int(sys.argv[3])
+conninfo, schema = sys.argv[1], sys.argv[2]
+writer, per_writer, shared_count = (int(arg) for arg in sys.argv[3:6])
 options = {"conninfo": conninfo, "schema": schema}
 engine = tm.build_engine("postgres", tm.EngineSettings(options=options), scrub=False)
-own = [tm.Learning(text=f"writer {writer} item {n}") for n in range(%(per_writer)d)]
-shared = [tm.Learning(text=f"shared item {n}") for n in range(%(shared)d)]
+own = [tm.Learning(text=f"writer {writer} item {n}") for n in range(per_writer)]
+shared = [tm.Learning(text=f"shared item {n}") for n in range(shared_count)]
 wrote_shared = 0
 for start in range(0, len(own), 25):
     batch = own[start : start + 25] + shared[start // 5 : start // 5 + 5]
@@ -37,7 +38,11 @@ for start in range(0, len(own), 25):
     wrote_shared += sum(not r.replayed for r in receipts[25:])
 engine.close()
 print(json.dumps({"wrote_shared": wrote_shared}))
-""" % {"per_writer": PER_WRITER, "shared": SHARED}
+"""
+
+
+def _numbers(writer: int) -> list[str]:
+    return [str(writer), str(PER_WRITER), str(SHARED)]
 
 
 def _all_ids(engine: tm.MemoryEngine) -> list[str]:
@@ -56,7 +61,7 @@ def test_four_writer_processes_store_every_item_exactly_once(
 ) -> None:
     writers = [
         subprocess.Popen(
-            [sys.executable, "-c", _WRITER, cluster.socket_conninfo, schema, str(n)],
+            [sys.executable, "-c", _WRITER, cluster.socket_conninfo, schema, *_numbers(n)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -117,14 +122,17 @@ def test_a_server_restart_mid_batch_loses_nothing_committed(
     assert not [o for o in outcomes.values() if isinstance(o, tm.Unavailable)]
 
 
-def test_dropped_connections_are_replaced(cluster: ThrowawayCluster, engine: PostgresEngine) -> None:
+def test_dropped_connections_are_replaced(
+    cluster: ThrowawayCluster, engine: PostgresEngine
+) -> None:
     engine.store(tm.Learning(text="before the connections were dropped"))
     with psycopg.connect(cluster.socket_conninfo, autocommit=True) as admin:
         dropped = admin.execute(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
             "WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
         ).fetchone()
-    assert dropped is not None and dropped[0] >= 1
+    assert dropped is not None
+    assert dropped[0] >= 1
     engine.store(tm.Learning(text="after the connections were dropped"))
     assert len(engine.list(tm.ListRequest()).items) == 2
 

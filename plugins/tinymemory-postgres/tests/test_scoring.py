@@ -68,7 +68,9 @@ def test_a_kind_the_filter_excludes_is_not_seen_through_scores(engine: PostgresE
     _own(engine)
     learnings = tm.MetaFilter(kinds=[tm.ItemKind.LEARNING])
     documents = [
-        tm.Document(body=f"crane manual {n}: bolts, steel, tower", meta=tm.MemoryMeta(namespace=WRITER))
+        tm.Document(
+            body=f"crane manual {n}: bolts, steel, tower", meta=tm.MemoryMeta(namespace=WRITER)
+        )
         for n in range(10)
     ]
     _unmoved(engine, learnings, lambda: engine.store_many(documents))
@@ -88,5 +90,5 @@ def test_a_word_rare_in_the_scope_outranks_a_common_one(engine: PostgresEngine) 
 def test_every_word_first_then_any(engine: PostgresEngine) -> None:
     engine.store_many([_learning("crane"), _learning("crane bolts"), _learning("bolts")])
     hits = engine.fetch(tm.FetchRequest(query="crane bolts", mode=tm.FetchMode.KEYWORD)).hits
-    assert [hit.text for hit in hits][0] == "crane bolts"
+    assert hits[0].text == "crane bolts"
     assert sorted(hit.text for hit in hits[1:]) == ["bolts", "crane"]

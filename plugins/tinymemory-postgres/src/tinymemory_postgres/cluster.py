@@ -67,8 +67,19 @@ class ThrowawayCluster:
         if self._as_root:
             account = pwd.getpwnam(USER)
             os.chown(self.folder, account.pw_uid, account.pw_gid)
-        self._run("initdb", "--no-sync", "-U", USER, "-A", "trust", "--auth-host=scram-sha-256",
-                  "--pwfile", str(self._password_file()), "-D", str(self.data))
+        self._run(
+            "initdb",
+            "--no-sync",
+            "-U",
+            USER,
+            "-A",
+            "trust",
+            "--auth-host=scram-sha-256",
+            "--pwfile",
+            str(self._password_file()),
+            "-D",
+            str(self.data),
+        )
         self._configure()
         self.start()
 
@@ -90,8 +101,17 @@ class ThrowawayCluster:
 
     def restart(self) -> None:
         """Stop (dropping every connection) and start again on the same port."""
-        self._run("pg_ctl", "-D", str(self.data), "-l", str(self.folder / "log"), "-m", "fast",
-                  "-w", "restart")
+        self._run(
+            "pg_ctl",
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.folder / "log"),
+            "-m",
+            "fast",
+            "-w",
+            "restart",
+        )
 
     def remove(self) -> None:
         """Stop the server if it runs and remove its folder."""

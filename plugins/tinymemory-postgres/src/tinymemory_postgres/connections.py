@@ -22,7 +22,14 @@ import psycopg
 import psycopg_pool
 from psycopg import sql
 
-from tinymemory import ConfigError, EngineCredential, EngineError, InvalidRequest, Unauthorized, Unavailable
+from tinymemory import (
+    ConfigError,
+    EngineCredential,
+    EngineError,
+    InvalidRequest,
+    Unauthorized,
+    Unavailable,
+)
 
 from . import schema
 from .settings import ServerSettings

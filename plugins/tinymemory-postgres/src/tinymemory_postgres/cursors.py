@@ -46,7 +46,7 @@ def decode_list(text: str | None) -> int:
 
 
 def decode_ranked(text: str | None, digest: str) -> tuple[int, int] | None:
-    """``(bound, offset)`` of a ranked cursor of ``digest``; ``InvalidRequest`` for anything else."""
+    """``(bound, offset)`` of a ranked cursor of ``digest``; ``InvalidRequest`` for any other."""
     if text is None:
         return None
     parts = _parts(text)

@@ -75,7 +75,9 @@ MODEL = "extractive"
 #: The most rows one read asks for (a limit may be any usize; ``bigint`` stops at 2^63 - 1).
 MOST_ROWS = 2**62
 #: How ``ts_headline`` cuts a recall passage: a fragment or two around the question's words.
-_HEADLINE = 'MaxFragments=2, MinWords=8, MaxWords=35, StartSel="", StopSel="", FragmentDelimiter=" … "'
+_HEADLINE = (
+    'MaxFragments=2, MinWords=8, MaxWords=35, StartSel="", StopSel="", FragmentDelimiter=" … "'
+)
 
 _FACET_COLUMNS = {
     Facet.KIND: "s.kind",
@@ -266,7 +268,8 @@ class PostgresEngine(MemoryEngine):
                 "LEFT JOIN item_tags t ON t.item = s.seq GROUP BY t.tag"
             )
         else:
-            grouped = f"{scanned} SELECT {_FACET_COLUMNS[request.facet]}, count(*) FROM scanned s GROUP BY 1"
+            column = _FACET_COLUMNS[request.facet]
+            grouped = f"{scanned} SELECT {column}, count(*) FROM scanned s GROUP BY 1"
         params = (*clause.params, request.scan_limit)
 
         def work(connection: Connection) -> tuple[list[tuple[Any, int]], int]:
@@ -385,7 +388,7 @@ def _ranking(
     scope: Scope,
     depth: int,
 ) -> list[Ranked]:
-    """The best ``depth`` items in ``mode`` (fewer when fewer match); ``vector`` None for keyword."""
+    """The best ``depth`` items in ``mode`` (fewer when fewer match); no ``vector`` for keyword."""
     if vector is None:
         return keyword_ranking(connection, words, scope, depth)
     if mode is FetchMode.VECTOR:

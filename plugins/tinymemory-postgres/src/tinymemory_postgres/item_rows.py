@@ -102,13 +102,12 @@ def write(
     ).fetchone()
     assert row is not None
     seqs = list(range(row[0] - len(entries) + 1, row[0] + 1))
-    columns: list[list[object]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
+    columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
     columns += [list(values) for values in zip(*(entry.columns for entry in entries), strict=True)]
     types = ("bigint", "bigint", *_ITEM_TYPES)
     arrays = ", ".join(f"%s::{kind}[]" for kind in types)
     connection.execute(
-        f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) "
-        f"SELECT * FROM unnest({arrays})",
+        f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
         columns,
     )
     tag_items, tags = [], []
@@ -152,7 +151,7 @@ def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> 
         (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()]),
     )
     rows = connection.execute("SELECT path, id FROM nodes WHERE path = ANY(%s)", (paths,))
-    return {path: node for path, node in rows}
+    return dict(rows)
 
 
 def _columns(item_id: str, item: StoreItem, body: str) -> tuple[object, ...]:

@@ -128,7 +128,9 @@ def _best_pieces(rows: Iterable[tuple[int, int, float, bool]], depth: int) -> li
             break
         if item not in ranked:
             strength = max(0.0, float(strength))
-            ranked[item] = Ranked(item, piece, (1.0 if every else 0.0) + strength / (1.0 + strength))
+            ranked[item] = Ranked(
+                item, piece, (1.0 if every else 0.0) + strength / (1.0 + strength)
+            )
     return list(ranked.values())
 
 

@@ -102,8 +102,9 @@ def ensure(connection: psycopg.Connection[tuple[object, ...]], schema: str) -> N
         connection.execute(write_lock(schema))
         connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(name))
         connection.execute(
-            sql.SQL("CREATE TABLE IF NOT EXISTS {}.schema_version (version integer NOT NULL)")
-            .format(name)
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {}.schema_version (version integer NOT NULL)"
+            ).format(name)
         )
         row = connection.execute(
             sql.SQL("SELECT max(version) FROM {}.schema_version").format(name)
@@ -115,10 +116,8 @@ def ensure(connection: psycopg.Connection[tuple[object, ...]], schema: str) -> N
                 f"release of tinymemory-postgres writes ({VERSION}); upgrade the plugin"
             )
         for version in range(current + 1, VERSION + 1):
-            connection.execute(sql.SQL(MIGRATIONS[version]).format(s=name))  # type: ignore[arg-type]
-            connection.execute(
-                sql.SQL("DELETE FROM {}.schema_version").format(name)
-            )
+            connection.execute(sql.SQL(MIGRATIONS[version]).format(s=name))
+            connection.execute(sql.SQL("DELETE FROM {}.schema_version").format(name))
             connection.execute(
                 sql.SQL("INSERT INTO {}.schema_version(version) VALUES (%s)").format(name),
                 (version,),

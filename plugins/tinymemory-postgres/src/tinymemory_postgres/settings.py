@@ -58,8 +58,9 @@ class ServerSettings:
                 parsed = psycopg.conninfo.conninfo_to_dict(conninfo)
             except psycopg.ProgrammingError:
                 # libpq's message may quote the string, password and all: say nothing of it.
-                raise ConfigError("the postgres engine's `conninfo` is not a valid libpq "
-                                  "connection string") from None
+                raise ConfigError(
+                    "the postgres engine's `conninfo` is not a valid libpq connection string"
+                ) from None
             if "password" in parsed:
                 raise ConfigError(
                     "the postgres engine's `conninfo` holds a password; give it as the "
@@ -79,7 +80,9 @@ class ServerSettings:
                 raise ConfigError(f"the postgres engine's `{name}` must be non-empty text")
             parts[name] = str(value)
         if "sslmode" in parts and parts["sslmode"] not in SSL_MODES:
-            raise ConfigError(f"the postgres engine's `sslmode` must be one of {', '.join(SSL_MODES)}")
+            raise ConfigError(
+                f"the postgres engine's `sslmode` must be one of {', '.join(SSL_MODES)}"
+            )
         parts.setdefault("connect_timeout", "10")
         schema = options.get("schema", DEFAULT_SCHEMA)
         if not isinstance(schema, str) or not _SCHEMA_NAME.fullmatch(schema):
@@ -90,7 +93,11 @@ class ServerSettings:
         if schema.startswith("pg_"):
             raise ConfigError("the postgres engine's `schema` must not start with `pg_`")
         pool_size = options.get("pool_size", DEFAULT_POOL_SIZE)
-        if isinstance(pool_size, bool) or not isinstance(pool_size, int) or not 1 <= pool_size <= 100:
+        if (
+            isinstance(pool_size, bool)
+            or not isinstance(pool_size, int)
+            or not 1 <= pool_size <= 100
+        ):
             raise ConfigError("the postgres engine's `pool_size` must be a whole number, 1 to 100")
         embedder = options.get("embedder", "hashing")
         if not isinstance(embedder, str) or not embedder:
