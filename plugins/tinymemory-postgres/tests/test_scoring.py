@@ -92,3 +92,30 @@ def test_every_word_first_then_any(engine: PostgresEngine) -> None:
     hits = engine.fetch(tm.FetchRequest(query="crane bolts", mode=tm.FetchMode.KEYWORD)).hits
     assert hits[0].text == "crane bolts"
     assert sorted(hit.text for hit in hits[1:]) == ["bolts", "crane"]
+
+
+def test_counted_and_recorded_statistics_agree(engine: PostgresEngine) -> None:
+    """A reach alone reads the recorded node sizes; adding a field counts the same items."""
+    _own(engine, workspace="site-a")
+    engine.store(_learning("crane elsewhere", SIBLING, workspace="site-b"))
+    by_reach = tm.MetaFilter(reach=tm.Reach.of(WRITER))
+    counted = tm.MetaFilter(reach=tm.Reach.of(WRITER), workspace="site-a")
+    for query in QUERIES:
+        assert _reads(engine, query, by_reach) == _reads(engine, query, counted)
+
+
+def test_forgetting_updates_the_statistics(
+    engine: PostgresEngine, settings: tm.EngineSettings
+) -> None:
+    """After a forget, scores are those of a memory that only ever held what is left."""
+    _own(engine)
+    doomed = engine.store(_learning("crane crane crane"))
+    engine.forget(tm.ForgetTarget.by_ids([doomed.id]))
+    fresh_settings = tm.EngineSettings(
+        options={**settings.options, "schema": f"{settings.options['schema']}_fresh"}
+    )
+    with tm.build_engine("postgres", fresh_settings, scrub=False) as fresh:
+        _own(fresh)  # type: ignore[arg-type]
+        reach = tm.MetaFilter(reach=tm.Reach.of(WRITER))
+        for query in QUERIES:
+            assert _reads(engine, query, reach) == _reads(fresh, query, reach)  # type: ignore[arg-type]

@@ -310,6 +310,15 @@ class PostgresEngine(MemoryEngine):
         """Delete what ``clause`` admits (tags and pieces with it); each item's (kind, node)."""
 
         def work(connection: Connection) -> list[tuple[str, int]]:
+            connection.execute(
+                "UPDATE node_sizes n "
+                "SET pieces = n.pieces - g.pieces, tokens = n.tokens - g.tokens "
+                "FROM (SELECT i.node, i.kind, count(*) AS pieces, sum(p.tokens) AS tokens "
+                f"FROM items i JOIN pieces p ON p.item = i.seq WHERE {clause.sql} "
+                "GROUP BY i.node, i.kind) AS g WHERE n.node = g.node AND n.kind = g.kind",
+                clause.params,
+            )
+            connection.execute("DELETE FROM node_sizes WHERE pieces = 0")
             rows = connection.execute(
                 f"DELETE FROM items i WHERE {clause.sql} RETURNING i.kind, i.node", clause.params
             ).fetchall()
@@ -334,11 +343,10 @@ class PostgresEngine(MemoryEngine):
         depth = _rows(offset + request.limit)
         # Embedded before the read transaction, which a slow embedder would hold open.
         vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
-        clause = filter_clause(request.filter)
 
         def work(connection: Connection) -> tuple[int, list[Ranked], list[Hit]]:
             bound = cursor[0] if cursor else _last_seq(connection)
-            scope = Scope(clause, bound)
+            scope = Scope.of(request.filter, bound)
             words = query_words(connection, request.query)
             ranking = _ranking(connection, request.mode, words, vector, scope, depth + 1)
             return bound, ranking, ranked_hits(connection, ranking[offset:depth])
@@ -351,11 +359,10 @@ class PostgresEngine(MemoryEngine):
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
-        clause = filter_clause(request.filter)
         limit = _rows(request.limit)
 
         def work(connection: Connection) -> tuple[list[Hit], list[str]]:
-            scope = Scope(clause, _last_seq(connection))
+            scope = Scope.of(request.filter, _last_seq(connection))
             words = query_words(connection, request.question)
             matched = keyword_ranking(connection, words, scope, limit)
             similar = vector_ranking(connection, vector, scope, limit)

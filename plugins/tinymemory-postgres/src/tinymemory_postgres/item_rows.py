@@ -139,6 +139,14 @@ def write(
             "LATERAL (SELECT to_tsvector('simple', u.text) AS words) AS w",
             piece_rows,
         )
+        connection.execute(
+            "INSERT INTO node_sizes(node, kind, pieces, tokens) "
+            "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
+            "JOIN pieces p ON p.item = i.seq WHERE i.seq = ANY(%s) GROUP BY i.node, i.kind "
+            "ON CONFLICT (node, kind) DO UPDATE SET pieces = node_sizes.pieces + excluded.pieces, "
+            "tokens = node_sizes.tokens + excluded.tokens",
+            (seqs,),
+        )
 
 
 def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> dict[str, int]:

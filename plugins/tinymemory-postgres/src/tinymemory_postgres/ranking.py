@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from tinymemory import Hit, Learning
+from tinymemory import Hit, Learning, MetaFilter
 from tinymemory.plugin import Piece, item_from_json
 
-from .filters import Clause
+from .filters import Clause, filter_clause, kinds_clause, reach_clause
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,10 +46,25 @@ class Ranked:
 
 @attrs.frozen
 class Scope:
-    """What a ranked read admits: the items ``clause`` admits, stored up to ``bound``."""
+    """What a ranked read admits: the items ``clause`` admits, stored up to ``bound``.
+
+    ``sizes`` is the same test over ``node_sizes AS i``, when the filter's
+    reach and kinds alone decide (``None`` otherwise).
+    """
 
     clause: Clause
     bound: int
+    sizes: Clause | None
+
+    @classmethod
+    def of(cls, filter: MetaFilter, bound: int) -> Scope:
+        """The scope of a read with ``filter`` up to ``bound``."""
+        sizes = None
+        if attrs.evolve(filter, reach=None, kinds=()).is_empty():
+            sizes = reach_clause(filter.reach)
+            if filter.kinds:
+                sizes &= kinds_clause(filter.kinds)
+        return cls(filter_clause(filter), bound, sizes)
 
     @property
     def sql(self) -> str:
@@ -76,13 +91,12 @@ def any_of(words: list[str]) -> str:
 
 
 _KEYWORD = """
-WITH matched AS (
+WITH matched AS MATERIALIZED (
     SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
     FROM pieces p JOIN items i ON i.seq = p.item CROSS JOIN LATERAL unnest(p.words) AS u
     WHERE p.words @@ %s::tsquery AND u.lexeme = ANY(%s) AND {scope}
 ), sizes AS (
-    SELECT count(*)::float8 AS pieces, coalesce(nullif(avg(p.tokens), 0), 1)::float8 AS average
-    FROM pieces p JOIN items i ON i.seq = p.item WHERE {scope}
+    SELECT %s::float8 AS pieces, %s::float8 AS average
 ), holding AS (
     SELECT lexeme, count(*)::float8 AS pieces FROM matched GROUP BY lexeme
 ), scored AS (
@@ -108,16 +122,51 @@ def keyword_ranking(
     """
     if not words or depth < 1:
         return []
+    pieces, tokens = admitted_sizes(connection, scope)
+    if not pieces:
+        return []
+    average = tokens / pieces or 1.0
     statement = _KEYWORD.format(scope=scope.sql)
     limit = depth + 16
     while True:
-        params = (any_of(words), words, *scope.params, *scope.params,
+        params = (any_of(words), words, *scope.params, pieces, average,
                   K1 + 1, K1, B, B, len(words), limit)  # fmt: skip
         rows = connection.execute(statement, params).fetchall()
         ranked = _best_pieces(rows, depth)
         if len(ranked) >= depth or len(rows) < limit:
             return ranked
         limit *= 4
+
+
+def admitted_sizes(connection: Connection, scope: Scope) -> tuple[int, int]:
+    """How many pieces ``scope`` admits and their total length in tokens.
+
+    From ``node_sizes`` when the reach and kinds alone decide, less what was
+    stored after the read's bound; else counted over the admitted items.
+    """
+    if scope.sizes is None:
+        row = connection.execute(
+            "SELECT count(*), coalesce(sum(p.tokens), 0) FROM pieces p "
+            f"JOIN items i ON i.seq = p.item WHERE {scope.sql}",
+            scope.params,
+        ).fetchone()
+    else:
+        row = connection.execute(
+            "SELECT coalesce(sum(pieces), 0) - (SELECT count(*) FROM pieces p JOIN items i "
+            f"ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})), "
+            "coalesce(sum(tokens), 0) - (SELECT coalesce(sum(p.tokens), 0) FROM pieces p "
+            f"JOIN items i ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})) "
+            f"FROM node_sizes i WHERE {scope.sizes.sql}",
+            (
+                scope.bound,
+                *scope.clause.params,
+                scope.bound,
+                *scope.clause.params,
+                *scope.sizes.params,
+            ),
+        ).fetchone()
+    assert row is not None
+    return int(row[0]), int(row[1])
 
 
 def _best_pieces(rows: Iterable[tuple[int, int, float, bool]], depth: int) -> list[Ranked]:

@@ -9,9 +9,11 @@ engines opening one new schema at once create it once.
 Tables: ``nodes`` (one row per namespace written), ``items`` (the item's
 canonical JSON whole, the fields filters read copied into columns, the
 unique fingerprint ``id`` and ``seq``, handed out in commit order),
-``item_tags`` and ``pieces`` (the text items are ranked by: a long document
+``item_tags``, ``pieces`` (the text items are ranked by: a long document
 has several) with its ``tsvector`` under a GIN index, its length in tokens
-and its vector.
+and its vector, and ``node_sizes``: how many pieces and tokens each node
+holds of each kind, so a keyword read admitting whole nodes counts its
+statistics without a scan.
 """
 
 from __future__ import annotations
@@ -76,6 +78,13 @@ CREATE TABLE {s}.pieces (
     vector bytea NOT NULL
 );
 CREATE INDEX ON {s}.pieces (item);
+CREATE TABLE {s}.node_sizes (
+    node bigint NOT NULL REFERENCES {s}.nodes(id) ON DELETE CASCADE,
+    kind text NOT NULL,
+    pieces bigint NOT NULL,
+    tokens bigint NOT NULL,
+    PRIMARY KEY (node, kind)
+);
 CREATE INDEX ON {s}.pieces USING gin (words);
 """
 
