@@ -93,8 +93,11 @@ def any_of(words: list[str]) -> str:
 _KEYWORD = """
 WITH matched AS MATERIALIZED (
     SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
-    FROM pieces p JOIN items i ON i.seq = p.item CROSS JOIN LATERAL unnest(p.words) AS u
-    WHERE p.words @@ %s::tsquery AND u.lexeme = ANY(%s) AND {scope}
+    -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
+    -- scanning every admitted item instead), then those the read admits.
+    FROM (SELECT id, item, tokens, words FROM pieces WHERE words @@ %s::tsquery OFFSET 0) AS p
+    JOIN items i ON i.seq = p.item CROSS JOIN LATERAL unnest(p.words) AS u
+    WHERE u.lexeme = ANY(%s) AND {scope}
 ), sizes AS (
     SELECT %s::float8 AS pieces, %s::float8 AS average
 ), holding AS (
