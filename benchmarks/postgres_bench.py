@@ -18,8 +18,8 @@ floor's and their ratio:
   `argpartition` over every vector already in memory (no server round trip).
 
 Both sides' tables are analyzed after the load (as autovacuum would within a
-minute) before any query. Latencies are p50 of single, sequential calls. The machine may be busy: the
-load average is printed beside the figures.
+minute) before any query. Latencies are p50 of single, sequential calls. The
+machine may be busy: the load average is printed beside the figures.
 
     python benchmarks/postgres_bench.py [--size 100000] [--queries 100] [--seed 7]
 """
