@@ -100,3 +100,22 @@ def test_a_schema_keeps_its_embedder(settings: tm.EngineSettings) -> None:
         engine.store(tm.Learning(text="a vector of the hashing embedder"))
     with pytest.raises(tm.ConfigError, match="embedder `hashing`"):
         PostgresEngine(server, tm.EngineCredential.none(), embedder=Other())
+
+
+def test_a_user_who_may_not_create_schemas_opens_an_existing_one(
+    settings: tm.EngineSettings, cluster: ThrowawayCluster
+) -> None:
+    schema = settings.options["schema"]
+    tm.build_engine("postgres", settings).close()
+    _sql(cluster, "CREATE ROLE agent LOGIN")
+    _sql(cluster, f"GRANT USAGE ON SCHEMA {schema} TO agent")
+    _sql(cluster, f"GRANT ALL ON ALL TABLES IN SCHEMA {schema} TO agent")
+    _sql(cluster, f"GRANT ALL ON ALL SEQUENCES IN SCHEMA {schema} TO agent")
+    _sql(cluster, "REVOKE CREATE ON DATABASE postgres FROM PUBLIC")
+    as_agent = tm.EngineSettings(options={**settings.options, "user": "agent"})
+    with tm.build_engine("postgres", as_agent) as engine:
+        engine.store(tm.Learning(text="written by a user without CREATE"))
+        assert len(engine.list(tm.ListRequest()).items) == 1
+    other = tm.EngineSettings(options={**as_agent.options, "schema": f"{schema}_new"})
+    with pytest.raises(tm.ConfigError, match="permission denied"):
+        tm.build_engine("postgres", other)

@@ -109,12 +109,17 @@ def ensure(connection: psycopg.Connection[tuple[object, ...]], schema: str) -> N
     name = sql.Identifier(schema)
     with connection.transaction():
         connection.execute(write_lock(schema))
-        connection.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(name))
-        connection.execute(
-            sql.SQL(
-                "CREATE TABLE IF NOT EXISTS {}.schema_version (version integer NOT NULL)"
-            ).format(name)
-        )
+        # Created only when missing: a user who may not create schemas can still open one.
+        found = connection.execute(
+            "SELECT to_regnamespace(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL",
+            (f'"{schema}"', f'"{schema}".schema_version'),
+        ).fetchone()
+        if not (found and found[0]):
+            connection.execute(sql.SQL("CREATE SCHEMA {}").format(name))
+        if not (found and found[1]):
+            connection.execute(
+                sql.SQL("CREATE TABLE {}.schema_version (version integer NOT NULL)").format(name)
+            )
         row = connection.execute(
             sql.SQL("SELECT max(version) FROM {}.schema_version").format(name)
         ).fetchone()
