@@ -95,9 +95,12 @@ WITH matched AS MATERIALIZED (
     SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
     -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
     -- scanning every admitted item instead), then those the read admits.
+    -- Each match's item is then looked up by its key (OFFSET 0 again: not one hash of
+    -- every admitted item).
     FROM (SELECT id, item, tokens, words FROM pieces WHERE words @@ %s::tsquery OFFSET 0) AS p
-    JOIN items i ON i.seq = p.item CROSS JOIN LATERAL unnest(p.words) AS u
-    WHERE u.lexeme = ANY(%s) AND {scope}
+    CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {scope} OFFSET 0) AS i
+    CROSS JOIN LATERAL unnest(p.words) AS u
+    WHERE u.lexeme = ANY(%s)
 ), sizes AS (
     SELECT %s::float8 AS pieces, %s::float8 AS average
 ), holding AS (
@@ -132,7 +135,7 @@ def keyword_ranking(
     statement = _KEYWORD.format(scope=scope.sql)
     limit = depth + 16
     while True:
-        params = (any_of(words), words, *scope.params, pieces, average,
+        params = (any_of(words), *scope.params, words, pieces, average,
                   K1 + 1, K1, B, B, len(words), limit)  # fmt: skip
         rows = connection.execute(statement, params).fetchall()
         ranked = _best_pieces(rows, depth)
