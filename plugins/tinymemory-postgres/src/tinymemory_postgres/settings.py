@@ -110,7 +110,7 @@ class ServerSettings:
         password = credential.bearer()
         if password:
             parts["password"] = password
-        # Never libpq's environment or ~/.pgpass by surprise: what is not given is libpq's default.
+        # What is not given here is libpq's default (its PG* variables and ~/.pgpass included).
         return psycopg.conninfo.make_conninfo("", **parts)
 
     @property
