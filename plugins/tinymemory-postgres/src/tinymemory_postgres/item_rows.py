@@ -1,0 +1,187 @@
+"""Items as rows: what a store computes before any I/O, and the statements that write a batch.
+
+An item is one ``items`` row holding its canonical JSON whole, with the
+fields filters read copied into columns; its text is cut into ``pieces`` (a
+long document into several), each with its ``tsvector``, its length in
+tokens and its vector. A batch is written by one statement per table, inside
+the transaction that holds the schema's write lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import psycopg
+
+from tinymemory import Document, InvalidRequest, Namespace, StoreItem
+from tinymemory.plugin import Piece, cut_pieces, json_and_id, to_utc
+
+from .filters import last_service, turns_text
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: Documents longer than this many bytes are ranked by pieces of about this size.
+PIECE_TARGET = 2_000
+#: The column names of ``items`` after ``seq`` and ``node``, in the order of :func:`_columns`.
+ITEM_COLUMNS = (
+    "id", "kind", "source_kind", "source_id", "workspace", "folder", "file_path", "language",
+    "repo", "commit_ref", "url", "thread_id", "turns", "agent_id", "tool_call", "observed_at",
+    "body",
+)  # fmt: skip
+#: PostgreSQL's types of those columns, for the arrays a batch is sent as.
+_ITEM_TYPES = ("text",) * 15 + ("timestamptz", "text")
+
+
+@attrs.frozen
+class Prepared:
+    """An item ready to write: its id, its row's columns and the pieces it is ranked by."""
+
+    id: str
+    item: StoreItem
+    columns: tuple[object, ...]
+    pieces: tuple[Piece, ...]
+
+
+def prepare(item: StoreItem) -> Prepared:
+    """Everything a write needs from ``item``, computed before any I/O.
+
+    PostgreSQL's text holds no NUL character: one in a field a filter reads
+    is ``InvalidRequest``. (The JSON form escapes it, and a piece's indexed
+    copy has it replaced, so the item's own text may hold one.)
+    """
+    body, item_id = json_and_id(item)
+    text = item.render_text()
+    if isinstance(item, Document):
+        pieces = tuple(cut_pieces(text, PIECE_TARGET))
+    else:
+        pieces = (Piece(text=text, start=0),) if text else ()
+    columns = _columns(item_id, item, body)
+    for name, value in zip(ITEM_COLUMNS, columns, strict=True):
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidRequest(f"PostgreSQL cannot keep a NUL character in `{name}`")
+    for tag in item.meta.tags:
+        if "\x00" in tag:
+            raise InvalidRequest("PostgreSQL cannot keep a NUL character in a tag")
+    if "\x00" in str(item.meta.namespace):
+        raise InvalidRequest("PostgreSQL cannot keep a NUL character in a namespace")
+    return Prepared(id=item_id, item=item, columns=columns, pieces=pieces)
+
+
+def first_copies(prepared: Sequence[Prepared]) -> list[Prepared]:
+    """Each item once, at its first place in the batch (a later copy is a replay)."""
+    firsts: dict[str, Prepared] = {}
+    for entry in prepared:
+        firsts.setdefault(entry.id, entry)
+    return list(firsts.values())
+
+
+def existing(connection: psycopg.Connection[Any], ids: Sequence[str]) -> set[str]:
+    """Those of ``ids`` stored already."""
+    rows = connection.execute("SELECT id FROM items WHERE id = ANY(%s)", (list(ids),))
+    return {row[0] for row in rows}
+
+
+def write(
+    connection: psycopg.Connection[Any],
+    entries: list[Prepared],
+    vectors: dict[str, np.ndarray[Any, Any]],
+) -> None:
+    """Write new items, their nodes, tags and pieces: one statement per table.
+
+    The caller holds the schema's write lock, so the ``seq`` handed out here
+    (counted on from the sequence) are in commit order.
+    """
+    nodes = _nodes(connection, [entry.item.meta.namespace for entry in entries])
+    # Under the write lock no one else takes from the sequence: a run of seqs at once.
+    row = connection.execute(
+        "SELECT setval('item_seq', nextval('item_seq') + %s)", (len(entries) - 1,)
+    ).fetchone()
+    assert row is not None
+    seqs = list(range(row[0] - len(entries) + 1, row[0] + 1))
+    columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
+    columns += [list(values) for values in zip(*(entry.columns for entry in entries), strict=True)]
+    types = ("bigint", "bigint", *_ITEM_TYPES)
+    arrays = ", ".join(f"%s::{kind}[]" for kind in types)
+    connection.execute(
+        f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
+        columns,
+    )
+    tag_items, tags = [], []
+    piece_rows: list[list[object]] = [[] for _ in range(8)]
+    for seq, entry in zip(seqs, entries, strict=True):
+        for tag in dict.fromkeys(entry.item.meta.tags):
+            tag_items.append(seq)
+            tags.append(tag)
+        for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
+            first_page, last_page = piece.pages or (None, None)
+            row = (seq, piece.start, len(piece.text), first_page, last_page, piece.section,
+                   piece.text.replace("\x00", "\ufffd"), vector.tobytes())  # fmt: skip
+            for values, value in zip(piece_rows, row, strict=True):
+                values.append(value)
+    if tags:
+        connection.execute(
+            "INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%s::bigint[], %s::text[])",
+            (tag_items, tags),
+        )
+    if piece_rows[0]:
+        connection.execute(
+            "INSERT INTO pieces(item, start, length, first_page, last_page, section, text, "
+            "words, tokens, vector) "
+            "SELECT u.item, u.start, u.length, u.first_page, u.last_page, u.section, u.text, "
+            "w.words, (SELECT coalesce(sum(cardinality(positions)), 0) FROM unnest(w.words)), "
+            "u.vector FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], %s::int[], "
+            "%s::text[], %s::text[], %s::bytea[]) "
+            "AS u(item, start, length, first_page, last_page, section, text, vector), "
+            "LATERAL (SELECT to_tsvector('simple', u.text) AS words) AS w",
+            piece_rows,
+        )
+        connection.execute(
+            "INSERT INTO node_sizes(node, kind, pieces, tokens) "
+            "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
+            "JOIN pieces p ON p.item = i.seq WHERE i.seq = ANY(%s) GROUP BY i.node, i.kind "
+            "ON CONFLICT (node, kind) DO UPDATE SET pieces = node_sizes.pieces + excluded.pieces, "
+            "tokens = node_sizes.tokens + excluded.tokens",
+            (seqs,),
+        )
+
+
+def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> dict[str, int]:
+    """Each namespace's node id, its row added when it is new."""
+    unique = {str(namespace): namespace for namespace in namespaces}
+    paths = list(unique)
+    connection.execute(
+        "INSERT INTO nodes(path, depth, last_service) "
+        "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]) ON CONFLICT (path) DO NOTHING",
+        (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()]),
+    )
+    rows = connection.execute("SELECT path, id FROM nodes WHERE path = ANY(%s)", (paths,))
+    return dict(rows)
+
+
+def _columns(item_id: str, item: StoreItem, body: str) -> tuple[object, ...]:
+    """The item's row from ``id`` on (:data:`ITEM_COLUMNS`): what filters read, then its JSON."""
+    meta = item.meta
+    observed: datetime | None = to_utc(meta.observed_at) if meta.observed_at else None
+    return (
+        item_id,
+        item.item_kind.value,
+        meta.source.kind.value,
+        meta.source.id,
+        meta.workspace,
+        meta.folder,
+        meta.file_path,
+        meta.language,
+        meta.repo,
+        meta.commit,
+        meta.url,
+        meta.thread_id,
+        turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
+        meta.agent_id,
+        meta.tool_call.name if meta.tool_call else None,
+        observed,
+        body,
+    )

@@ -1,0 +1,39 @@
+"""What PostgreSQL's text cannot hold, and the engine's own face: its repr and its health."""
+
+from __future__ import annotations
+
+import pytest
+
+import tinymemory as tm
+from tinymemory_postgres import PostgresEngine
+
+
+def test_a_nul_in_an_item_s_text_is_kept_and_found(engine: PostgresEngine) -> None:
+    item = tm.Learning(text="before\x00after the crane")
+    receipt = engine.store(item)
+    listed = engine.list(tm.ListRequest()).items
+    assert [hit.text for hit in listed] == ["before\x00after the crane"]
+    hits = engine.fetch(tm.FetchRequest(query="crane", mode=tm.FetchMode.KEYWORD)).hits
+    assert [(hit.id, hit.text) for hit in hits] == [(receipt.id, "before\x00after the crane")]
+
+
+def test_a_nul_in_a_filtered_field_is_refused_before_anything_is_stored(
+    engine: PostgresEngine,
+) -> None:
+    batch = [
+        tm.Learning(text="a fine item"),
+        tm.Learning(text="a bad one", meta=tm.MemoryMeta(workspace="ws\x00")),
+    ]
+    with pytest.raises(tm.InvalidRequest, match="NUL character in `workspace`"):
+        engine.store_many(batch)
+    assert engine.list(tm.ListRequest()).items == ()
+
+
+def test_the_engine_says_where_it_is_and_that_it_serves(engine: PostgresEngine) -> None:
+    assert repr(engine).startswith("<PostgresEngine ")
+    assert engine.settings.schema in repr(engine)
+    assert engine.health().state is tm.HealthState.OK
+    engine.close()
+    assert not engine.health().serving
+    with pytest.raises(tm.Unavailable, match="closed"):
+        engine.list(tm.ListRequest())
