@@ -126,7 +126,8 @@ class PostgresEngine(MemoryEngine):
         return DESCRIPTOR
 
     def health(self) -> EngineHealth:
-        """Ok when the server answers (saying how vectors are ranked); down when it does not."""
+        """Ok when the server answers, down when it does not (an ok health has no reason, so
+        the descriptor is where the engine says vectors are ranked by an exact scan)."""
         if self._server.closed:
             return EngineHealth.down("the postgres engine is closed")
         try:
