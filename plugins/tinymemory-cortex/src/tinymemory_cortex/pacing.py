@@ -3,7 +3,9 @@
 The hosted memory API allows 300 requests a minute per user and answers a
 burst over it with 429. :class:`Pacer` spaces the engine's requests so it
 never sends that burst: before a request it waits until fewer than ``limit``
-requests were sent in the last ``window`` seconds.
+requests were sent in the last ``window`` seconds, the window taken 10%
+longer than the service's (:data:`MARGIN`) so that network jitter never
+lets the service see a window hold more than its limit.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+
+#: How much longer than the service's window the pacer waits, as a fraction of it.
+MARGIN = 0.1
 
 
 class Pacer:
@@ -20,7 +25,7 @@ class Pacer:
         if limit < 1 or window <= 0:
             raise ValueError("a pacer needs a limit of at least 1 and a positive window")
         self.limit = limit
-        self.window = window
+        self.window = window * (1 + MARGIN)
         self._sent: deque[float] = deque()
         self._lock = threading.Lock()
         #: Seconds spent waiting for a slot, in all (what a test or a progress line reads).

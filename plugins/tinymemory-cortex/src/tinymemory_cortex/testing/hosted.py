@@ -96,6 +96,8 @@ class HostedFront:
     rate_limited: int = 0
     #: Every claim taken: ``(route, key)``, in order.
     claims: list[tuple[str, str]] = attrs.field(factory=list)
+    #: Every ``Idempotency-Key`` that arrived, refused or not: ``(route, key)``, in order.
+    keys_sent: list[tuple[str, str]] = attrs.field(factory=list)
     _claimed: dict[str, set[str]] = attrs.field(factory=dict)
     _sent: dict[str, deque[float]] = attrs.field(factory=dict)
     _orgs: dict[str, str] = attrs.field(factory=dict)
@@ -109,6 +111,10 @@ class HostedFront:
         headers: Mapping[str, str],
         body: bytes,
     ) -> Answer:
+        key = {name.lower(): value for name, value in headers.items()}.get("idempotency-key")
+        if key is not None:
+            with self.double._lock:
+                self.keys_sent.append((route, key))
         fault = self.double._take_fault(route)
         acts = fault is not None and (fault.drop or fault.status is not None)
         if acts and fault is not None and not (fault.after_apply or fault.claimed):
@@ -118,7 +124,6 @@ class HostedFront:
             limited = self._limit(token)
             if limited is not None:
                 return limited
-            key = {name.lower(): value for name, value in headers.items()}.get("idempotency-key")
             if method == "POST" and key is not None:
                 self._claim(token, route, key)
             if acts and fault is not None and fault.claimed:
