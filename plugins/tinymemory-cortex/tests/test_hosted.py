@@ -7,8 +7,11 @@ holds afterwards: nothing lost, nothing stored twice.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -34,6 +37,7 @@ from tinymemory import (
     Unavailable,
     Unsupported,
     build_engine,
+    list_engines,
 )
 from tinymemory_cortex import HOSTED, CortexEngine, Pacer
 from tinymemory_cortex.testing import CortexDouble, DoubleServer, Fault
@@ -410,3 +414,16 @@ def test_a_pacer_lets_at_most_its_limit_through_any_window() -> None:
     assert all(sent[n + 3] - sent[n] >= 0.2 for n in range(4))
     with pytest.raises(ValueError, match="a limit of at least 1"):
         Pacer(0)
+
+
+def test_the_registry_and_the_cli_list_both_wires_with_their_descriptors() -> None:
+    listed = {descriptor.id: descriptor for descriptor in list_engines()}
+    assert listed["tinyhumans"].default_endpoint == "https://api.tinyhumans.ai"
+    assert listed["tinyhumans"].label == "TinyHumans (hosted CortexDB)"
+    assert listed["cortexdb"].default_endpoint == "https://api-v1.cortexdb.ai"
+    engine = CortexEngine("https://api.tinyhumans.ai", EngineCredential.static(TOKEN), wire=HOSTED)
+    with engine:
+        assert engine.descriptor is listed["tinyhumans"]
+    command = str(Path(sys.executable).parent / "tinymemory")  # the installed console script
+    shown = subprocess.run([command, "engines"], capture_output=True, text=True, check=True).stdout
+    assert "tinyhumans  TinyHumans (hosted CortexDB)" in shown

@@ -57,7 +57,7 @@ from tinymemory.plugin import MemoryEngine, json_and_id
 
 from . import cursors
 from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
-from .descriptor import DESCRIPTOR
+from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
 from .envelope import Event, EventWriter, PathBook, digest16
 from .layout import KIND_ORDER, Layout, Scope
 from .log import EventLog, forget_events, with_attempts
@@ -130,9 +130,9 @@ class CortexEngine(MemoryEngine):
         backoff: float = 0.25,
         rate_limit: int | None = None,
         rate_window: float = 60.0,
-        descriptor: EngineDescriptor = DESCRIPTOR,
+        descriptor: EngineDescriptor | None = None,
     ) -> None:
-        self._descriptor = descriptor
+        self._descriptor = descriptor or (DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR)
         self.layout = Layout(scope_root)
         limit = rate_limit or wire.rate_limit
         self.transport = Transport(

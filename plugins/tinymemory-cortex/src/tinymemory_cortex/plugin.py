@@ -90,7 +90,6 @@ def _build(settings: EngineSettings, credential: EngineCredential, wire: Wire) -
         wait_budget=_seconds(settings, wire, "wait_budget", 30.0),
         settle_budget=_seconds(settings, wire, "settle_budget", 10.0),
         rate_limit=_rate_limit(settings, wire),
-        descriptor=DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR,
     )
 
 
