@@ -8,7 +8,11 @@ same loopback double (a real socket on 127.0.0.1), so the ratio is fair;
 the one-at-a-time run stores fewer items (``--single``) because it is slow,
 and its per-item figures are what compare.
 
-    python benchmarks/cortex_store_many.py [--items 5000] [--single 500]
+``--wire tinyhumans`` runs the hosted wire instead (one request per event,
+no bulk route), with the double's rate limit and the engine's pacing lifted
+so the figures show the wire's cost rather than 300 requests a minute.
+
+    python benchmarks/cortex_store_many.py [--items 5000] [--single 500] [--wire tinyhumans]
 """
 
 from __future__ import annotations
@@ -18,14 +22,21 @@ import os
 import time
 
 from tinymemory import EngineCredential, EngineSettings, Learning, MemoryEngine, build_engine
-from tinymemory_cortex.testing import DoubleServer
+from tinymemory_cortex.testing import CortexDouble, DoubleServer
 
 BATCH = 100
 
 
-def _engine(url: str, token: str) -> MemoryEngine:
-    settings = EngineSettings(endpoint=url, options={"poll_interval": 0.005})
-    return build_engine("cortexdb", settings, EngineCredential.static(token), scrub=False)
+#: Requests a minute the hosted run allows (the real limit is 300).
+UNPACED = 10**9
+
+
+def _engine(url: str, token: str, wire: str) -> MemoryEngine:
+    options: dict[str, object] = {"poll_interval": 0.005}
+    if wire == "tinyhumans":
+        options["rate_limit"] = UNPACED
+    settings = EngineSettings(endpoint=url, options=options)
+    return build_engine(wire, settings, EngineCredential.static(token), scrub=False)
 
 
 def _learnings(prefix: str, count: int) -> list[Learning]:
@@ -39,10 +50,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=5000, help="learnings stored in batches")
     parser.add_argument("--single", type=int, default=500, help="learnings stored one at a time")
+    parser.add_argument("--wire", choices=("cortexdb", "tinyhumans"), default="cortexdb")
     args = parser.parse_args()
-    with DoubleServer() as server:
+    with DoubleServer(CortexDouble(hosted_rate_limit=None)) as server:
         double = server.double
-        batched = _engine(server.url, "bench-batched")
+        batched = _engine(server.url, "bench-batched", args.wire)
         batched.health()  # learn the actor first: one request not counted against the batches
         items = _learnings("batched", args.items)
         sent = len(double.requests)
@@ -56,7 +68,7 @@ def main() -> None:
         batched_requests = len(double.requests) - sent
         batched.close()
 
-        single = _engine(server.url, "bench-single")
+        single = _engine(server.url, "bench-single", args.wire)
         single.health()
         items = _learnings("single", args.single)
         sent = len(double.requests)
@@ -71,10 +83,11 @@ def main() -> None:
     single_rate = args.single / single_seconds
     single_per_batch = single_requests / args.single * BATCH
     print(f"load average {os.getloadavg()}")
-    print(f"store_many, {args.items} learnings in batches of {BATCH}, one scope:")
+    floor = 5 if args.wire == "cortexdb" else BATCH + 4
+    print(f"wire {args.wire}; store_many, {args.items} learnings in batches of {BATCH}, one scope:")
     print(
         f"  HTTP requests per {BATCH}-item batch: max {max(per_batch)}, "
-        f"mean {batched_requests / len(per_batch):.2f} (target <= 5)"
+        f"mean {batched_requests / len(per_batch):.2f} (target <= {floor})"
     )
     print(f"  items/s: {batched_rate:,.0f}  ({batched_seconds:.2f} s)")
     print(f"store one at a time (per-item waits), {args.single} learnings:")

@@ -20,11 +20,13 @@ def fresh_token() -> str:
     return f"test-key-{next(_tokens)}"
 
 
-def build_against(url: str, token: str | None = None, **settings: object) -> MemoryEngine:
-    """The installed engine ``cortexdb`` pointed at ``url``, as a host builds it."""
+def build_against(
+    url: str, token: str | None = None, engine_id: str = "cortexdb", **settings: object
+) -> MemoryEngine:
+    """The installed engine ``engine_id`` pointed at ``url``, as a host builds it."""
     options = {**FAST, **settings.pop("options", {})}  # type: ignore[dict-item]
     return build_engine(
-        "cortexdb",
+        engine_id,
         EngineSettings(endpoint=url, options=options, **settings),  # type: ignore[arg-type]
         EngineCredential.static(token or fresh_token()),
         scrub=False,

@@ -1,4 +1,5 @@
-"""TinyMemory's CortexDB engine: ``cortexdb``, CortexDB's Direct wire (``v1/*``).
+"""TinyMemory's CortexDB engines: ``cortexdb`` (CortexDB's Direct wire, ``v1/*``) and
+``tinyhumans`` (the hosted TinyHumans memory API, ``memory/*``), one engine class over two wires.
 
 Build it through the registry::
 
@@ -11,8 +12,9 @@ Build it through the registry::
 
 from __future__ import annotations
 
-from .descriptor import DESCRIPTOR
+from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
 from .engine import CortexEngine
-from .wire import DIRECT, Wire
+from .pacing import Pacer
+from .wire import DIRECT, HOSTED, Wire
 
-__all__ = ["DESCRIPTOR", "DIRECT", "CortexEngine", "Wire"]
+__all__ = ["DESCRIPTOR", "DIRECT", "HOSTED", "HOSTED_DESCRIPTOR", "CortexEngine", "Pacer", "Wire"]

@@ -2,8 +2,9 @@
 
 Store writes each item as the events of :mod:`.envelope` into its kind scope
 (:mod:`.layout`), paying per batch: one id lookup per kind scope, the missing
-events of the whole batch in one ordered bulk append, one listing wait per
-scope for its last event and one ranked-recall wait for the final event.
+events of the whole batch in one ordered bulk append (on the hosted wire,
+which has no bulk route: one claimed request per event), one listing wait
+per scope for its last event and one ranked-recall wait for the final event.
 Reads decode the events back (v3 and v2, ignoring anybody else's), apply the
 whole filter on the page, and reassemble conversations and chunked
 documents; recall builds one pack per scope concurrently (a thread pool
@@ -50,17 +51,19 @@ from tinymemory import (
     StoreReceipt,
     TinyMemoryError,
     Unavailable,
+    Unsupported,
 )
 from tinymemory.plugin import MemoryEngine, json_and_id
 
 from . import cursors
 from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
-from .descriptor import DESCRIPTOR
+from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
 from .envelope import Event, EventWriter, PathBook, digest16
 from .layout import KIND_ORDER, Layout, Scope
-from .log import EventLog, forget_events
+from .log import EventLog, forget_events, with_attempts
+from .pacing import Pacer
 from .registration import RootRegistration
-from .transport import Transport
+from .transport import Transport, code_of
 from .wire import DIRECT, Wire
 
 #: Packs built at once by fetch and recall.
@@ -100,13 +103,15 @@ class _Entry:
 
 
 class CortexEngine(MemoryEngine):
-    """TinyMemory over CortexDB (the Direct wire by default).
+    """TinyMemory over CortexDB: the Direct wire by default, or ``wire=HOSTED``.
 
     ``scope_root`` lays memory out in layout v3 below that root (such as
     ``org:42``); without it the legacy layout under ``app:tinymemory`` is
     used. ``scope_owner`` (an actor such as ``user:42``) is registered as the
     root's owner before the first write. ``poll_interval``, ``wait_budget``
     and ``settle_budget`` (seconds) pace the visibility waits after a write.
+    ``rate_limit`` requests per ``rate_window`` seconds pace every request
+    (default: the wire's own limit, 300 a minute on the hosted wire).
     """
 
     def __init__(
@@ -123,12 +128,21 @@ class CortexEngine(MemoryEngine):
         wait_budget: float = 30.0,
         settle_budget: float = 10.0,
         backoff: float = 0.25,
-        descriptor: EngineDescriptor = DESCRIPTOR,
+        rate_limit: int | None = None,
+        rate_window: float = 60.0,
+        descriptor: EngineDescriptor | None = None,
     ) -> None:
-        self._descriptor = descriptor
+        self._descriptor = descriptor or (DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR)
         self.layout = Layout(scope_root)
+        limit = rate_limit or wire.rate_limit
         self.transport = Transport(
-            endpoint, credential, wire, headers=headers, timeout=timeout, backoff=backoff
+            endpoint,
+            credential,
+            wire,
+            headers=headers,
+            timeout=timeout,
+            backoff=backoff,
+            pacer=None if limit is None else Pacer(limit, rate_window),
         )
         self.log = EventLog(
             self.transport,
@@ -526,14 +540,16 @@ class CortexEngine(MemoryEngine):
                 raise EngineError(
                     f"memory API recall on {self.transport.host} answered without a pack id"
                 )
-            body = {
+            body: dict[str, Any] = {
                 "scope": scopes[best].path,
                 "question": request.question,
                 "use_pack_id": pack_id,
                 "cite_sources": True,
                 "include_context": True,
-                "answer_instructions": request.instructions,
             }
+            # Direct sends a null; the hosted schema is strict and refuses one.
+            if request.instructions is not None or not self.transport.wire.enveloped:
+                body["answer_instructions"] = request.instructions
             try:
                 answer = self.transport.post("answer", body)
             except NotFound:
@@ -612,6 +628,8 @@ class CortexEngine(MemoryEngine):
 
     def handle_erase(self, request: EraseRequest) -> EraseReport:
         self._open()
+        if request.whole_tree and self.transport.wire.claims:
+            return self._erase_hosted_memory()
         prefixes = self.layout.discovery_prefixes(request.reach.at)
         found: set[Scope] = set()
         for prefix in prefixes:
@@ -620,8 +638,62 @@ class CortexEngine(MemoryEngine):
             (scope for scope in found if request.erases(scope.kind, scope.namespace)),
             key=lambda scope: (-scope.depth, scope.path),
         )
-        receipts = [self._erase_scope(scope.path) for scope in doomed]
-        return EraseReport(erased_scopes=len(receipts), receipts=receipts)
+        if self.transport.wire.claims:
+            receipts = [receipt for scope in doomed for receipt in self._erase_hosted(scope.path)]
+        else:
+            receipts = [self._erase_scope(scope.path) for scope in doomed]
+        return EraseReport(erased_scopes=len(doomed), receipts=receipts)
+
+    def _erase_hosted(self, path: str) -> list[str]:
+        """``memory/v1/erasures`` (a passthrough, answered bare): the scope and all below it.
+
+        A 502 ``ERASURE_INCOMPLETE`` is retried, 3 attempts in all, each with a
+        new claim; a 404 (a backend without the route) is ``Unsupported``.
+        """
+        host = self.transport.host
+
+        def send(_: int) -> object:
+            try:
+                return self.transport.post(
+                    "erasures", {"scope": path, "audit_note": "tinymemory: erase"}, claim=True
+                )
+            except NotFound:
+                raise Unsupported(f"memory API on {host} has no per-scope erasure") from None
+
+        answer = with_attempts(
+            self.transport, send, lambda error: code_of(error) == "ERASURE_INCOMPLETE"
+        )
+        fields = answer if isinstance(answer, dict) else {}
+        scopes, ids = fields.get("scopes"), fields.get("erasure_ids") or []
+        if (
+            fields.get("erased") is not True
+            or isinstance(scopes, bool)
+            or not isinstance(scopes, int)
+            or scopes < 0
+            or not isinstance(ids, list)
+            or not all(isinstance(erasure, str) for erasure in ids)
+            or (scopes > 0 and not ids)
+        ):
+            raise EngineError(f"memory API erasures on {host} answered no complete erasure")
+        return list(ids)
+
+    def _erase_hosted_memory(self) -> EraseReport:
+        """The whole tree: ``DELETE memory``, sent once; no receipts."""
+        try:
+            answer = self.transport.request("DELETE", "erase_all", retry=False)
+        except NotFound:
+            raise Unsupported(
+                f"memory API on {self.transport.host} cannot erase the whole memory"
+            ) from None
+        scopes = answer.get("scopes") if isinstance(answer, dict) else None
+        if (
+            not isinstance(answer, dict)
+            or answer.get("erased") is not True
+            or isinstance(scopes, bool)
+            or not isinstance(scopes, int)
+        ):
+            raise EngineError(f"memory API memory on {self.transport.host} answered no erasure")
+        return EraseReport(erased_scopes=scopes, receipts=[])
 
     def _erase_scope(self, path: str) -> str:
         body = {"scope": path, "confirm_all": True, "audit_note": "tinymemory: erase"}

@@ -4,21 +4,29 @@ CortexDB lists a scope newest first and emits every event twice (consecutive
 copies, counted by ``limit``); a reader drops the repeat by event id. Label
 lookups send at most 50 labels per request and re-check every hit against
 the envelope's real id (a label is only 64 bits).
+
+On the hosted wire every event is its own request under one
+``Idempotency-Key`` claim, retried with that claim on a transient failure;
+a 409 on a retry means an earlier attempt landed, and the event is found by
+its text and labels (the wire reference's §9.2).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
-from tinymemory import EngineError, NotFound, TinyMemoryError, Unavailable
+from tinymemory import Conflict, EngineError, NotFound, TinyMemoryError, Unavailable
 
 from .decoding import Decoded, decode_event
 from .envelope import Event, item_label
 from .layout import Layout, Scope, below
-from .transport import Transport
+from .transport import Transport, new_claim
 
+_T = TypeVar("_T")
+#: Attempts of a hosted write on a transient failure (sleeping 250 ms, then 500 ms).
+HOSTED_ATTEMPTS = 3
 PAGE_LIMIT = 200
 MAX_PAGES = 500
 MAX_LABELS = 50
@@ -121,8 +129,54 @@ class EventLog:
         return results
 
     def _one(self, event: Event, params: dict[str, str]) -> tuple[str, bool]:
-        answer = self.transport.post("experience", event.body, params, retry=True)
-        return self._result(answer, "experience")
+        if not self.transport.wire.claims:
+            answer = self.transport.post("experience", event.body, params, retry=True)
+            return self._result(answer, "experience")
+        claim = new_claim()
+
+        def send(attempt: int) -> tuple[str, bool]:
+            try:
+                answer = self.transport.post("experience", event.body, params, claim=claim)
+            except Conflict:
+                if attempt == 1:
+                    raise  # the claim was fresh: somebody else's conflict
+                return self._recover(event), False
+            return self._result(answer, "experience")
+
+        return with_attempts(self.transport, send)
+
+    def _recover(self, event: Event) -> str:
+        """The id of a claimed write that landed although its answer was lost (§9.2).
+
+        The scope's first page, narrowed by the item label, is read until an
+        event with the same text and exactly the same labels appears; a
+        transient failure there means "not yet".
+        """
+        scope = event.body["scope"]
+        text = event.body["content"]["text"]
+        labels = event.body["context"]["labels"]
+        deadline = time.monotonic() + self.wait_budget
+        while True:
+            try:
+                items, _ = self.page(scope, None, labels[:1])
+            except TinyMemoryError as error:
+                if not error.transient:
+                    raise
+                items = []
+            for raw in items:
+                if (
+                    isinstance(raw, dict)
+                    and isinstance(raw.get("id"), str)
+                    and (raw.get("content") or {}).get("text") == text
+                    and (raw.get("context") or {}).get("labels") == labels
+                ):
+                    return str(raw["id"])
+            if time.monotonic() >= deadline:
+                raise Unavailable(
+                    f"a write to {scope} was claimed but not found within "
+                    f"{self.wait_budget:g} s; its outcome is unknown"
+                )
+            time.sleep(self.poll_interval)
 
     def _bulk(self, events: Sequence[Event], params: dict[str, str]) -> list[tuple[str, bool]]:
         # `ordering` is what the Rust engine sends to live servers; the SDK does not
@@ -147,19 +201,28 @@ class EventLog:
 
     def wait_listed(self, scope: str, event_id: str, item_id: str) -> None:
         """Poll the scope's first page (narrowed by the item's label) until the event is there."""
+        hosted = self.transport.wire.claims
         deadline = time.monotonic() + self.wait_budget
-        polls = 0
+        polls = failed = 0
+        gap = self.poll_interval
         while True:
-            polls += 1
-            items, _ = self.page(scope, None, [item_label(item_id)])
+            try:
+                items, _ = self.page(scope, None, [item_label(item_id)])
+                polls += 1
+            except TinyMemoryError as error:
+                if not (hosted and error.transient):
+                    raise
+                items, failed = [], failed + 1  # hosted: a 429 or 5xx here means "not yet"
             if any(isinstance(raw, dict) and raw.get("id") == event_id for raw in items):
                 return
             if time.monotonic() >= deadline:
                 raise Unavailable(
                     f"event {event_id} in {scope} did not become readable "
-                    f"({polls} polls answered without it)"
+                    f"({polls} polls answered without it, {failed} failed)"
                 )
-            time.sleep(self.poll_interval)
+            time.sleep(gap)
+            if hosted:
+                gap = min(gap * 2, 2.0)  # hosted polls back off: they count against its limit
 
     def wait_ranked(self, scope: str, event_id: str, text: str) -> None:
         """Best effort: poll a settle probe until ranked recall holds the event."""
@@ -167,7 +230,7 @@ class EventLog:
         probe = {"scope": scope, "query": text[:256], "view": "granular", "include": ["events"]}
         while True:
             try:
-                answer = self.transport.post("recall", probe, retry=False)
+                answer = self.transport.post("recall", probe, retry=False, claim=False)
             except TinyMemoryError:
                 return
             events = (
@@ -240,8 +303,29 @@ def _bulk_batches(events: Sequence[Event]) -> Iterator[list[Event]]:
         yield batch
 
 
+def with_attempts(
+    transport: Transport,
+    send: Callable[[int], _T],
+    retry_on: Callable[[TinyMemoryError], bool] = lambda error: error.transient,
+) -> _T:
+    """``send(attempt)`` up to 3 times while it fails as ``retry_on`` allows (hosted writes)."""
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            return send(attempt)
+        except TinyMemoryError as error:
+            if attempt >= HOSTED_ATTEMPTS or not retry_on(error):
+                raise
+        time.sleep(transport.backoff * 2 ** (attempt - 1))
+
+
 def forget_events(transport: Transport, scope: str, event_ids: Sequence[str]) -> None:
-    """Forget named events, at most 100 per request, removing the events themselves."""
+    """Forget named events, at most 100 per request, removing the events themselves.
+
+    Direct sends each request once. Hosted retries a transient failure with
+    a new claim per attempt, and a 404 on a retry counts as done.
+    """
     for start in range(0, len(event_ids), 100):
         body = {
             "scope": scope,
@@ -250,4 +334,15 @@ def forget_events(transport: Transport, scope: str, event_ids: Sequence[str]) ->
             "cascade": "redact_events",
             "audit_note": "tinymemory: forget",
         }
-        transport.post("forget", body)
+        if not transport.wire.claims:
+            transport.post("forget", body)
+            continue
+
+        def send(attempt: int, body: dict[str, Any] = body) -> None:
+            try:
+                transport.post("forget", body, claim=True)
+            except NotFound:
+                if attempt == 1:
+                    raise
+
+        with_attempts(transport, send)

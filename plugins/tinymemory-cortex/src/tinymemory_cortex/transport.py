@@ -12,6 +12,11 @@
   sleeping 250 ms then 500 ms; a 503 ``AUTHORIZATION_STATE_CHANGED`` gets 6.
   A 429's ``Retry-After`` (whole seconds, at most 10) holds every later
   request of the engine until then.
+- The hosted wire: every single-attempt POST carries a fresh
+  ``Idempotency-Key`` claim (a caller may pass its own, reused across its
+  retries); answers are unwrapped from ``{success, data}``; failures
+  ``{success: false, error, errorCode}`` read as ``[CODE] ...``; requests are
+  paced under the wire's rate limit (:mod:`.pacing`).
 - Errors follow the wire reference's §10: the route without its query, the
   endpoint's host, the status, and at most 300 characters of what the
   backend said after `` — ``; never a credential. Redirects are not followed.
@@ -19,7 +24,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
+import re
+import secrets
 import threading
 import time
 from collections.abc import Mapping
@@ -41,6 +50,7 @@ from tinymemory import (
     Unavailable,
 )
 
+from .pacing import Pacer
 from .wire import Wire
 
 #: Header names a host may not set (case-insensitive).
@@ -64,6 +74,16 @@ EXCERPT_CHARS = 300
 _TRANSIENT = frozenset({408, 429, 500, 502, 503, 504})
 _STATE_CHANGED = "AUTHORIZATION_STATE_CHANGED"
 _UNKNOWN, _ABSENT = object(), object()
+_CLAIM_SALT = secrets.token_hex(8)
+_claims = itertools.count(1)
+_NOT_CODE = re.compile(r"[^A-Za-z0-9_]", re.ASCII)
+#: The hosted code of a failure whose body names none (the wire reference's §10.2).
+_HOSTED_DEFAULT_CODES = {401: "UNAUTHORIZED", 403: "UNAUTHORIZED", 402: "USER_INSUFFICIENT_CREDITS"}
+
+
+def new_claim() -> str:
+    """A fresh ``Idempotency-Key``: ``tm-<salt>-<unix ns>-<sequence>``, never from content."""
+    return f"tm-{_CLAIM_SALT}-{time.time_ns()}-{next(_claims)}"
 
 
 def status_of(error: BaseException) -> int | None:
@@ -114,6 +134,7 @@ class Transport:
         headers: Mapping[str, str] | None = None,
         timeout: float = REQUEST_TIMEOUT,
         backoff: float = 0.25,
+        pacer: Pacer | None = None,
     ) -> None:
         self.base = endpoint if endpoint.endswith("/") else endpoint + "/"
         parts = urlsplit(endpoint)
@@ -125,6 +146,7 @@ class Transport:
         self._headers = check_headers(headers or {})
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.backoff = backoff
+        self.pacer = pacer
         self._session = requests.Session()
         adapter = HTTPAdapter(pool_connections=4, pool_maxsize=8, max_retries=0)
         self._session.mount("http://", adapter)
@@ -151,9 +173,15 @@ class Transport:
         params: Mapping[str, str] | None = None,
         *,
         retry: bool = False,
+        claim: str | bool | None = None,
     ) -> Any:
-        """POST a JSON body; ``retry`` only for a body CortexDB replays by its key."""
-        return self.request("POST", route, params=params, body=body, retry=retry)
+        """POST a JSON body; ``retry`` only for a body CortexDB replays by its key.
+
+        ``claim`` (hosted wire): None gives a single attempt (``retry`` off) a
+        fresh claim, True a fresh claim on every attempt, a string that claim
+        on every attempt; False sends none.
+        """
+        return self.request("POST", route, params=params, body=body, retry=retry, claim=claim)
 
     def request(
         self,
@@ -164,16 +192,22 @@ class Transport:
         body: object = None,
         retry: bool = True,
         suffix: tuple[str, ...] = (),
+        claim: str | bool | None = None,
     ) -> Any:
-        """One logical request, with the bounded retries the call allows."""
+        """One logical request, with the bounded retries the call allows (``claim`` as in post)."""
         path = self.wire.route(route, *(quote(part, safe="") for part in suffix))
         url = self.base + path + (f"?{query_string(params)}" if params else "")
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+        if claim is None:
+            claim = method == "POST" and not retry
         attempt = 0
         while True:
             attempt += 1
+            key = None
+            if self.wire.claims and claim is not False:
+                key = claim if isinstance(claim, str) else new_claim()
             try:
-                return self._attempt(method, path, url, data)
+                return self._attempt(method, path, url, data, key)
             except TinyMemoryError as error:
                 if not retry or not error.transient or attempt >= _attempts(error):
                     raise
@@ -184,12 +218,16 @@ class Transport:
 
     # --- one attempt -----------------------------------------------------------------
 
-    def _attempt(self, method: str, path: str, url: str, data: bytes | None) -> Any:
+    def _attempt(
+        self, method: str, path: str, url: str, data: bytes | None, claim: str | None
+    ) -> Any:
         self._wait_out_pause()
         headers = {**self._headers, "Accept": "application/json"}
         headers["Authorization"] = "Bearer " + self._bearer()
         if data is not None:
             headers["Content-Type"] = "application/json"
+        if claim is not None:
+            headers["Idempotency-Key"] = claim
         actor = self._actor_header(path)
         if actor is not None:
             headers["X-Cortex-Actor"] = actor
@@ -199,6 +237,8 @@ class Transport:
     def _send(
         self, method: str, path: str, url: str, headers: dict[str, str], data: bytes | None
     ) -> requests.Response:
+        if self.pacer is not None:
+            self.pacer.take()
         with self._lock:
             self.sent += 1
         try:
@@ -247,10 +287,8 @@ class Transport:
             raise _failure(
                 EngineError, f"memory API {path} on {self.host} answered too much", None, None
             )
-        if not content.strip():
-            return self.wire.unwrap(None)
         try:
-            return self.wire.unwrap(json.loads(content))
+            data = json.loads(content) if content.strip() else None
         except ValueError:
             raise _failure(
                 EngineError,
@@ -258,29 +296,52 @@ class Transport:
                 None,
                 None,
             ) from None
+        if not self._enveloped(path):
+            return data
+        if isinstance(data, dict) and data.get("success") is True and "data" in data:
+            return data["data"]
+        if isinstance(data, dict) and data.get("success") is False:
+            raise self._status_error(path, response)
+        raise _failure(
+            EngineError,
+            f"memory API {path} on {self.host} answered outside the {{success, data}} envelope",
+            response.status_code,
+            None,
+        )
+
+    def _enveloped(self, path: str) -> bool:
+        return self.wire.enveloped and path not in self.wire.passthrough
 
     def _status_error(self, path: str, response: requests.Response) -> TinyMemoryError:
         status = response.status_code
         text = response.content[: 64 * 1024].decode("utf-8", "replace")
-        code = None
-        try:
+        parsed: Any = None
+        with contextlib.suppress(ValueError):
             parsed = json.loads(text)
-            if isinstance(parsed, dict) and isinstance(parsed.get("error_code"), str):
-                code = parsed["error_code"]
-        except ValueError:
-            pass
+        fields = parsed if isinstance(parsed, dict) else {}
+        hosted = self.wire.enveloped
+        code = fields.get("errorCode" if self._enveloped(path) else "error_code")
+        code = (_NOT_CODE.sub("", code)[:64].upper() or None) if isinstance(code, str) else None
+        if hosted and code is None:
+            code = _HOSTED_DEFAULT_CODES.get(status, f"HTTP_{status}")
+            code = "RATE_LIMITED" if status == 429 else code
+        if self._enveloped(path) and "error" in fields:
+            error = fields["error"]
+            text = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
         kind: type[TinyMemoryError]
         if status in (401, 403):
             kind = Unauthorized
             head = (
                 f"memory API {path} on {self.host}: the credential was rejected "
-                f"(HTTP {status}); check the API key"
+                f"(HTTP {status}); " + ("re-authenticate" if hosted else "check the API key")
             )
         else:
             kind = _KINDS.get(status, Unavailable if status in _TRANSIENT else EngineError)
+            if hosted and status == 400 and code == "CONFLICT":
+                kind = Conflict  # older hosted backends relay a claim conflict as 400
             head = f"memory API {path} on {self.host} returned HTTP {status}"
-        if code == _STATE_CHANGED and status == 503:
-            head = f"[{_STATE_CHANGED}] {head}"
+        if hosted or (code == _STATE_CHANGED and status == 503):
+            head = f"[{code}] {head}"
         detail = self._credential.redact(text.strip())
         if len(detail) > EXCERPT_CHARS:
             detail = detail[:EXCERPT_CHARS] + "…"

@@ -2,22 +2,18 @@
 
 The engine speaks logical routes (``experience``, ``events``, ...); a
 :class:`Wire` says how each one is spelled and how answers are unwrapped.
-This release has the Direct wire (``cortexdb``, ``v1/*``); the hosted wire
-(``tinyhumans``, ``memory/*`` in ``{success, data}`` envelopes, one
-``Idempotency-Key`` claim per write, no bulk) fills in the same fields.
+Two wires fill it: :data:`DIRECT` (``cortexdb``, CortexDB's own ``v1/*``)
+and :data:`HOSTED` (``tinyhumans``, the TinyHumans memory API's
+``memory/*``: answers in ``{success, data}`` envelopes, an
+``Idempotency-Key`` claim on every single-attempt POST, one event per
+request, no actor header, 300 requests a minute).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 import attrs
-
-
-def bare(data: Any) -> Any:
-    """A Direct answer is the JSON itself."""
-    return data
 
 
 @attrs.frozen(kw_only=True)
@@ -37,8 +33,14 @@ class Wire:
     waits_indexed: bool
     #: The health probe: a logical route and its query parameters.
     health: tuple[str, Mapping[str, str]]
-    #: Turns a 2xx JSON body into the answer (the hosted wire unwraps ``data``).
-    unwrap: Callable[[Any], Any] = bare
+    #: Whether answers and failures come in the hosted ``{success, ...}`` envelope.
+    enveloped: bool = False
+    #: Routes answered in the backend's own dialect even on an enveloped wire.
+    passthrough: frozenset[str] = frozenset()
+    #: Whether a single-attempt POST carries an ``Idempotency-Key`` claim.
+    claims: bool = False
+    #: Requests a minute the service allows one user (None: the server's own limit).
+    rate_limit: int | None = None
 
     def route(self, name: str, *suffix: str) -> str:
         """The path of logical route ``name`` (an erasure id appended as a segment)."""
@@ -66,4 +68,28 @@ DIRECT = Wire(
     bulk=True,
     waits_indexed=True,
     health=("health", {}),
+)
+
+HOSTED = Wire(
+    engine_id="tinyhumans",
+    default_endpoint="https://api.tinyhumans.ai",
+    routes={
+        "experience": "memory/experience",
+        "events": "memory/events",
+        "recall": "memory/recall",
+        "answer": "memory/answer",
+        "forget": "memory/forget",
+        "scopes": "memory/scopes",
+        "erasures": "memory/v1/erasures",
+        "erase_all": "memory",
+    },
+    sends_actor=False,
+    bulk=False,
+    waits_indexed=False,
+    # A type the engine never writes: the memory API refuses a bare-word prefix.
+    health=("scopes", {"prefix": "tmh:probe", "limit": "1"}),
+    enveloped=True,
+    passthrough=frozenset({"memory/v1/erasures"}),
+    claims=True,
+    rate_limit=300,
 )

@@ -1,4 +1,6 @@
-"""A stateful CortexDB double for tests: in-process through ``responses``, or over HTTP.
+"""A stateful CortexDB double for tests (Direct ``v1/*`` and hosted ``memory/*`` routes).
+
+In-process through ``responses``, or over HTTP.
 
 ::
 
@@ -15,6 +17,7 @@ as 429 with ``retry_after`` or 503, a dropped connection, a slow answer.
 from __future__ import annotations
 
 from .double import Answer, ApiError, CortexDouble, Fault, Tenant
+from .hosted import HostedError, HostedFront
 from .mocked import MOCK_ENDPOINT, mocked
 from .server import DoubleServer
 
@@ -25,6 +28,8 @@ __all__ = [
     "CortexDouble",
     "DoubleServer",
     "Fault",
+    "HostedError",
+    "HostedFront",
     "Tenant",
     "mocked",
 ]

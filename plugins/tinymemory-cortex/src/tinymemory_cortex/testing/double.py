@@ -1,5 +1,8 @@
 """A stateful CortexDB double: the Direct wire's behaviour over an in-memory log.
 
+The hosted TinyHumans routes (``memory/*``) are served over the same state
+by :mod:`.hosted`, in front of these.
+
 It keeps what CortexDB keeps (an append-only log of events per scope, write
 keys, recall packs, erasures) separately for every bearer token (each token
 is a tenant of its own), and answers as the wire reference's §4 and §12
@@ -119,6 +122,8 @@ class Fault:
     delay: float = 0.0
     #: Apply the request first, then fail (a write that landed but whose answer was lost).
     after_apply: bool = False
+    #: Hosted routes: take the request's ``Idempotency-Key`` claim, then fail without applying.
+    claimed: bool = False
 
 
 class ApiError(Exception):
@@ -188,11 +193,20 @@ class CortexDouble:
     it any non-blank token is accepted, served as ``user:local``.
     ``require_actor`` refuses a request that does not name its caller in
     ``X-Cortex-Actor`` (as CortexDB does for minted per-account tokens).
+    ``hosted_rate_limit`` is the hosted routes' limit per token as
+    ``(requests, seconds)``: the real 300 a minute by default, None for none
+    (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`).
     """
 
     def __init__(
-        self, tokens: Mapping[str, str] | None = None, *, require_actor: bool = False
+        self,
+        tokens: Mapping[str, str] | None = None,
+        *,
+        require_actor: bool = False,
+        hosted_rate_limit: tuple[int, float] | None = (300, 60.0),
     ) -> None:
+        from .hosted import HostedFront
+
         self.tokens = dict(tokens) if tokens is not None else None
         self.require_actor = require_actor
         self.tenants: dict[str, Tenant] = {}
@@ -201,6 +215,7 @@ class CortexDouble:
         self._faults: deque[Fault] = deque()
         self._lock = threading.RLock()
         self._numbers = 0
+        self.hosted = HostedFront(self, hosted_rate_limit)
 
     # --- fault injection -----------------------------------------------------------
 
@@ -246,6 +261,8 @@ class CortexDouble:
         labels_given = parse_qs(query).get("labels", [])
         with self._lock:
             self.requests.append((method, route))
+        if route == "memory" or route.startswith("memory/"):
+            return self.hosted.handle(method, route, params, labels_given, headers, body)
         fault = self._take_fault(route)
         if fault is not None and not fault.after_apply and (fault.drop or fault.status is not None):
             return _faulted(fault)
