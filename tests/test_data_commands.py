@@ -697,6 +697,8 @@ def test_import_reads_bare_items_and_skips_blank_lines(engine: ReferenceEngine) 
     assert ok("import", "-", input="\n".join(lines)) == "imported 2 items: 2 stored, 0 replays\n"
     assert texts(engine) == ["a bare learning", "an exported document"]
     assert ok("import", "-", input="") == "imported 0 items: 0 stored, 0 replays\n"
+    one = to_json(tm.Learning(text="just one"))
+    assert ok("import", "-", input=one) == "imported 1 item: 1 stored, 0 replays\n"
 
 
 def test_import_at_rehomes_every_item(engine: ReferenceEngine, tmp_path: Path) -> None:
@@ -1017,7 +1019,7 @@ def test_ingest_reads_syncs_and_reports(
     note.write_text("hello", encoding="utf-8")
     result = invoke("ingest", str(note), "--workspace", "w1")
     assert result.stdout == (
-        f"ingested 1 items from {note}: 1 stored, 0 replayed, 1 skipped\nskipped: part: left out\n"
+        f"ingested 1 item from {note}: 1 stored, 0 replayed, 1 skipped\nskipped: part: left out\n"
     )
     assert "ingesting file" in result.stderr
     again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1"))

@@ -114,7 +114,8 @@ def test_parse_refuses_a_part_without_colon(text, part):
     ],
 )
 def test_parse_refuses_an_unknown_prefix(text, prefix):
-    message = f"`{prefix}` is not a namespace segment kind"
+    kinds = "agent, team, user, ws, project, source, service"
+    message = f"`{prefix}` is not a namespace segment kind (kinds: {kinds})"
     with pytest.raises(InvalidRequest, match=re.escape(message)):
         Namespace.parse(text)
 

@@ -275,6 +275,15 @@ def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
     (line,) = [line for line in result.output.splitlines() if line.startswith("broken")]
     assert "failed to load: RuntimeError: boom at import" in line
 
+    # Asked for by id, a broken plugin's engine is not "not installed": the reason is given.
+    with pytest.raises(ConfigError) as refused:
+        build_engine("broken", scrub=False)
+    message = refused.value.message
+    assert message.startswith("unknown engine `broken`; installed engines: ")
+    assert message.endswith(
+        "; plugins that failed to load: `broken` (RuntimeError: boom at import)"
+    )
+
     reset_plugins()
     with pytest.warns(RuntimeWarning, match="`broken`"):
         plugin_manager()

@@ -49,7 +49,8 @@ class SegmentKind(WireEnum):
         for kind in cls:
             if kind.prefix == prefix:
                 return kind
-        raise InvalidRequest(f"`{prefix}` is not a namespace segment kind")
+        kinds = ", ".join(kind.prefix for kind in cls)
+        raise InvalidRequest(f"`{prefix}` is not a namespace segment kind (kinds: {kinds})")
 
 
 def _fnv1a_32(data: bytes) -> int:

@@ -26,7 +26,7 @@ from tinymemory._config_file import (
 )
 from tinymemory._engine import EngineDescriptor, MemoryEngine
 from tinymemory._errors import ConfigError, TinyMemoryError
-from tinymemory._plugin_manager import engine_factories, scrubbers
+from tinymemory._plugin_manager import engine_factories, list_plugins, scrubbers
 from tinymemory._scrubbing import ScrubbingEngine
 from tinymemory._settings import (
     EngineCredential,
@@ -105,7 +105,13 @@ def _build_bare(
     if factory is None:
         installed = ", ".join(sorted(factories)) or "none"
         hint = " (pip install tinymemory-sqlite)" if engine_id == DEFAULT_ENGINE else ""
-        raise ConfigError(f"unknown engine `{engine_id}`{hint}; installed engines: {installed}")
+        # An engine whose plugin is installed but broken is named with the reason, so
+        # it never reads as if it were not installed.
+        broken = [f"`{info.name}` ({info.error})" for info in list_plugins() if info.error]
+        failed = f"; plugins that failed to load: {', '.join(broken)}" if broken else ""
+        raise ConfigError(
+            f"unknown engine `{engine_id}`{hint}; installed engines: {installed}{failed}"
+        )
     descriptor = factory.descriptor
     endpoint = settings.endpoint or descriptor.default_endpoint
     if descriptor.needs_endpoint and not endpoint:

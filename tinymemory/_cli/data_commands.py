@@ -28,6 +28,7 @@ from tinymemory._cli.options import (
     at_option,
     cursor_option,
     filter_options,
+    items_text,
     json_option,
     kinds_option,
     limit_option,
@@ -507,7 +508,8 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
             sink.flush()
     if incomplete:
         click.echo(
-            f"tinymemory: {len(incomplete)} items are held only in part: {', '.join(incomplete)}",
+            f"tinymemory: {items_text(len(incomplete))} {'is' if len(incomplete) == 1 else 'are'} "
+            f"held only in part: {', '.join(incomplete)}",
             err=True,
         )
     if output is None:
@@ -597,7 +599,7 @@ def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
     if as_json:
         _echo_json({"stored": stored, "replayed": replayed})
     else:
-        click.echo(f"imported {stored + replayed} items: {stored} stored, {replayed} replays")
+        click.echo(f"imported {items_text(stored + replayed)}: {stored} stored, {replayed} replays")
 
 
 def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
@@ -769,7 +771,7 @@ def ingest(
         return
     total = report.stored + report.replayed
     click.echo(
-        f"ingested {total} items from {source}: {report.stored} stored, "
+        f"ingested {items_text(total)} from {source}: {report.stored} stored, "
         f"{report.replayed} replayed, {len(skipped)} skipped"
     )
     for skip in report.skipped:

@@ -26,6 +26,11 @@ REACHES: dict[str, Callable[[Namespace], Reach]] = {
 }
 
 
+def items_text(count: int) -> str:
+    """``count`` with ``item`` or ``items``, as a report says it (``1 item``, ``3 items``)."""
+    return f"{count} item{'' if count == 1 else 's'}"
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Rows under their headers, each column as wide as its widest cell."""
     widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]

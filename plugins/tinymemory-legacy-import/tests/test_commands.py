@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from legacy_workspaces import FailingEngine, mixed_workspace, snapshot
+from legacy_workspaces import FailingEngine, LegacyBuilder, mixed_workspace, snapshot
 
 import tinymemory as tm
 from tinymemory.plugin import EngineWrapper
@@ -62,6 +62,15 @@ def uninterrupted(workspace_path: Path) -> dict[str, str]:
 
 def run(*args: str | Path) -> Result:
     return CliRunner().invoke(commands.import_v1_command, [str(arg) for arg in args])
+
+
+def test_one_item_is_reported_as_one_item(configured: Configured, tmp_path: Path) -> None:
+    builder = LegacyBuilder(tmp_path / "single")
+    builder.doc("d1", "global", "the only document")
+    builder.close()
+    result = run(tmp_path / "single")
+    assert result.exit_code == 0, result.output
+    assert "imported 1 item in 1 batch: 1 stored, 0 replays, 0 skipped\n" in result.stdout
 
 
 def test_it_imports_and_reports_per_section(

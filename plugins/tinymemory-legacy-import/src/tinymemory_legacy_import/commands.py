@@ -207,7 +207,8 @@ def _show_report(report: MigrationReport, checkpoint_file: Path | None, as_json:
     click.echo(_section_table(dict(report.sections), skipped))
     total = sum(report.sections.values())
     click.echo(
-        f"imported {total} items in {report.batches} batch{'' if report.batches == 1 else 'es'}: "
+        f"imported {total} item{'' if total == 1 else 's'} in {report.batches} "
+        f"batch{'' if report.batches == 1 else 'es'}: "
         f"{report.stored} stored, {report.replayed} replays, {len(report.skipped)} skipped"
     )
     for item in report.skipped:
