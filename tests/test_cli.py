@@ -26,7 +26,7 @@ from tinymemory._engine import EngineWrapper
 from tinymemory._errors import ConfigError, Unavailable
 from tinymemory._hookspecs import hookimpl
 from tinymemory._plugin_manager import plugin_manager
-from tinymemory._wire import to_data
+from tinymemory._wire import dumps, to_data
 from tinymemory.reference import DESCRIPTOR as REFERENCE
 from tinymemory.reference import ReferenceEngine
 
@@ -286,7 +286,8 @@ def test_a_missing_default_engine_through_the_cli_is_a_clean_error(
     add_commands(build)
     assert main(["build"]) == 1
     assert capsys.readouterr().err.startswith(
-        "tinymemory: configuration error: unknown engine `sqlite` (pip install tinymemory-sqlite)"
+        "tinymemory: configuration error: unknown engine `sqlite` (install the plugin: "
+        "pip install plugins/tinymemory-sqlite from the repository)"
     )
 
 
@@ -420,13 +421,16 @@ def test_tools_json_in_each_format(reference_config: Path) -> None:
     specs = reference_specs()
     code, output = invoke("tools", "--json")
     assert code == 0
-    assert json.loads(output) == [spec.as_data() for spec in specs]
+    # One compact line, as every --json prints; numbers in their shortest f32 form (0.8).
+    assert output == dumps([spec.as_data() for spec in specs]) + "\n"
+    assert '"default":0.8' in output
     code, output = invoke("tools", "--format", "openai")
-    assert json.loads(output) == [spec.as_openai() for spec in specs]
+    assert output == dumps([spec.as_openai() for spec in specs]) + "\n"
     assert json.loads(output)[0]["type"] == "function"
     code, output = invoke("tools", "--json", "--format", "anthropic", "--read-only")
     assert code == 0
-    assert json.loads(output) == [spec.as_anthropic() for spec in reference_specs(writes=False)]
+    expected = [spec.as_anthropic() for spec in reference_specs(writes=False)]
+    assert output == dumps(expected) + "\n"
     assert [tool["name"] for tool in json.loads(output)][-1] == "memory_explore"
 
 
@@ -466,7 +470,26 @@ def test_context_from_an_empty_engine_prints_nothing_and_says_so(reference_confi
     result = CliRunner().invoke(cli, ["context"], prog_name="tinymemory")
     assert result.exit_code == 0
     assert result.stdout == ""
-    assert result.stderr == "tinymemory: the engine had nothing to say; the document is empty\n"
+    assert result.stderr == (
+        "tinymemory: no stored item answers the briefs and no learning is stored; "
+        "the document is empty\n"
+    )
+
+
+def test_context_too_small_a_budget_says_so(
+    reference_config: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    register_filled_engine(tinymemory.Learning(text="The user prefers tabs over spaces"))
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "filled")
+    result = CliRunner().invoke(cli, ["context", "--budget", "1"], prog_name="tinymemory")
+    assert (result.exit_code, result.stdout) == (0, "")
+    whole = CliRunner().invoke(cli, ["context", "--json"], prog_name="tinymemory")
+    tokens = json.loads(whole.stdout)["tokens"]
+    assert tokens > 1
+    assert result.stderr == (
+        f"tinymemory: nothing fits in --budget 1: the whole document takes {tokens} tokens; "
+        "the document is empty\n"
+    )
 
 
 def test_context_prints_the_document(
@@ -724,3 +747,40 @@ def test_a_file_name_that_is_not_utf8_is_echoed_back_as_given(
     assert status == 0
     assert os.fsencode(args[2]) in printed
     assert (tmp_path / args[2]).is_file()
+
+
+# --- completion ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_completion_prints_a_script_that_asks_this_command(
+    shell: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["completion", shell]) == 0
+    script = capsys.readouterr().out
+    assert "_TINYMEMORY_COMPLETE" in script
+    assert f"{shell}_complete" in script
+
+
+@pytest.mark.parametrize(
+    ("words", "expected"),
+    [
+        ("tinymemory rec", ["recall"]),
+        ("tinymemory store --learning-kind pr", ["preference", "procedure"]),
+        ("tinymemory list --kind ", ["document", "conversation", "learning"]),
+        ("tinymemory completion ", ["bash", "zsh", "fish"]),
+    ],
+)
+def test_the_shell_asks_and_gets_commands_options_and_choices(
+    words: str,
+    expected: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # What the bash script sends: the words so far and the index of the one completed.
+    monkeypatch.setenv("_TINYMEMORY_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", words)
+    monkeypatch.setenv("COMP_CWORD", str(len(words.split(" ")) - 1))
+    assert main([]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(",", 1)[1] for line in lines] == expected

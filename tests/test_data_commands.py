@@ -90,7 +90,14 @@ def fill(engine: MemoryEngine) -> dict[str, str]:
 
 
 def test_store_a_learning_and_again_as_a_replay(engine: ReferenceEngine) -> None:
-    args = ("store", "The user prefers tabs", "--kind", "preference", "--confidence", "0.9")
+    args = (
+        "store",
+        "The user prefers tabs",
+        "--learning-kind",
+        "preference",
+        "--confidence",
+        "0.9",
+    )
     meta_args = (
         "--at",
         "team:acme/agent:writer",
@@ -232,11 +239,14 @@ def test_convert_of_a_file_nothing_reads_is_unsupported(tmp_path: Path) -> None:
     [
         ([], "pass TEXT (- for stdin) or --file, one of them"),
         (["text", "--file", THIS_FILE], "pass TEXT (- for stdin) or --file, one of them"),
-        (["text", "--document", "--kind", "fact"], "--kind and --confidence are for learnings"),
+        (
+            ["text", "--document", "--learning-kind", "fact"],
+            "--learning-kind and --confidence are for learnings",
+        ),
         (["--file", THIS_FILE, "--confidence", "0.5"], "are for learnings"),
         (["text", "--title", "T"], "--title is for documents: add --document"),
         (["text", "--confidence", "2"], "2.0 is not in the range 0.0<=x<=1.0"),
-        (["text", "--kind", "rumour"], "'rumour' is not one of 'preference'"),
+        (["text", "--learning-kind", "rumour"], "'rumour' is not one of 'preference'"),
         (["text", "--at", "agent:a b"], "namespace id `a b` must be 1 to 128 characters"),
         (["--file", "no/such/file"], "'no/such/file' does not exist"),
     ],
@@ -267,7 +277,10 @@ def test_fetch_prints_ranked_hits(engine: ReferenceEngine) -> None:
         ["1.000", ids["agent a prefers tabs"], "learning", "agent:a"],
         ["1.000", ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."], "document", "root"],
     ]
-    assert rows[1].endswith("root       # Release plan")  # the first line of the text
+    # The line that matched, not the document's heading.
+    assert rows[1].endswith("root       We ship tabs on Friday.")
+    (row,) = ok("fetch", "rest", "--mode", "keyword").splitlines()[1:]
+    assert row.endswith("root       Then rest.")
     assert ok("fetch", "nothing-like-this", "--mode", "keyword") == "no hits\n"
 
 
@@ -583,8 +596,9 @@ def test_export_shows_progress_on_a_terminal_and_never_on_stdout(
     assert result.stdout == f"exported 4 items to {target}\n"
     assert "exporting" in result.stderr
     assert target.read_text(encoding="utf-8").splitlines() == exported_lines(engine)
-    result = invoke("export")  # to stdout: no bar at all
-    assert (result.stdout.splitlines(), result.stderr) == (exported_lines(engine), "")
+    result = invoke("export")  # to stdout: the bar on stderr, the items alone on stdout
+    assert result.stdout.splitlines() == exported_lines(engine)
+    assert "exporting" in result.stderr
 
 
 def test_an_engine_that_cannot_export_is_a_clean_error(
@@ -680,11 +694,11 @@ def test_export_then_import_keeps_ids_and_reimport_is_all_replays(
     dump = tmp_path / "memory.jsonl"
     ok("export", "-o", str(dump))
     other = use_engine(monkeypatch, ReferenceEngine())
-    assert ok("import", str(dump)) == "imported 4 items: 4 stored, 0 replays\n"
+    assert ok("import", str(dump)) == "imported 4 items: 4 stored, 0 replayed\n"
     assert [hit.id for hit in other.list(tm.ListRequest()).items] == list(ids.values())
     assert exported_lines(other) == exported_lines(engine)
     assert json.loads(ok("import", str(dump), "--json")) == {"stored": 0, "replayed": 4}
-    assert ok("import", "-", input=dump.read_bytes()) == "imported 4 items: 0 stored, 4 replays\n"
+    assert ok("import", "-", input=dump.read_bytes()) == "imported 4 items: 0 stored, 4 replayed\n"
 
 
 def test_import_reads_bare_items_and_skips_blank_lines(engine: ReferenceEngine) -> None:
@@ -694,11 +708,11 @@ def test_import_reads_bare_items_and_skips_blank_lines(engine: ReferenceEngine) 
         "   ",
         to_json(tm.Exported(id="ignored", item=tm.Document(body="an exported document"))),
     ]
-    assert ok("import", "-", input="\n".join(lines)) == "imported 2 items: 2 stored, 0 replays\n"
+    assert ok("import", "-", input="\n".join(lines)) == "imported 2 items: 2 stored, 0 replayed\n"
     assert texts(engine) == ["a bare learning", "an exported document"]
-    assert ok("import", "-", input="") == "imported 0 items: 0 stored, 0 replays\n"
+    assert ok("import", "-", input="") == "imported 0 items: 0 stored, 0 replayed\n"
     one = to_json(tm.Learning(text="just one"))
-    assert ok("import", "-", input=one) == "imported 1 item: 1 stored, 0 replays\n"
+    assert ok("import", "-", input=one) == "imported 1 item: 1 stored, 0 replayed\n"
 
 
 def test_import_at_rehomes_every_item(engine: ReferenceEngine, tmp_path: Path) -> None:
@@ -727,7 +741,7 @@ def test_import_stores_in_batches_with_progress(
     count = tm.MAX_STORE_MANY * 2 + 5
     dump = "\n".join(to_json(tm.Learning(text=f"fact {n}")) for n in range(count))
     result = invoke("import", "-", input=dump)
-    assert result.stdout == f"imported {count} items: {count} stored, 0 replays\n"
+    assert result.stdout == f"imported {count} items: {count} stored, 0 replayed\n"
     assert "importing" in result.stderr
     assert batches == [tm.MAX_STORE_MANY, tm.MAX_STORE_MANY, 5]
     assert len(texts(target)) == count
@@ -829,7 +843,7 @@ def test_import_refuses_unknown_keys_naming_line_and_key(
 def test_import_accepts_a_byte_order_mark(engine: ReferenceEngine) -> None:
     lines = [to_json(tm.Learning(text="first")), to_json(tm.Learning(text="second"))]
     data = b"\xef\xbb\xbf" + "\n".join(lines).encode()
-    assert ok("import", "-", input=data) == "imported 2 items: 2 stored, 0 replays\n"
+    assert ok("import", "-", input=data) == "imported 2 items: 2 stored, 0 replayed\n"
     assert texts(engine) == ["first", "second"]
 
 
@@ -842,7 +856,7 @@ def test_import_names_an_export_line_whose_id_is_not_its_fingerprint(
         to_json(tm.Exported(id="not-the-id", item=tm.Learning(text="other"))),
     ]
     result = invoke("import", "-", input="\n".join(lines))
-    assert result.stdout == "imported 2 items: 2 stored, 0 replays\n"
+    assert result.stdout == "imported 2 items: 2 stored, 0 replayed\n"
     own = tm.Learning(text="other").fingerprint()
     assert result.stderr == (
         f"tinymemory: line 2: id `not-the-id` is not its item's fingerprint `{own}`; "
@@ -876,7 +890,7 @@ def test_erase_asks_first_and_a_no_erases_nothing(engine: ReferenceEngine) -> No
     assert "Aborted!" in result.stderr
     assert result.stdout == ""
     assert len(texts(engine)) == 4
-    assert ok("erase", "--at", "agent:a", input="y\n") == "erased 1 scope\n"
+    assert ok("erase", "--at", "agent:a", input="y\n") == "erased 1 item at agent:a\n"
     assert "agent a prefers tabs" not in texts(engine)
 
 
@@ -889,7 +903,9 @@ def test_erase_with_yes_kinds_and_subtree(engine: ReferenceEngine) -> None:
     )
     assert report == {"erased_scopes": 1, "receipts": []}
     assert "team doc" in texts(engine)
-    assert ok("erase", "--at", "team:t", "--subtree", "-y") == "erased 1 scope\n"
+    assert ok("erase", "--at", "team:t", "--subtree", "-y") == (
+        "erased 1 item at team:t and below it (service: sandboxes not counted)\n"
+    )
     assert len(texts(engine)) == 4
     result = invoke("erase", "--at", "root", "--kind", "document", input="y\n")
     assert "Erase document items at root, for good?" in result.stderr
@@ -906,14 +922,42 @@ def test_erasing_the_whole_tree_needs_the_flag_and_asks(engine: ReferenceEngine)
     assert result.exit_code == 1
     assert "Erase the whole memory tree, every item at every node, for good?" in result.stderr
     assert len(texts(engine)) == 4
-    assert ok(*whole, input="y\n") == "erased 4 scopes\n"
+    assert ok(*whole, input="y\n") == (
+        "erased 4 items at root and below it (service: sandboxes not counted)\n"
+    )
     assert texts(engine) == []
 
 
 def test_a_script_erases_the_whole_tree_with_both_flags(engine: ReferenceEngine) -> None:
     fill(engine)
-    assert ok("erase", "--at", "root", "--subtree", "--whole-tree", "--yes") == "erased 4 scopes\n"
+    assert ok("erase", "--at", "root", "--subtree", "--whole-tree", "--yes") == (
+        "erased 4 items at root and below it (service: sandboxes not counted)\n"
+    )
     assert texts(engine) == []
+
+
+def test_erase_counts_items_across_kinds_and_nodes(engine: ReferenceEngine) -> None:
+    # Two learnings and a document at one node: three items, but two scopes.
+    for text in ("one", "two"):
+        engine.store(tm.Learning(text=text, meta=tm.MemoryMeta(namespace="team:t")))
+    engine.store(tm.Document(body="doc", meta=tm.MemoryMeta(namespace="team:t")))
+    engine.store(tm.Learning(text="elsewhere", meta=tm.MemoryMeta(namespace="team:u")))
+    assert ok("erase", "--at", "team:t", "--yes") == "erased 3 items at team:t\n"
+    assert texts(engine) == ["elsewhere"]
+
+
+def test_erase_on_an_engine_that_cannot_count_reports_scopes(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(engine)
+
+    def refuse(request: tm.ExploreRequest) -> tm.ExplorePage:
+        raise tm.Unsupported("engine `reference` does not explore")
+
+    monkeypatch.setattr(engine, "explore", refuse)
+    assert ok("erase", "--at", "agent:a", "--yes") == (
+        "erased every item at agent:a: 1 scope (a kind at a node)\n"
+    )
 
 
 def test_erase_needs_a_node(engine: ReferenceEngine) -> None:
@@ -1054,3 +1098,28 @@ def test_ingest_without_readers_or_with_bad_arguments(
     wrong = invoke("ingest", "https://example.com/", "--include", "*.md")
     assert wrong.exit_code == 2
     assert "--include is for folders" in wrong.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "query", "shown"),
+    [
+        (
+            "# notes.md\n\nMet Dana.\nThe launch moves to October.",
+            "launch",
+            "The launch moves to October.",
+        ),
+        # Most query words wins; the first such line on a tie.
+        (
+            "launch soon\nlaunch date in October\nlaunch date",
+            "launch date",
+            "launch date in October",
+        ),
+        # No line holds a query word (a vector match): the first line that is not a heading.
+        ("# Budget\n\n## Travel\nHotels are booked early.", "money", "Hotels are booked early."),
+        # Only headings: the first line, as it is.
+        ("# Budget\n## Travel", "money", "# Budget"),
+        ("Case FOLDED words", "folded", "Case FOLDED words"),
+    ],
+)
+def test_a_ranked_hit_shows_its_matching_line(text: str, query: str, shown: str) -> None:
+    assert data_commands._passage(text, query) == shown

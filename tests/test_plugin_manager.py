@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from distributions import make_distribution
 
 import tinymemory
-from tinymemory._cli.main import cli
+from tinymemory._cli.main import cli, main
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import ConfigError
 from tinymemory._hookspecs import EngineFactory, hookimpl
@@ -237,7 +237,9 @@ def test_a_plugin_object_inside_a_module_can_be_the_entry_point(site: Path) -> N
 # --- broken plugins -------------------------------------------------------------
 
 
-def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
+def test_a_broken_plugin_is_left_out_with_a_warning(
+    site: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     make_distribution(
         site,
         "brokenplug",
@@ -283,6 +285,12 @@ def test_a_broken_plugin_is_left_out_with_a_warning(site: Path) -> None:
     assert message.endswith(
         "; plugins that failed to load: `broken` (RuntimeError: boom at import)"
     )
+    # The same wherever the command line asks for the configured engine by id.
+    monkeypatch.setenv("TINYMEMORY_ENGINE", "broken")
+    for command in (["tools"], ["conformance"], ["recall", "anything"]):
+        assert main(command) == 1, command
+        error = capsys.readouterr().err
+        assert "plugins that failed to load: `broken` (RuntimeError" in error, command
 
     reset_plugins()
     with pytest.warns(RuntimeWarning, match="`broken`"):

@@ -125,7 +125,7 @@ def test_unknown_engine_lists_the_installed_ones(plugins: Register) -> None:
 
 
 def test_missing_default_engine_hints_its_distribution(plugins: Register) -> None:
-    with pytest.raises(ConfigError, match="pip install tinymemory-sqlite") as caught:
+    with pytest.raises(ConfigError, match="pip install plugins/tinymemory-sqlite") as caught:
         build_engine(DEFAULT_ENGINE)
     assert "installed engines: reference" in str(caught.value)
 

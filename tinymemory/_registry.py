@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +40,8 @@ from tinymemory._settings import (
 
 #: The engine used when the configuration names none: the embedded one.
 DEFAULT_ENGINE = "sqlite"
+#: How the default engine's plugin is installed until it is published (from a clone).
+SQLITE_INSTALL = "pip install plugins/tinymemory-sqlite from the repository"
 #: Environment variables read by :meth:`MemoryConfig.load`.
 ENGINE_VARIABLE = "TINYMEMORY_ENGINE"
 ENDPOINT_VARIABLE = "TINYMEMORY_ENDPOINT"
@@ -57,6 +59,7 @@ __all__ = [
     "list_engines",
     "settings_from_json",
     "settings_from_table",
+    "unknown_engine",
 ]
 
 
@@ -95,6 +98,19 @@ def build_engine(
     return ScrubbingEngine(engine, installed) if installed else engine
 
 
+def unknown_engine(engine_id: str, installed: Iterable[str]) -> ConfigError:
+    """The error for an engine id no installed plugin offers, naming what is installed.
+
+    A plugin that is installed but failed to load is named with its reason, so
+    its engine never reads as if it were not installed.
+    """
+    names = ", ".join(sorted(installed)) or "none"
+    hint = f" (install the plugin: {SQLITE_INSTALL})" if engine_id == DEFAULT_ENGINE else ""
+    broken = [f"`{info.name}` ({info.error})" for info in list_plugins() if info.error]
+    failed = f"; plugins that failed to load: {', '.join(broken)}" if broken else ""
+    return ConfigError(f"unknown engine `{engine_id}`{hint}; installed engines: {names}{failed}")
+
+
 def _build_bare(
     engine_id: str, settings: EngineSettings | None, credential: EngineCredential | None
 ) -> MemoryEngine:
@@ -103,15 +119,7 @@ def _build_bare(
     factories = engine_factories()
     factory = factories.get(engine_id)
     if factory is None:
-        installed = ", ".join(sorted(factories)) or "none"
-        hint = " (pip install tinymemory-sqlite)" if engine_id == DEFAULT_ENGINE else ""
-        # An engine whose plugin is installed but broken is named with the reason, so
-        # it never reads as if it were not installed.
-        broken = [f"`{info.name}` ({info.error})" for info in list_plugins() if info.error]
-        failed = f"; plugins that failed to load: {', '.join(broken)}" if broken else ""
-        raise ConfigError(
-            f"unknown engine `{engine_id}`{hint}; installed engines: {installed}{failed}"
-        )
+        raise unknown_engine(engine_id, factories)
     descriptor = factory.descriptor
     endpoint = settings.endpoint or descriptor.default_endpoint
     if descriptor.needs_endpoint and not endpoint:

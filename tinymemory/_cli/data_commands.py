@@ -14,6 +14,7 @@ import functools
 import itertools
 import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -54,6 +55,7 @@ from tinymemory._namespace import Namespace, Reach
 from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_GET_IDS,
+    Citation,
     EraseRequest,
     ExploreRequest,
     Exported,
@@ -132,8 +134,46 @@ def _data_command(name: str) -> Callable[[Command], click.Command]:
 
 def _first_line(text: str) -> str:
     lines = text.strip().splitlines()
-    line = lines[0] if lines else ""
+    return _clip(lines[0] if lines else "")
+
+
+def _clip(line: str) -> str:
     return line if len(line) <= TEXT_WIDTH else line[: TEXT_WIDTH - 3] + "..."
+
+
+_WORD = re.compile(r"[^\W_]+")
+_HEADING = re.compile(r"#{1,6}(?:\s|$)")
+
+
+def _passage(text: str, query: str) -> str:
+    """The line of ``text`` holding the most words of ``query``: what a ranked hit shows.
+
+    Headings and blank lines are passed over; with no line holding a query word
+    (a vector match), the first line of text that is not a heading. Words are
+    compared case-folded.
+    """
+    wanted = {word.casefold() for word in _WORD.findall(query)}
+    lines = [line.strip() for line in text.splitlines()]
+    body = [line for line in lines if line and not _HEADING.match(line)]
+    if not body:
+        return _first_line(text)
+    best, held = body[0], 0
+    for line in body:
+        count = len(wanted & {word.casefold() for word in _WORD.findall(line)})
+        if count > held:
+            best, held = line, count
+    return _clip(best)
+
+
+def _source(citation: Citation) -> str:
+    """Where a cited item came from, for a person: its file (relative to the working
+    folder when inside it), its link, else its id."""
+    path = citation.meta.file_path
+    if path is not None:
+        with contextlib.suppress(ValueError):  # another drive, or not below the folder
+            return str(Path(path).relative_to(Path.cwd()))
+        return path
+    return citation.meta.url or citation.id
 
 
 def _echo_json(data: Any) -> None:
@@ -176,7 +216,7 @@ def _now() -> datetime:
 @_data_command("store")
 @click.argument("text", required=False)
 @click.option(
-    "--kind",
+    "--learning-kind",
     "learning_kind",
     type=click.Choice([kind.value for kind in LearningKind]),
     help=f"What the learning records (default {DEFAULT_LEARNING_KIND.value}).",
@@ -215,7 +255,7 @@ def store(
         raise click.UsageError("pass TEXT (- for stdin) or --file, one of them")
     document = as_document or file is not None
     if document and (learning_kind is not None or confidence is not None):
-        raise click.UsageError("--kind and --confidence are for learnings, not documents")
+        raise click.UsageError("--learning-kind and --confidence are for learnings, not documents")
     if title is not None and not document:
         raise click.UsageError("--title is for documents: add --document")
     meta = MemoryMeta(
@@ -321,8 +361,14 @@ def fetch(
         click.echo("no hits")
     else:
         rows = [
-            (f"{hit.score:.3f}", *row)
-            for hit, row in zip(page.hits, _hit_rows(page.hits), strict=True)
+            (
+                f"{hit.score:.3f}",
+                hit.id,
+                hit.kind.value,
+                str(hit.meta.namespace),
+                _passage(hit.text, query),
+            )
+            for hit in page.hits
         ]
         click.echo(table(("SCORE", "ID", "KIND", "NAMESPACE", "TEXT"), rows))
     _echo_next(page.next_cursor)
@@ -334,7 +380,11 @@ def fetch(
 @filter_options
 @json_option("Print the answer and its citations as JSON.")
 def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
-    """Answer QUESTION from memory, then list the items the answer cites."""
+    """Answer QUESTION from memory, then list the items the answer cites.
+
+    Each citation line names the item's file or link (else its id), its kind
+    and the passage quoted from it.
+    """
     with _open_engine() as engine:
         answer = engine.recall(RecallRequest(question=question, filter=filter, limit=limit))
     if as_json:
@@ -345,7 +395,7 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
         click.echo()
     for number, citation in enumerate(answer.citations, start=1):
         snippet = _first_line(citation.snippet)
-        click.echo(f"[{number}] {citation.id}  {citation.kind.value}  {snippet}")
+        click.echo(f"[{number}] {_source(citation)}  {citation.kind.value}  {snippet}")
 
 
 @_data_command("list")
@@ -464,7 +514,7 @@ def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
     if as_json:
         click.echo(to_json(report))
     else:
-        click.echo(f"forgot {report.forgotten} item{'' if report.forgotten == 1 else 's'}")
+        click.echo(f"forgot {items_text(report.forgotten)}")
 
 
 @_data_command("export")
@@ -496,12 +546,9 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
                 yield from page.items
 
         with contextlib.ExitStack() as stack:
-            if output is None:
-                sink: IO[str] = sys.stdout
-                items: Iterable[Exported] = exported()
-            else:
-                sink = stack.enter_context(_replacing(output))
-                items = stack.enter_context(_progress(exported(), "exporting"))
+            sink = sys.stdout if output is None else stack.enter_context(_replacing(output))
+            # The bar is drawn on stderr, so stdout holds the items alone.
+            items = stack.enter_context(_progress(exported(), "exporting"))
             for item in items:
                 sink.write(to_json(item) + "\n")
                 count += 1
@@ -517,7 +564,7 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
     if as_json:
         _echo_json({"exported": count, "file": str(output), "incomplete": incomplete})
     else:
-        click.echo(f"exported {count} item{'' if count == 1 else 's'} to {output}")
+        click.echo(f"exported {items_text(count)} to {output}")
 
 
 def _refuse_own_storage(output: Path, engine: MemoryEngine) -> None:
@@ -599,7 +646,8 @@ def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
     if as_json:
         _echo_json({"stored": stored, "replayed": replayed})
     else:
-        click.echo(f"imported {items_text(stored + replayed)}: {stored} stored, {replayed} replays")
+        total = items_text(stored + replayed)
+        click.echo(f"imported {total}: {stored} stored, {replayed} replayed")
 
 
 def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
@@ -698,16 +746,16 @@ def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None
     return item, note
 
 
-#: The readers ``ingest`` can name with ``--kind`` (the sources plugin offers them).
-INGEST_KINDS = ("folder", "file", "link", "rss", "github", "conversations")
+#: The readers ``ingest`` can name with ``--reader`` (the sources plugin offers them).
+INGEST_READERS = ("folder", "file", "link", "rss", "github", "conversations")
 #: The reader option each kind takes PATH_OR_URL as.
 _SOURCE_OPTION = {"link": "url", "rss": "url", "github": "repo"}
 #: Where ``ingest`` reads a GitHub token from (sent only to the GitHub API).
 GITHUB_TOKEN_VARIABLE = "GITHUB_TOKEN"
 
 
-def _ingest_kind(source: str) -> str:
-    """The reader for ``source`` given no ``--kind``: a URL is a link (github.com a repository)."""
+def _ingest_reader(source: str) -> str:
+    """The reader for ``source`` with no ``--reader``: a URL is a link (github.com a repository)."""
     if "://" in source or source.startswith("git@"):
         host = source.split("://", 1)[-1].split("/", 1)[0].lower()
         return (
@@ -726,9 +774,8 @@ def _ingest_kind(source: str) -> str:
 @_data_command("ingest")
 @click.argument("source", metavar="PATH_OR_URL")
 @click.option(
-    "--kind",
-    "reader",
-    type=click.Choice(INGEST_KINDS),
+    "--reader",
+    type=click.Choice(INGEST_READERS),
     help="The reader (default: folder or file by the path; link for a url, github for github.com).",
 )
 @click.option("--include", metavar="GLOB", help="folder: only the files matching (docs/**/*.md).")
@@ -749,7 +796,7 @@ def ingest(
     it again stores nothing new. URLs are fetched through the installed guard.
     A GitHub token is read from $GITHUB_TOKEN.
     """
-    kind = reader or _ingest_kind(source)
+    kind = reader or _ingest_reader(source)
     if include is not None and kind != "folder":
         raise click.UsageError("--include is for folders")
     options: dict[str, object] = {_SOURCE_OPTION.get(kind, "path"): source}
@@ -825,13 +872,37 @@ def erase(
         below = " and everything below it" if subtree else ""
         click.confirm(f"Erase {what} at {at}{below}, for good?", abort=True, err=True)
     with _open_engine() as engine:
+        counted = None if as_json else _count_items(engine, reach, kinds)
         report = engine.erase(request)
     if as_json:
         click.echo(to_json(report))
         return
-    click.echo(f"erased {report.erased_scopes} scope{'' if report.erased_scopes == 1 else 's'}")
+    click.echo(_erased_line(report.erased_scopes, counted, at, subtree))
     for receipt in report.receipts:
         click.echo(f"receipt: {receipt}")
+
+
+def _count_items(engine: MemoryEngine, reach: Reach, kinds: tuple[str, ...]) -> int | None:
+    """How many items ``reach`` sees, counted just before an erase; ``None`` when unknown.
+
+    A subtree reach does not see the ``service:`` sandboxes below its node,
+    which an erase removes too, so the count covers what reads see.
+    """
+    request = ExploreRequest(facet=Facet.KIND, filter=MetaFilter(reach=reach, kinds=kinds))
+    try:
+        page = engine.explore(request)
+    except TinyMemoryError:  # an engine that cannot count still erases
+        return None
+    return None if page.truncated else page.total
+
+
+def _erased_line(scopes: int, counted: int | None, at: Namespace, subtree: bool) -> str:
+    where = f"at {at} and below it" if subtree else f"at {at}"
+    if counted is None:
+        scopes_text = f"{scopes} scope{'' if scopes == 1 else 's'}"
+        return f"erased every item {where}: {scopes_text} (a kind at a node)"
+    line = f"erased {items_text(counted)} {where}"
+    return line + " (service: sandboxes not counted)" if subtree else line
 
 
 def _is_whole_tree(request: EraseRequest) -> bool:

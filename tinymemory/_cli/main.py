@@ -8,12 +8,12 @@ add their own commands through the ``tinymemory_register_commands`` hook.
 from __future__ import annotations
 
 import io
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import attrs
 import click
 
 from tinymemory._cli.data_commands import add_data_commands
@@ -28,12 +28,17 @@ from tinymemory._registry import (
     config_path,
     list_engines,
     settings_from_json,
+    unknown_engine,
 )
 from tinymemory._settings import API_KEY_VARIABLE, EngineCredential, redact_url
 from tinymemory._timestamps import format_timestamp
 from tinymemory._tool_schemas import READ_TOOLS, tool_specs
-from tinymemory._wire import to_data
+from tinymemory._wire import dumps, to_data
 from tinymemory.conformance.profiles import PROFILES
+
+#: A budget no document reaches: what `context` compiles to tell an empty
+#: engine from a budget too small for anything.
+UNBOUNDED_TOKENS = 2**32 - 1
 
 
 @click.group(name="tinymemory")
@@ -52,7 +57,7 @@ def engines(as_json: bool) -> None:
     """List the installed engines."""
     descriptors = list_engines()
     if as_json:
-        click.echo(json.dumps([to_data(descriptor) for descriptor in descriptors], indent=2))
+        click.echo(dumps([to_data(descriptor) for descriptor in descriptors]))
         return
     rows = [
         (
@@ -76,7 +81,7 @@ def plugins(as_json: bool) -> None:
     """List the installed plugins, their versions and the hooks they implement."""
     infos = list_plugins()
     if as_json:
-        click.echo(json.dumps([to_data(info) for info in infos], indent=2))
+        click.echo(dumps([to_data(info) for info in infos]))
         return
     rows = [
         (
@@ -112,7 +117,7 @@ def config(as_json: bool) -> None:
         "api_key_set": bool(os.environ.get(API_KEY_VARIABLE, "").strip()),
     }
     if as_json:
-        click.echo(json.dumps(report, indent=2))
+        click.echo(dumps(report))
         return
     for key, value in report.items():
         shown = ", ".join(value) if isinstance(value, list) else value
@@ -145,8 +150,14 @@ def context_command(
 ) -> None:
     """Compile context.md from the configured engine: briefs and learnings within a budget."""
     spec = ContextSpec(budget_tokens=budget, reach=reach_from(at, reach_kind))
+    whole_tokens = 0
     with MemoryConfig.load().build(EngineCredential.from_env()) as engine:
-        doc = ContextCompiler().compile(engine, spec)
+        compiler = ContextCompiler()
+        doc = compiler.compile(engine, spec)
+        if not doc.markdown:
+            # Nothing to say, or nothing that fits: the unbounded document tells which.
+            whole = compiler.compile(engine, attrs.evolve(spec, budget_tokens=UNBOUNDED_TOKENS))
+            whole_tokens = whole.tokens
     if output is not None:
         try:
             output.write_text(doc.markdown, encoding="utf-8")
@@ -160,13 +171,23 @@ def context_command(
             "engine": doc.engine,
             "refs": list(doc.refs),
         }
-        click.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        click.echo(dumps(report))
     elif output is not None:
         click.echo(f"wrote {output}: {doc.tokens} tokens, {len(doc.refs)} refs")
     else:
         click.echo(doc.markdown, nl=False)
-    if not doc.markdown:
-        click.echo("tinymemory: the engine had nothing to say; the document is empty", err=True)
+    if whole_tokens:
+        click.echo(
+            f"tinymemory: nothing fits in --budget {budget}: the whole document takes "
+            f"{whole_tokens} tokens; the document is empty",
+            err=True,
+        )
+    elif not doc.markdown:
+        click.echo(
+            "tinymemory: no stored item answers the briefs and no learning is stored; "
+            "the document is empty",
+            err=True,
+        )
 
 
 def _configured_descriptor() -> EngineDescriptor:
@@ -175,8 +196,7 @@ def _configured_descriptor() -> EngineDescriptor:
     for descriptor in descriptors:
         if descriptor.id == engine_id:
             return descriptor
-    installed = ", ".join(sorted(descriptor.id for descriptor in descriptors)) or "none"
-    raise ConfigError(f"unknown engine `{engine_id}`; installed engines: {installed}")
+    raise unknown_engine(engine_id, (descriptor.id for descriptor in descriptors))
 
 
 @cli.command("tools")
@@ -198,7 +218,7 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
             "openai": [spec.as_openai() for spec in specs],
             "anthropic": [spec.as_anthropic() for spec in specs],
         }
-        click.echo(json.dumps(shapes[shape or "spec"], indent=2, ensure_ascii=False))
+        click.echo(dumps(shapes[shape or "spec"]))
         return
     rows = [
         (
@@ -300,11 +320,31 @@ def conformance_command(
     finally:
         target.close()
     if as_json:
-        click.echo(json.dumps(report.as_data(), indent=2, ensure_ascii=False))
+        click.echo(dumps(report.as_data()))
     else:
         click.echo(str(report).splitlines()[-1])
     if not report.passed:
         ctx.exit(1)
+
+
+#: The environment variable click's completion scripts set to ask for completions.
+COMPLETE_VARIABLE = "_TINYMEMORY_COMPLETE"
+
+
+@cli.command("completion")
+@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
+def completion_command(shell: str) -> None:
+    """Print the completion script for SHELL: commands, options and their choices.
+
+    Load it from your shell's start-up file, e.g. for bash add
+    `eval "$(tinymemory completion bash)"` to ~/.bashrc; zsh and fish alike.
+    """
+    from click.shell_completion import get_completion_class
+
+    completion = get_completion_class(shell)
+    if completion is None:  # not one of the shells this click offers
+        raise click.UsageError(f"no completion for {shell}")
+    click.echo(completion(cli, {}, "tinymemory", COMPLETE_VARIABLE).source())
 
 
 def main(argv: Sequence[str] | None = None) -> int:

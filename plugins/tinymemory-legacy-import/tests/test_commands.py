@@ -70,7 +70,7 @@ def test_one_item_is_reported_as_one_item(configured: Configured, tmp_path: Path
     builder.close()
     result = run(tmp_path / "single")
     assert result.exit_code == 0, result.output
-    assert "imported 1 item in 1 batch: 1 stored, 0 replays, 0 skipped\n" in result.stdout
+    assert "imported 1 item in 1 batch: 1 stored, 0 replayed, 0 skipped\n" in result.stdout
 
 
 def test_it_imports_and_reports_per_section(
@@ -86,7 +86,7 @@ def test_it_imports_and_reports_per_section(
         "conversations       50        0\n"
         "learnings           75        0\n"
         "profile             25        0\n"
-        "imported 250 items in 3 batches: 250 stored, 0 replays, 0 skipped\n"
+        "imported 250 items in 3 batches: 250 stored, 0 replayed, 0 skipped\n"
         f"checkpoint: {checkpoint}\n"
     )
     saved = json.loads(checkpoint.read_text(encoding="utf-8"))
@@ -97,7 +97,7 @@ def test_it_imports_and_reports_per_section(
     again = run(workspace_path, "--checkpoint", checkpoint)
     assert "imported 0 items in 0 batches" in again.stdout  # resumed from the end: nothing left
     rerun = run(workspace_path)  # no checkpoint: everything again, as replays
-    assert "imported 250 items in 3 batches: 0 stored, 250 replays" in rerun.stdout
+    assert "imported 250 items in 3 batches: 0 stored, 250 replayed" in rerun.stdout
 
 
 def test_a_failed_batch_leaves_the_checkpoint_of_the_last_one_and_a_rerun_resumes(
@@ -120,7 +120,7 @@ def test_a_failed_batch_leaves_the_checkpoint_of_the_last_one_and_a_rerun_resume
     configured.engine = healthy
     resumed = run(workspace_path, "--checkpoint", checkpoint)
     assert resumed.exit_code == 0, resumed.output
-    assert "imported 50 items in 1 batch: 40 stored, 10 replays" in resumed.stdout
+    assert "imported 50 items in 1 batch: 40 stored, 10 replayed" in resumed.stdout
     assert snapshot(healthy) == uninterrupted
 
 
@@ -252,5 +252,5 @@ def test_the_installed_command_has_it(
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "imported 250 items in 3 batches: 250 stored, 0 replays, 0 skipped\n" in result.stdout
+    assert "imported 250 items in 3 batches: 250 stored, 0 replayed, 0 skipped\n" in result.stdout
     assert json.loads(checkpoint.read_text())["checkpoint"]["profile"] == "f00024a"

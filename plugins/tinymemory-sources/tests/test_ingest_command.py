@@ -95,7 +95,7 @@ def test_conversations_and_include(run: object, tmp_path: Path, docs: Path) -> N
             {"messages": [{"role": "user", "content": "hi"}, {"role": "ai", "content": "hello"}]}
         )
     )
-    done = run("ingest", str(threads), "--kind", "conversations")  # type: ignore[operator]
+    done = run("ingest", str(threads), "--reader", "conversations")  # type: ignore[operator]
     assert done.stdout.startswith("ingested 1 item from"), done.stderr
     only = run("ingest", str(docs), "--include", "guides/**", "--json")  # type: ignore[operator]
     assert json.loads(only.stdout)["stored"] == 1

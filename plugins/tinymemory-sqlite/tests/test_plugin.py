@@ -18,7 +18,10 @@ from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine, default_path
 
 
 @pytest.fixture(autouse=True)
-def _fresh_plugins() -> Iterator[None]:
+def _fresh_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    # Only this plugin loads: with a scrubber installed beside it (the safety
+    # plugin), the engine built would be a scrubbing wrapper round the SqliteEngine.
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", "sqlite,tinymemory.reference")
     reset_plugins()
     yield
     reset_plugins()

@@ -21,6 +21,7 @@ from typing import IO, Any
 import click
 
 from tinymemory import EngineCredential, InvalidRequest, MemoryConfig, TinyMemoryError
+from tinymemory.plugin import canonical_json
 
 from .checkpoint import SECTIONS, Checkpoint
 from .errors import MigrationFailed
@@ -179,7 +180,7 @@ def _section_table(counts: dict[str, int], skipped: dict[str, int]) -> str:
 def _show_dry_run(counts: dict[str, int], start: Checkpoint | None, as_json: bool) -> None:
     total = sum(counts.values())
     if as_json:
-        click.echo(json.dumps({"dry_run": True, "sections": counts, "items": total}))
+        click.echo(canonical_json({"dry_run": True, "sections": counts, "items": total}))
         return
     click.echo(_section_table(counts, {}))
     where = "after the checkpoint" if start is not None else "in the workspace"
@@ -202,14 +203,14 @@ def _show_report(report: MigrationReport, checkpoint_file: Path | None, as_json:
             ],
             "checkpoint": report.checkpoint.to_data(),
         }
-        click.echo(json.dumps(data, ensure_ascii=False))
+        click.echo(canonical_json(data))
         return
     click.echo(_section_table(dict(report.sections), skipped))
     total = sum(report.sections.values())
     click.echo(
         f"imported {total} item{'' if total == 1 else 's'} in {report.batches} "
         f"batch{'' if report.batches == 1 else 'es'}: "
-        f"{report.stored} stored, {report.replayed} replays, {len(report.skipped)} skipped"
+        f"{report.stored} stored, {report.replayed} replayed, {len(report.skipped)} skipped"
     )
     for item in report.skipped:
         click.echo(f"skipped {item.legacy_id}: {item.reason}")

@@ -7,12 +7,12 @@ pipe before it reaches memory, under the same policy the engines use.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
+from tinymemory.plugin import canonical_json
 from tinymemory_safety.policy import policy_from_environment
 from tinymemory_safety.scrubber import SafetyScrubber
 
@@ -41,7 +41,7 @@ def scrub_command(text: str | None, path: Path | None, as_json: bool) -> None:
     counts = result.redactions
     if as_json:
         data = {"text": result.text, "redactions": dict(counts.by_class), "total": counts.total}
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        click.echo(canonical_json(data))
         return
     click.echo(result.text, nl=not result.text.endswith("\n"))
     click.echo(f"{counts.total} redactions: {counts}", err=True)

@@ -1,11 +1,18 @@
-"""The extractive recall answer: the passages' sentences that best match the question.
+"""The extractive recall answer: the passages' sentences that bear on the question.
 
 No model is involved. The relevant passages (best first) are cut into
-sentences; each sentence scores the question's content words it holds (a
-trailing ``s`` ignored), rarer words weighing more, plus a small bonus for its
-passage's rank. The best few sentences, each followed by a citation marker
-``[n]``, are the answer. The result depends only on the arguments, so the same
-question over the same hits always gives the same answer.
+sentences (headings are not sentences: they name a topic, they answer
+nothing). Each sentence scores the question's content words it holds, compared
+by a light stem (``prefers``, ``preference`` and ``preferred`` are one word),
+rarer words weighing more, plus a small bonus for its passage's rank. A
+sentence bears on the question when the words it holds carry at least
+:data:`MIN_COVERAGE` of the question's whole weight, a question word found in
+no sentence weighing as much as the rarest; so a sentence sharing only a word
+every brief asks about (``user``) answers nothing. The best few such
+sentences, each followed by a citation marker ``[n]``, are the answer; when
+none bears on the question the answer is empty and cites nothing. The result
+depends only on the arguments, so the same question over the same hits always
+gives the same answer.
 """
 
 from __future__ import annotations
@@ -18,14 +25,17 @@ import attrs
 
 from .embedding import STOP_WORDS, words
 
-__all__ = ["MAX_SENTENCE_CHARS", "Extract", "extract_answer", "sentences"]
+__all__ = ["MAX_SENTENCE_CHARS", "MIN_COVERAGE", "Extract", "extract_answer", "sentences", "stem"]
 
 #: The longest sentence quoted whole; a longer one is cut at a word boundary.
 MAX_SENTENCE_CHARS = 400
+#: The share of the question's word weight a sentence must hold to be quoted.
+MIN_COVERAGE = 0.3
 
-# Markdown structure at a line's start: heading marks, quote marks, list bullets.
-_LINE_MARK = re.compile(r"(?:#{1,6}(?=\s|$)|>(?=[\s>]|$)|[-*+•](?=\s)|\d{1,3}[.)](?=\s))\s*")
-_CLOSING_HASHES = re.compile(r"\s+#+$")
+# Markdown structure at a line's start: quote marks, list bullets.
+_LINE_MARK = re.compile(r"(?:>(?=[\s>]|$)|[-*+•](?=\s)|\d{1,3}[.)](?=\s))\s*")
+# A markdown heading: one to six hashes, then a space or the line's end.
+_HEADING = re.compile(r"#{1,6}(?:\s|$)")
 # A sentence ends at . ! or ? (maybe closed by a quote or bracket) before whitespace.
 _SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*\s+")
 # Abbreviations whose period does not end a sentence.
@@ -53,8 +63,9 @@ class Extract:
 def sentences(passage: str) -> list[str]:
     """``passage`` cut into sentences: at line breaks and at ``.``, ``!``, ``?`` before whitespace.
 
-    Markdown heading marks, quote marks and list bullets at line starts are
-    dropped, whitespace runs become one space, bracketed numbers (``[3]``) are
+    Markdown headings are left out (they name a topic, they answer nothing),
+    quote marks and list bullets at line starts are dropped (a quoted heading
+    is left out too), whitespace runs become one space, bracketed numbers (``[3]``) are
     removed, and pieces without a letter or digit are skipped. A sentence
     longer than :data:`MAX_SENTENCE_CHARS` is cut at a word boundary and ends in ``…``.
     """
@@ -63,7 +74,8 @@ def sentences(passage: str) -> list[str]:
         line = line.strip()
         while mark := _LINE_MARK.match(line):  # `> - item` has two
             line = line[mark.end() :]
-        line = _CLOSING_HASHES.sub("", line)
+        if _HEADING.match(line):
+            continue
         for piece in _split_line(line):
             piece = _clean(piece)
             if any(char.isalnum() for char in piece):
@@ -115,15 +127,15 @@ class _Sentence:
     @classmethod
     def of(cls, passage: int, position: int, text: str) -> _Sentence:
         found = words(text)
-        return cls(passage, position, text, " ".join(found), frozenset(map(_stem, found)))
+        return cls(passage, position, text, " ".join(found), frozenset(map(stem, found)))
 
 
 def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int = 4) -> Extract:
     """The answer to ``question`` quoted from ``passages`` (relevant texts, best first).
 
-    At most ``max_sentences`` distinct sentences sharing content words with the
-    question, best first; when none shares one, the first sentence. Sources are
-    numbered in order of first use. Empty only when no passage holds a word.
+    At most ``max_sentences`` distinct sentences bearing on the question (see the
+    module docstring), best first. Sources are numbered in order of first use.
+    Empty, citing nothing, when no sentence bears on the question.
     ``ValueError`` for no passages or ``max_sentences`` below 1.
     """
     if not passages:
@@ -135,16 +147,15 @@ def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int
         for index, passage in enumerate(passages)
         for position, text in enumerate(sentences(passage))
     ]
-    if not pool:
-        return Extract(text="", sources=(), snippets=())
-    wanted = {_stem(word) for word in words(question) if word not in STOP_WORDS}
+    wanted = {stem(word) for word in words(question) if word not in STOP_WORDS}
     weights = _rarity(wanted, pool)
+    # Summed in sorted order: set order varies between processes, float sums may not.
+    whole = sum(weights[word] for word in sorted(wanted))
 
     scored: list[tuple[float, int, int, _Sentence]] = []
     for sentence in pool:
-        # Summed in sorted order: set order varies between processes, float sums may not.
         match = sum(weights[word] for word in sorted(wanted & sentence.words))
-        if match > 0:
+        if match > 0 and match >= MIN_COVERAGE * whole:
             score = match * (1 + _RANK_BONUS / (1 + sentence.passage))
             scored.append((-score, sentence.passage, sentence.position, sentence))
     scored.sort(key=lambda entry: entry[:3])
@@ -158,26 +169,52 @@ def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int
         chosen.append(sentence)
         if len(chosen) == max_sentences:
             break
-    if not chosen:
-        chosen = [pool[0]]  # the first sentence of the first passage holding one
     return _cite(chosen)
 
 
-def _stem(word: str) -> str:
-    """``word`` without a plural-like ``s``: ``prefer`` finds ``prefers``, ``tab`` ``tabs``."""
-    if len(word) > 3 and word[-1] == "s" and word[-2] != "s":
-        return word[:-1]
+#: Endings taken off a word before it is compared, longest first; ``ies``/``ied`` become ``y``.
+_ENDINGS = (
+    "ations", "ation", "ences", "ence", "ances", "ance", "ments", "ment",
+    "ings", "ing", "ions", "ion", "ies", "ied", "ed", "s",
+)  # fmt: skip
+#: The fewest letters an ending may leave.
+_MIN_STEM = 3
+
+
+def stem(word: str) -> str:
+    """``word`` (folded) reduced for comparison, so inflections of one word compare equal.
+
+    One ending of :data:`_ENDINGS` is taken off when at least three letters stay
+    (never the ``s`` of ``ss``), then a final ``e`` (words of four letters or
+    more) and one letter of a doubled final consonant other than ``s``:
+    ``prefers``, ``preference`` and ``preferred`` give ``prefer``; ``releases``
+    and ``released`` give ``releas``; ``shipping`` gives ``ship``.
+    """
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= _MIN_STEM:
+            if ending == "s" and word.endswith("ss"):
+                break
+            word = word[: -len(ending)] + ("y" if ending in ("ies", "ied") else "")
+            break
+    if len(word) > _MIN_STEM and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > _MIN_STEM and word[-1] == word[-2] and word[-1] not in "aeious":
+        word = word[:-1]
     return word
 
 
 def _rarity(wanted: set[str], pool: list[_Sentence]) -> dict[str, float]:
-    """Each question word's weight: ``ln(1 + sentences / sentences holding it)``."""
+    """Each question word's weight: ``ln(1 + sentences / sentences holding it)``.
+
+    A word no sentence holds weighs as a word one sentence holds would: it
+    still counts in the question's whole weight, which a sentence must cover.
+    """
     holding = dict.fromkeys(wanted, 0)
     for sentence in pool:
         for word in wanted & sentence.words:
             holding[word] += 1
     return {
-        word: math.log(1 + len(pool) / count) if count else 0.0 for word, count in holding.items()
+        word: math.log(1 + max(len(pool), 1) / max(count, 1)) for word, count in holding.items()
     }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from tinymemory import MemoryConfig
+from tinymemory.plugin import canonical_json
 
 from .location import IN_MEMORY, database_path
 from .purge import pending_purges
@@ -27,7 +28,7 @@ def sqlite_command(as_json: bool) -> None:
     path = database_path(MemoryConfig.load().settings_for("sqlite").options.get("path"))
     facts = describe(path)
     if as_json:
-        click.echo(json.dumps(facts, indent=2))
+        click.echo(canonical_json(facts))
         return
     width = max(map(len, facts))
     for name, value in facts.items():

@@ -440,9 +440,10 @@ class SqliteEngine(MemoryEngine):
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
             best = fused([matched, similar], limit)
             hits = ranked_hits(connection, [entry for entry in best if entry.item in relevant])
-        if not hits:
+        extract = extract_answer(request.question, [hit.text for hit in hits]) if hits else None
+        if extract is None or not extract.sources:
+            # Hits share a word with the question, but no sentence bears on it.
             return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)
-        extract = extract_answer(request.question, [hit.text for hit in hits])
         citations = [
             Citation(
                 id=hits[index].id,
