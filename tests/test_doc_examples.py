@@ -6,13 +6,29 @@ import contextlib
 import io
 
 import pytest
-from doc_examples import ROOT, examples
+from doc_examples import FENCE, ROOT, examples
 
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+# Every page of the site, in subfolders too; a plugin's page (docs/engines/) marks
+# its examples ```py, and the plugin's tests run them.
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
 def test_the_readme_has_examples():
     assert len(examples(ROOT / "README.md")) >= 5
+
+
+def console_blocks(page):
+    return [
+        body
+        for language, body in FENCE.findall(page.read_text(encoding="utf-8"))
+        if language == "console"
+    ]
+
+
+def test_the_docs_home_page_shows_the_readmes_two_commands():
+    readme = console_blocks(ROOT / "README.md")[:2]
+    assert len(readme) == 2
+    assert console_blocks(ROOT / "docs" / "index.md")[:2] == readme
 
 
 @pytest.mark.parametrize(("code", "expected"), [e for page in PAGES for e in examples(page)])
