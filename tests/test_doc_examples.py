@@ -39,3 +39,25 @@ def test_example_runs_and_prints_what_it_shows(code, expected, monkeypatch):
         exec(compile(code, "example", "exec"), {"__name__": "docs"})
     if expected is not None:
         assert output.getvalue() == expected
+
+
+def test_every_readme_configuration_is_one_the_sdk_reads():
+    import tinymemory as tm
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = [body for language, body in FENCE.findall(readme) if language == "toml"]
+    assert blocks
+    for body in blocks:
+        config = tm.MemoryConfig.from_toml(body)
+        assert f'engine = "{config.engine}"' in body
+        for settings in config.engines.values():
+            assert settings.scope_root is None or f'"{settings.scope_root}"' in body
+
+
+def test_every_readme_code_block_is_run_by_a_test():
+    # python: above; py: the plugins' tests; console: the newcomer tests (the first
+    # screen, the conformance lines) and the sqlite plugin's (`$ tinymemory` sessions);
+    # toml: above; text: the output a block before it prints.
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    languages = {language for language, _ in FENCE.findall(readme)}
+    assert languages <= {"python", "py", "console", "toml", "text"}
