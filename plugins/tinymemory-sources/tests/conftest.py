@@ -166,3 +166,17 @@ def loopback_fetcher(server: LoopbackServer, **policy: Any) -> GuardedFetcher:
     return GuardedFetcher(
         GuardPolicy(loopback_for_tests=True, ports={80, 443, server.port}, **policy)
     )
+
+
+@pytest.fixture
+def without_converters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Only this plugin loads, so a test of what a reader does without a converter holds
+    with the documents plugin installed beside it (as the README's bundle has it)."""
+    from tinymemory._plugin_manager import reset_plugins  # test-only: reload the plugins
+
+    monkeypatch.setenv("TINYMEMORY_PLUGINS", "sources,tinymemory.reference")
+    reset_plugins()
+    yield
+    monkeypatch.delenv("TINYMEMORY_PLUGINS")
+    reset_plugins()
+

@@ -152,7 +152,9 @@ def test_links_are_never_followed(tree: Path, tmp_path: Path) -> None:
     assert skips == [(tree / "linked-dir").as_posix(), (tree / "linked.md").as_posix()]
 
 
-def test_a_binary_file_nothing_reads_is_a_skip_naming_its_format(tree: Path) -> None:
+def test_a_binary_file_nothing_reads_is_a_skip_naming_its_format(
+    tree: Path, without_converters: None
+) -> None:
     write(tree, {"report.pdf": b"%PDF-1.7\nQuarterly numbers"})
     (skip,) = [item for item in read_folder(tree) if isinstance(item, SourceSkip)]
     assert skip.reason.startswith("`report.pdf` is pdf, which no document converter reads")

@@ -34,7 +34,7 @@ BOMB = b"""<?xml version="1.0"?>
 <rss><channel><item><description>&lol2;</description></item></channel></rss>"""
 
 
-def test_a_link_is_fetched_and_converted(server: LoopbackServer) -> None:
+def test_a_link_is_fetched_and_converted(server: LoopbackServer, without_converters: None) -> None:
     server.redirect("/go", "/notes/plan.md")
     server.answer(
         "/notes/plan.md", b"# Plan\n\nShip it.", headers={"Content-Type": "text/markdown"}
@@ -78,7 +78,7 @@ def test_an_error_never_shows_a_query(server: LoopbackServer) -> None:
     assert "abc" not in str(missing.value)
 
 
-def test_an_rss_feed(server: LoopbackServer) -> None:
+def test_an_rss_feed(server: LoopbackServer, without_converters: None) -> None:
     server.answer("/feed.xml", RSS, headers={"Content-Type": "application/rss+xml"})
     found = list(
         tm.read("rss", options={"url": server.url("/feed.xml")}, fetcher=loopback_fetcher(server))
