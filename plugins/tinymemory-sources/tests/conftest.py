@@ -179,4 +179,3 @@ def without_converters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.delenv("TINYMEMORY_PLUGINS")
     reset_plugins()
-
