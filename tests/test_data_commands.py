@@ -1123,3 +1123,23 @@ def test_ingest_without_readers_or_with_bad_arguments(
 )
 def test_a_ranked_hit_shows_its_matching_line(text: str, query: str, shown: str) -> None:
     assert data_commands._passage(text, query) == shown
+
+
+def test_a_citation_line_names_the_file_link_or_id(
+    engine: ReferenceEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    inside = str(tmp_path / "notes" / "budget.md")
+    engine.store_many(
+        [
+            tm.Document(body="budget inside", meta=tm.MemoryMeta(file_path=inside)),
+            tm.Document(body="budget outside", meta=tm.MemoryMeta(file_path="/elsewhere/b.md")),
+            tm.Document(body="budget linked", meta=tm.MemoryMeta(url="https://example.com/b")),
+        ]
+    )
+    learning = engine.store(tm.Learning(text="budget learned")).id
+    lines = ok("recall", "budget").splitlines()
+    cited = [line.split("] ", 1)[1].split("  ")[0] for line in lines if line.startswith("[")]
+    assert sorted(cited) == sorted(
+        ["notes/budget.md", "/elsewhere/b.md", "https://example.com/b", learning]
+    )
