@@ -26,7 +26,7 @@ from tinymemory._engine import EngineWrapper
 from tinymemory._errors import ConfigError, Unavailable
 from tinymemory._hookspecs import hookimpl
 from tinymemory._plugin_manager import plugin_manager
-from tinymemory._wire import dumps, to_data
+from tinymemory._wire import to_data
 from tinymemory.reference import DESCRIPTOR as REFERENCE
 from tinymemory.reference import ReferenceEngine
 
@@ -417,20 +417,24 @@ def test_tools_lists_the_seven_tools_in_a_table(reference_config: Path) -> None:
     assert rows[0].endswith("returns an answer and the memories it cites")
 
 
+def compact(data: object) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 def test_tools_json_in_each_format(reference_config: Path) -> None:
     specs = reference_specs()
     code, output = invoke("tools", "--json")
     assert code == 0
-    # One compact line, as every --json prints; numbers in their shortest f32 form (0.8).
-    assert output == dumps([spec.as_data() for spec in specs]) + "\n"
-    assert '"default":0.8' in output
+    # One compact line, as every --json prints; the schema's numbers as the original's.
+    assert output == compact([spec.as_data() for spec in specs]) + "\n"
+    assert '"default":0.800000011920929' in output
     code, output = invoke("tools", "--format", "openai")
-    assert output == dumps([spec.as_openai() for spec in specs]) + "\n"
+    assert output == compact([spec.as_openai() for spec in specs]) + "\n"
     assert json.loads(output)[0]["type"] == "function"
     code, output = invoke("tools", "--json", "--format", "anthropic", "--read-only")
     assert code == 0
     expected = [spec.as_anthropic() for spec in reference_specs(writes=False)]
-    assert output == dumps(expected) + "\n"
+    assert output == compact(expected) + "\n"
     assert [tool["name"] for tool in json.loads(output)][-1] == "memory_explore"
 
 

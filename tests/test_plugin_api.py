@@ -26,14 +26,19 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "MemoryEngine",
         "Piece",
         "ReaderContext",
+        "STOP_WORDS",
         "Scrubber",
         "SourceReader",
         "SourceSkip",
+        "WORD_PATTERN",
         "build_explore_page",
         "canonical_json",
         "cut_pieces",
+        "decompose",
         "embedders",
+        "extractive_answer",
         "fingerprint_json",
+        "fold",
         "from_data",
         "from_json",
         "hookimpl",
@@ -43,6 +48,7 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "to_data",
         "to_json",
         "to_utc",
+        "words",
     ]
     for name in tinymemory.plugin.__all__:
         assert getattr(tinymemory.plugin, name) is not None

@@ -17,7 +17,10 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
   :func:`build_explore_page`, cutting long
   documents (:func:`cut_pieces`, :class:`Piece`), the installed embedders by
   name (:func:`embedders`), UTC timestamps (:func:`to_utc`);
-- for scrubbers: :func:`map_texts`.
+- for scrubbers: :func:`map_texts`;
+- words compared as the core compares them (:func:`fold`, :func:`decompose`,
+  :func:`words`, :data:`WORD_PATTERN`, :data:`STOP_WORDS`), and the extractive
+  recall answer built from them (:func:`extract_answer`, :class:`Extract`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from tinymemory._canonical import dumps as canonical_json
 from tinymemory._canonical import fingerprint_json
 from tinymemory._document_pieces import Piece, cut_pieces
 from tinymemory._engine import EngineWrapper, MemoryEngine, build_explore_page
+from tinymemory._extractive import extractive_answer
 from tinymemory._hookspecs import (
     DocumentConverter,
     Embedder,
@@ -43,6 +47,7 @@ from tinymemory._plugin_manager import embedders
 from tinymemory._scrubbing import map_texts
 from tinymemory._timestamps import to_utc
 from tinymemory._wire import from_data, from_json, to_data, to_json
+from tinymemory._words import STOP_WORDS, WORD_PATTERN, decompose, fold, words
 
 __all__ = [
     "DocumentConverter",
@@ -54,14 +59,19 @@ __all__ = [
     "MemoryEngine",
     "Piece",
     "ReaderContext",
+    "STOP_WORDS",
     "Scrubber",
     "SourceReader",
     "SourceSkip",
+    "WORD_PATTERN",
     "build_explore_page",
     "canonical_json",
     "cut_pieces",
+    "decompose",
     "embedders",
+    "extractive_answer",
     "fingerprint_json",
+    "fold",
     "from_data",
     "from_json",
     "hookimpl",
@@ -71,4 +81,5 @@ __all__ = [
     "to_data",
     "to_json",
     "to_utc",
+    "words",
 ]

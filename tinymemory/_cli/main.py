@@ -8,6 +8,7 @@ add their own commands through the ``tinymemory_register_commands`` hook.
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -218,7 +219,10 @@ def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
             "openai": [spec.as_openai() for spec in specs],
             "anthropic": [spec.as_anthropic() for spec in specs],
         }
-        click.echo(dumps(shapes[shape or "spec"]))
+        # Compact as every --json, but not through the canonical writer, which would
+        # print the confidence default's widened f32 as 0.8: the schema is the
+        # original's, number for number, as the MCP server serves it.
+        click.echo(json.dumps(shapes[shape or "spec"], ensure_ascii=False, separators=(",", ":")))
         return
     rows = [
         (

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from tinymemory._errors import ConfigError, EngineError
 from tinymemory._hookspecs import Embedder
+from tinymemory.plugin import STOP_WORDS, fold, words
 from tinymemory_sqlite import embedding, hashing
-from tinymemory_sqlite.embedding import STOP_WORDS, HashingEmbedder, as_matrix, fold, words
+from tinymemory_sqlite.embedding import HashingEmbedder, as_matrix
 
 MASK = (1 << 64) - 1
 CHAR = 0x243F6A8885A308D3

@@ -4,8 +4,9 @@ Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 over ``tsvector`` matches (a GIN index finds them) with the statistics
 of what the read admits; vector fetch is an exact scan of the admitted
 pieces' vectors; hybrid fuses the two by reciprocal rank, as the sqlite
-engine does. Recall answers from the best relevant hybrid hits with
-passages PostgreSQL's ``ts_headline`` picks from them, each cited.
+engine does. Recall answers, as the sqlite engine does, with the sentences of
+the best relevant hybrid hits that bear on the question, each cited
+(:func:`tinymemory.plugin.extractive_answer`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tinymemory import (
-    Citation,
     ConfigError,
     EngineCredential,
     EngineDescriptor,
@@ -43,7 +43,13 @@ from tinymemory import (
     StoreItem,
     StoreReceipt,
 )
-from tinymemory.plugin import Embedder, build_explore_page, item_from_json, to_json
+from tinymemory.plugin import (
+    Embedder,
+    build_explore_page,
+    extractive_answer,
+    item_from_json,
+    to_json,
+)
 
 from . import cursors
 from .connections import Connection, Server
@@ -53,7 +59,6 @@ from .item_rows import Prepared, existing, first_copies, prepare, write
 from .ranking import (
     Ranked,
     Scope,
-    any_of,
     fused,
     keyword_ranking,
     query_words,
@@ -67,17 +72,8 @@ from .vectors import embed
 FUSION_DEPTH = 50
 #: For recall, a hit holding none of the question's words is relevant from this similarity up.
 RECALL_SIMILARITY = 0.35
-#: How many of the best relevant hits recall quotes and cites.
-RECALL_PASSAGES = 3
-#: What recall answers when nothing stored is relevant.
-NOTHING_RELEVANT = "Nothing stored answers this question."
-MODEL = "extractive"
 #: The most rows one read asks for (a limit may be any usize; ``bigint`` stops at 2^63 - 1).
 MOST_ROWS = 2**62
-#: How ``ts_headline`` cuts a recall passage: a fragment or two around the question's words.
-_HEADLINE = (
-    'MaxFragments=2, MinWords=8, MaxWords=35, StartSel="", StopSel="", FragmentDelimiter=" … "'
-)
 
 _FACET_COLUMNS = {
     Facet.KIND: "s.kind",
@@ -362,7 +358,7 @@ class PostgresEngine(MemoryEngine):
         vector = self._embed_query(request.question)
         limit = _rows(request.limit)
 
-        def work(connection: Connection) -> tuple[list[Hit], list[str]]:
+        def work(connection: Connection) -> list[Hit]:
             scope = Scope.of(request.filter, _last_seq(connection))
             words = query_words(connection, request.question)
             matched = keyword_ranking(connection, words, scope, limit)
@@ -371,18 +367,9 @@ class PostgresEngine(MemoryEngine):
             relevant = {entry.item for entry in matched}
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
             best = [entry for entry in fused([matched, similar], limit) if entry.item in relevant]
-            quoted = best[:RECALL_PASSAGES]
-            return ranked_hits(connection, quoted), _passages(connection, words, quoted)
+            return ranked_hits(connection, best)
 
-        hits, passages = self._server.run(work, snapshot=True)
-        if not hits:
-            return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)
-        answer = " ".join(f"{passage} [{n}]" for n, passage in enumerate(passages, start=1))
-        citations = [
-            Citation(id=hit.id, kind=hit.kind, snippet=passage, meta=hit.meta, score=hit.score)
-            for hit, passage in zip(hits, passages, strict=True)
-        ]
-        return RecallAnswer(answer=answer, citations=citations, model=MODEL)
+        return extractive_answer(request.question, self._server.run(work, snapshot=True))
 
     def _embed_query(self, text: str) -> Any:
         return embed(self.embedder, [text])[0]
@@ -407,19 +394,6 @@ def _ranking(
     matched = keyword_ranking(connection, words, scope, fusion)
     similar = vector_ranking(connection, vector, scope, fusion)
     return fused([matched, similar], depth)
-
-
-def _passages(connection: Connection, words: list[str], ranked: list[Ranked]) -> list[str]:
-    """For each ranked piece, the passage of it around the words (its start without words)."""
-    if not ranked:
-        return []
-    rows = connection.execute(
-        "SELECT p.id, ts_headline('simple', p.text, %s::tsquery, %s) FROM pieces p "
-        "WHERE p.id = ANY(%s)",
-        (any_of(words), _HEADLINE, [entry.piece for entry in ranked]),
-    ).fetchall()
-    found = {piece: " ".join(text.split()) for piece, text in rows}
-    return [found[entry.piece] or "(no text)" for entry in ranked]
 
 
 def _last_seq(connection: Connection) -> int:

@@ -6,7 +6,7 @@ comparable with queries of the next. Python's ``hash()`` is randomised per
 process and is never used; every hash below is 64-bit integer arithmetic done in
 numpy, exact and platform-independent.
 
-A text is folded (:func:`fold`), cut into words (runs of ``[^\\W_]``, the
+A text is folded (:func:`tinymemory.plugin.fold`), cut into words (runs of ``[^\\W_]``, the
 letters and digits) and turned into features, each added to one of
 ``dimensions`` buckets:
 
@@ -27,7 +27,7 @@ phrases at half weight. The 3-grams of the word padded with a boundary space
 (`` cat `` gives `` ca``, ``cat``, ``at ``) let inflections and typos still
 match (``prefer``/``preferred``), at half weight: a word of n letters has n
 of them, so they would otherwise drown the words. The features of a stop word
-(:data:`STOP_WORDS`: ``the``, ``of``, ``is``, ...), and a pair of two, weigh a
+(:data:`tinymemory.plugin.STOP_WORDS`: ``the``, ``of``, ``is``, ...), and a pair of two, weigh a
 fifth as much: at full weight the words every English text shares gave
 unrelated texts cosines of 0.4 to 0.6, above those of related ones with fewer
 such words. No sign hashing: every bucket is a sum of positive weights, so
@@ -42,8 +42,6 @@ points.
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -53,23 +51,12 @@ from tinymemory.plugin import Embedder
 if TYPE_CHECKING:  # numpy loads when something is embedded, not with the plugin
     from .hashing import Floats
 
-__all__ = [
-    "DEFAULT_DIMENSIONS",
-    "MIN_DIMENSIONS",
-    "STOP_WORDS",
-    "WORD_PATTERN",
-    "HashingEmbedder",
-    "as_matrix",
-    "fold",
-    "words",
-]
+__all__ = ["DEFAULT_DIMENSIONS", "MIN_DIMENSIONS", "HashingEmbedder", "as_matrix"]
 
 #: Vector size of the default embedder.
 DEFAULT_DIMENSIONS = 256
 #: Fewer buckets than this would make nearly every text collide with every other.
 MIN_DIMENSIONS = 16
-#: A word: a run of letters and digits (``\w`` without the underscore).
-WORD_PATTERN = re.compile(r"[^\W_]+")
 
 #: Feature weights (see the module docstring for why).
 WORD_WEIGHT = 1.0
@@ -77,68 +64,6 @@ PAIR_WEIGHT = 0.5
 GRAM_WEIGHT = 0.5
 #: Factor on a stop word's features, and on a pair of two stop words.
 STOP_WEIGHT = 0.2
-
-#: Common English words that say nothing about what a text is about, folded
-#: (lower case, no diacritics), contraction fragments (``what's`` -> ``what``,
-#: ``s``) included. Their features weigh :data:`STOP_WEIGHT` as much; the
-#: extractive answer and the engine's keyword fallback skip them.
-# fmt: off
-STOP_WORDS: frozenset[str] = frozenset({
-    "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-    "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
-    "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few",
-    "for", "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers",
-    "herself", "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "itself", "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of",
-    "off", "on", "once", "only", "or", "other", "our", "ours", "ourselves", "out", "over",
-    "own", "same", "she", "should", "so", "some", "such", "than", "that", "the", "their",
-    "theirs", "them", "themselves", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when",
-    "where", "which", "while", "who", "whom", "whose", "why", "will", "with", "would", "you",
-    "your", "yours", "yourself", "yourselves", "s", "t", "d", "ll", "m", "re", "ve", "don",
-    "doesn", "didn", "isn", "aren", "wasn", "weren", "wouldn", "shouldn", "couldn",
-})
-# fmt: on
-
-
-class _DropMarks(dict[int, int | None]):
-    """A ``str.translate`` table deleting combining marks, filled as characters are met.
-
-    Marks are the characters with a non-zero canonical combining class (accents,
-    cedillas, ...); spacing vowel signs of Indic scripts have class 0 and stay.
-    """
-
-    def __missing__(self, code: int) -> int | None:
-        value = None if unicodedata.combining(chr(code)) else code
-        self[code] = value
-        return value
-
-
-_DROP_MARKS = _DropMarks()
-
-
-def fold(text: str) -> str:
-    """``text`` case-folded, compatibility-decomposed and without combining marks.
-
-    ``Café`` and ``CAFE`` both fold to ``cafe``, ``ﬁle`` to ``file``, ``Straße``
-    to ``strasse``.
-    """
-    text = decompose(text)
-    return text if text.isascii() else text.translate(_DROP_MARKS)
-
-
-def decompose(text: str) -> str:
-    """:func:`fold` but keeping the combining marks (dropped later, in bulk, when embedding)."""
-    if text.isascii():
-        return text.lower()
-    # Decomposed first, as a compatibility decomposition may yield a capital (the
-    # black-letter H gives H); case folding a decomposed text leaves it decomposed.
-    return unicodedata.normalize("NFKD", text).casefold()
-
-
-def words(text: str) -> list[str]:
-    """The folded words of ``text``, in order."""
-    return WORD_PATTERN.findall(fold(text))
 
 
 class HashingEmbedder:

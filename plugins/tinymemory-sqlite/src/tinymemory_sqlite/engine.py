@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tinymemory import (
-    Citation,
     ConfigError,
     EngineDescriptor,
     EngineHealth,
@@ -46,10 +45,9 @@ from tinymemory import (
     StoreItem,
     StoreReceipt,
 )
-from tinymemory.plugin import Embedder, build_explore_page, to_json
+from tinymemory.plugin import Embedder, build_explore_page, extractive_answer, to_json
 
 from . import cursors, keyword
-from .answer import extract_answer
 from .connections import Connections
 from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder, as_matrix
@@ -69,9 +67,6 @@ if TYPE_CHECKING:
 FUSION_DEPTH = 50
 #: For recall, a hit holding none of the question's words is relevant from this similarity up.
 RECALL_SIMILARITY = 0.35
-#: What recall answers when nothing stored is relevant.
-NOTHING_RELEVANT = "Nothing stored answers this question."
-MODEL = "extractive"
 #: The most rows one read asks SQLite for. A limit may be any usize, but SQLite's
 #: integers stop at 2^63 - 1; no table holds this many rows, so the answer is the same.
 MOST_ROWS = 2**62
@@ -440,21 +435,7 @@ class SqliteEngine(MemoryEngine):
             relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
             best = fused([matched, similar], limit)
             hits = ranked_hits(connection, [entry for entry in best if entry.item in relevant])
-        extract = extract_answer(request.question, [hit.text for hit in hits]) if hits else None
-        if extract is None or not extract.sources:
-            # Hits share a word with the question, but no sentence bears on it.
-            return RecallAnswer(answer=NOTHING_RELEVANT, model=MODEL)
-        citations = [
-            Citation(
-                id=hits[index].id,
-                kind=hits[index].kind,
-                snippet=snippet,
-                meta=hits[index].meta,
-                score=hits[index].score,
-            )
-            for index, snippet in zip(extract.sources, extract.snippets, strict=True)
-        ]
-        return RecallAnswer(answer=extract.text, citations=citations, model=MODEL)
+        return extractive_answer(request.question, hits)
 
     def _ranking(
         self,

@@ -22,14 +22,9 @@ from typing import NamedTuple, cast
 import numpy as np
 import numpy.typing as npt
 
-from .embedding import (
-    GRAM_WEIGHT,
-    PAIR_WEIGHT,
-    STOP_WEIGHT,
-    STOP_WORDS,
-    WORD_WEIGHT,
-    decompose,
-)
+from tinymemory.plugin import STOP_WORDS, decompose
+
+from .embedding import GRAM_WEIGHT, PAIR_WEIGHT, STOP_WEIGHT, WORD_WEIGHT
 
 #: The most characters one vectorised pass hashes (texts of a few hundred
 #: characters: a few hundred texts, which keeps the temporary arrays in the CPU's

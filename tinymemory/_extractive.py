@@ -23,10 +23,24 @@ from collections.abc import Sequence
 
 import attrs
 
-from .embedding import STOP_WORDS, words
+from tinymemory._operations import Citation, Hit, RecallAnswer
+from tinymemory._words import STOP_WORDS, words
 
-__all__ = ["MAX_SENTENCE_CHARS", "MIN_COVERAGE", "Extract", "extract_answer", "sentences", "stem"]
+__all__ = [
+    "MAX_SENTENCE_CHARS",
+    "MIN_COVERAGE",
+    "NOTHING_RELEVANT",
+    "Extract",
+    "extract_answer",
+    "extractive_answer",
+    "sentences",
+    "stem",
+]
 
+#: What an extractive recall answers when no sentence bears on the question.
+NOTHING_RELEVANT = "Nothing stored answers this question."
+#: The ``model`` an extractive answer names.
+EXTRACTIVE_MODEL = "extractive"
 #: The longest sentence quoted whole; a longer one is cut at a word boundary.
 MAX_SENTENCE_CHARS = 400
 #: The share of the question's word weight a sentence must hold to be quoted.
@@ -170,6 +184,29 @@ def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int
         if len(chosen) == max_sentences:
             break
     return _cite(chosen)
+
+
+def extractive_answer(question: str, hits: Sequence[Hit]) -> RecallAnswer:
+    """A recall answer quoted from ``hits`` (the relevant items, best first), with no model.
+
+    The answer is :func:`extract_answer` over the hits' texts; each cited hit
+    becomes a citation whose snippet is the sentences quoted from it. With no
+    sentence bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
+    """
+    extract = extract_answer(question, [hit.text for hit in hits]) if hits else None
+    if extract is None or not extract.sources:
+        return RecallAnswer(answer=NOTHING_RELEVANT, model=EXTRACTIVE_MODEL)
+    citations = [
+        Citation(
+            id=hits[index].id,
+            kind=hits[index].kind,
+            snippet=snippet,
+            meta=hits[index].meta,
+            score=hits[index].score,
+        )
+        for index, snippet in zip(extract.sources, extract.snippets, strict=True)
+    ]
+    return RecallAnswer(answer=extract.text, citations=citations, model=EXTRACTIVE_MODEL)
 
 
 #: Endings taken off a word before it is compared, longest first; ``ies``/``ied`` become ``y``.

@@ -6,22 +6,22 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinymemory_sqlite.answer import (
+from tinymemory._extractive import (
     MAX_SENTENCE_CHARS,
     MIN_COVERAGE,
-    STOP_WORDS,
+    NOTHING_RELEVANT,
     Extract,
     extract_answer,
+    extractive_answer,
     sentences,
     stem,
 )
-from tinymemory_sqlite.embedding import fold
+from tinymemory._words import STOP_WORDS, fold
 
 MARKER = re.compile(r"\[(\d+)\]")
 
@@ -61,18 +61,14 @@ def test_every_cited_passage_has_its_snippet() -> None:
 def test_the_answer_is_deterministic_across_processes() -> None:
     # Ties between words of equal rarity must not depend on set order (hash seed).
     script = (
-        "from tinymemory_sqlite.answer import extract_answer;"
+        "from tinymemory._extractive import extract_answer;"
         "print(extract_answer('red green blue cyan magenta', ["
         "'Red and green. Blue and cyan.', 'Magenta and red. Green and blue.',"
         "'Cyan and magenta. Blue green red.']))"
     )
-    source = str(Path(__file__).resolve().parents[1] / "src")
     outputs = set()
     for seed in ("1", "2", "3"):
         environment = dict(os.environ, PYTHONHASHSEED=seed)
-        environment["PYTHONPATH"] = os.pathsep.join(
-            [source, *filter(None, [environment.get("PYTHONPATH")])]
-        )
         done = subprocess.run(
             [sys.executable, "-c", script],
             capture_output=True,
@@ -313,3 +309,33 @@ def test_every_marker_has_a_source_and_every_source_is_cited(
     assert len(numbers) <= max_sentences
     assert not extract.text or extract.text.endswith("]")
     assert extract == extract_answer(question, passages, max_sentences=max_sentences)
+
+
+def test_the_recall_answer_cites_each_quoted_hit_with_its_sentences() -> None:
+    import tinymemory as tm
+
+    meta = tm.MemoryMeta(file_path="/notes/budget.md")
+    hits = [
+        tm.Hit(id="a" * 40, kind="learning", text="The user prefers tabs.", meta=tm.MemoryMeta()),
+        tm.Hit(
+            id="b" * 40,
+            kind="document",
+            text="# Budget\n\nThe travel budget is 1,200 EUR. Hotels are near.",
+            meta=meta,
+            score=0.5,
+        ),
+    ]
+    answer = extractive_answer("What is the travel budget?", hits)
+    assert answer.answer == "The travel budget is 1,200 EUR. [1]"
+    assert answer.model == "extractive"
+    (citation,) = answer.citations
+    assert (citation.id, citation.kind, citation.snippet) == (
+        "b" * 40,
+        tm.ItemKind.DOCUMENT,
+        "The travel budget is 1,200 EUR.",
+    )
+    assert (citation.meta, citation.score) == (meta, 0.5)
+    # Hits, but nothing bearing on the question; and no hits at all.
+    for given_hits in (hits, []):
+        nothing = extractive_answer("When is the launch?", given_hits)
+        assert (nothing.answer, nothing.citations) == (NOTHING_RELEVANT, ())
