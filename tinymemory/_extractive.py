@@ -9,7 +9,8 @@ sentence bears on the question when the words it holds carry at least
 :data:`MIN_COVERAGE` of the question's whole weight, a question word found in
 no sentence weighing as much as the rarest; so a sentence sharing only a word
 every brief asks about (``user``) answers nothing. The best few such
-sentences, each followed by a citation marker ``[n]``, are the answer; when
+sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best one's score,
+each followed by a citation marker ``[n]``, are the answer; when
 none bears on the question the answer is empty and cites nothing. The result
 depends only on the arguments, so the same question over the same hits always
 gives the same answer.
@@ -29,6 +30,7 @@ from tinymemory._words import STOP_WORDS, words
 __all__ = [
     "MAX_SENTENCE_CHARS",
     "MIN_COVERAGE",
+    "MIN_SHARE_OF_BEST",
     "NOTHING_RELEVANT",
     "Extract",
     "extract_answer",
@@ -45,6 +47,10 @@ EXTRACTIVE_MODEL = "extractive"
 MAX_SENTENCE_CHARS = 400
 #: The share of the question's word weight a sentence must hold to be quoted.
 MIN_COVERAGE = 0.3
+#: The least a quoted sentence scores beside the best one: a sentence sharing
+#: only the commoner half of the question (``travel`` of "travel budget") is
+#: left out when another holds it all.
+MIN_SHARE_OF_BEST = 0.5
 
 # Markdown structure at a line's start: quote marks, list bullets.
 _LINE_MARK = re.compile(r"(?:>(?=[\s>]|$)|[-*+•](?=\s)|\d{1,3}[.)](?=\s))\s*")
@@ -176,7 +182,9 @@ def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int
 
     chosen: list[_Sentence] = []
     seen: set[str] = set()
-    for *_, sentence in scored:
+    for score, *_, sentence in scored:
+        if -score < MIN_SHARE_OF_BEST * -scored[0][0]:
+            break  # sorted: every sentence after this one scores less
         if sentence.key in seen:
             continue
         seen.add(sentence.key)
