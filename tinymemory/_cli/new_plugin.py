@@ -73,7 +73,11 @@ def tinymemory_requirement(direct_url: str | None) -> str:
     except ValueError:  # not pip's writing: nothing to go by
         data = {}
     url = data.get("url", "")
-    if "dir_info" in data and url.startswith("file://") and Path(unquote(urlparse(url).path)).is_dir():
+    if (
+        "dir_info" in data
+        and url.startswith("file://")
+        and Path(unquote(urlparse(url).path)).is_dir()
+    ):
         return f"tinymemory[conformance] @ {url}"
     return "tinymemory[conformance]"
 
@@ -85,7 +89,9 @@ def _direct_url() -> str | None:
 def render(names: dict[str, str]) -> dict[PurePosixPath, str]:
     """Every file of the package, by its path inside ``tinymemory-NAME/``."""
     files = {}
-    for parts, source in _template_files(resources.files("tinymemory") / "_cli" / "plugin_template"):
+    for parts, source in _template_files(
+        resources.files("tinymemory") / "_cli" / "plugin_template"
+    ):
         path = [names["package"] if part == PACKAGE_FOLDER else part for part in parts]
         path[-1] = path[-1].removesuffix(".tmpl")
         if path[-1] == "gitignore":  # package data leaves dot files out
