@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sys
 import tomllib
 from collections.abc import Iterator
 from importlib import metadata
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import ModuleType
 
 import pytest
+from doc_examples import ROOT
 
 import tinymemory as tm
 from tinymemory._cli.main import main
-from tinymemory._cli.new_plugin import plugin_names, tinymemory_requirement, write_plugin
+from tinymemory._cli.new_plugin import (
+    plugin_names,
+    render,
+    tinymemory_requirement,
+    write_plugin,
+)
 from tinymemory.conformance import CHECK_NAMES, Outcome, run
 
 FILES = [
@@ -119,8 +126,11 @@ def test_its_hook_offers_the_engine_with_throwaway_settings(
 
 def test_the_tox_ini_installs_tinymemory_from_where_it_came_from(written: Path) -> None:
     tox_ini = (written / "tox.ini").read_text(encoding="utf-8")
-    direct_url = metadata.distribution("tinymemory").read_text("direct_url.json")
-    assert f"\ndeps = {tinymemory_requirement(direct_url)}\n" in tox_ini
+    assert f"\ndeps = {tinymemory_requirement(_direct_url())}\n" in tox_ini
+
+
+def _direct_url() -> str | None:
+    return metadata.distribution("tinymemory").read_text("direct_url.json")
 
 
 @pytest.mark.parametrize(
@@ -215,3 +225,34 @@ def test_a_parent_that_is_not_a_folder_is_a_usage_error(
 ) -> None:
     assert main(["new-plugin", "team-notes", "--dir", str(tmp_path / "missing")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def _block(page: str, fence: str, first_line: str) -> str:
+    """The ``fence`` block of ``docs/page`` whose first line is ``first_line``."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    (block,) = [
+        body
+        for body in re.findall(rf"```{fence}\n(.*?)```", text, re.S)
+        if body.startswith(first_line)
+    ]
+    return block
+
+
+def test_the_plugins_page_shows_what_the_command_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command, *shown = _block("plugins.md", "console", "$ tinymemory new-plugin").splitlines()
+    monkeypatch.chdir(tmp_path)
+    assert main(command.removeprefix("$ tinymemory ").split()) == 0
+    printed = capsys.readouterr().out.splitlines()
+    installs = "its tox.ini installs "
+    requirement = [line for line in printed if line.startswith(installs)]
+    assert requirement == [f"{installs}{tinymemory_requirement(_direct_url())}"]
+    documented = "its tox.ini installs tinymemory[conformance] @ file:///path/to/tinymemory"
+    assert [documented if line.startswith(installs) else line for line in printed] == shown
+
+
+def test_the_conformance_page_shows_the_tox_ini_it_writes() -> None:
+    names = plugin_names("myengine")
+    names["tinymemory_requirement"] = "tinymemory[conformance] @ file:///path/to/tinymemory"
+    assert _block("conformance.md", "ini", "[tox]") == render(names)[PurePosixPath("tox.ini")]
