@@ -20,6 +20,9 @@ from tinymemory._plugin_manager import (
 
 pytest_plugins = ["pytester"]
 
+#: Slow, and run by the `newcomer` tox env on its own: fresh virtual environments.
+collect_ignore = ["newcomer"]
+
 
 @pytest.fixture
 def builtin_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

@@ -18,6 +18,7 @@ import attrs
 import click
 
 from tinymemory._cli.data_commands import add_data_commands
+from tinymemory._cli.new_plugin import new_plugin_command
 from tinymemory._cli.options import at_option, json_option, reach_from, reach_option, table
 from tinymemory._context import ContextCompiler, ContextSpec
 from tinymemory._engine import EngineDescriptor
@@ -50,6 +51,7 @@ def cli() -> None:
 
 # Registered from their own module so this one stays about what is installed.
 add_data_commands(cli)
+cli.add_command(new_plugin_command)
 
 
 @cli.command()

@@ -1,0 +1,224 @@
+"""A newcomer's first hour, in fresh virtual environments, as the README tells it.
+
+In a copy of this checkout (its tracked and unignored files, as a clone
+holds), with a home folder of its own so the memory file starts empty,
+bash runs the README's first console block as written: it creates .venv,
+installs the core and the bundled plugins from the copy, ingests
+docs/examples/notes, recalls an answer and writes context.md. Then that
+install's `tinymemory new-plugin` writes a plugin, and the plugin's own
+tox.ini builds it into another fresh environment, installing tinymemory from
+the copy, and runs its conformance test.
+
+Slow (every install is real): the `newcomer` tox env runs this folder, and
+the core suite leaves it out (tests/conftest.py). Nothing of tinymemory is
+imported here; everything runs as the user's commands would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTES = "docs/examples/notes"
+#: What docs/examples/notes/travel-policy.docx says, and the answer must hold.
+BUDGET = "1,200 EUR"
+#: An item id (a fingerprint): ids hash the files' absolute paths, so differ per copy.
+ITEM_ID = re.compile(r"\b[0-9a-f]{40}\b")
+CITATION = re.compile(r"\[\d+\] ")
+
+
+def readme_main_job() -> tuple[str, list[str]]:
+    """The README's first console block: its command (continuation lines kept), output shown.
+
+    The output is every line of the block after the command.
+    """
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"```console\n(.*?)```", readme, re.S)
+    assert found, "README.md has no console block"
+    lines = found.group(1).splitlines()
+    assert lines[0].startswith("$ "), lines[0]
+    end = 1
+    while lines[end - 1].endswith("\\"):
+        end += 1
+    return "\n".join([lines[0][2:], *lines[1:end]]), lines[end:]
+
+
+class Newcomer:
+    """The copy of the checkout, the home folder and the environment every command runs in."""
+
+    def __init__(self, base: Path) -> None:
+        self.clone = base / "clone"
+        self.home = base / "home"
+        self.home.mkdir()
+        self.env = _user_environment(self.home)
+
+    def run(self, *command: str | Path, cwd: Path | None = None) -> str:
+        """Run ``command`` in the clone (or ``cwd``); its stdout, after asserting it succeeded."""
+        done = subprocess.run(
+            [str(part) for part in command],
+            cwd=cwd or self.clone,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+        return done.stdout
+
+    def tinymemory(self, *arguments: str | Path) -> str:
+        return self.run(self.clone / ".venv" / "bin" / "tinymemory", *arguments)
+
+
+def _user_environment(home: Path) -> dict[str, str]:
+    """This process's environment as a new user's shell would have it, homed at ``home``.
+
+    Nothing of tox or of this virtual environment is passed on, nor any
+    TinyMemory setting; pip keeps using the machine's cache.
+    """
+    pip_cache = os.environ.get("PIP_CACHE_DIR") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pip"
+    )
+    ours = Path(sys.prefix) / "bin"
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("TOX_", "TINYMEMORY_", "XDG_"))
+        and name not in {"VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME"}
+    }
+    env["PATH"] = os.pathsep.join(
+        part for part in env.get("PATH", "").split(os.pathsep) if Path(part) != ours
+    )
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local" / "share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_STATE_HOME=str(home / ".local" / "state"),
+        PIP_CACHE_DIR=pip_cache,
+    )
+    return env
+
+
+def _copy_checkout(clone: Path) -> None:
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8")
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a tracked file deleted in the working tree is left out
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, clone / name)
+
+
+@pytest.fixture(scope="module")
+def newcomer(tmp_path_factory: pytest.TempPathFactory) -> Newcomer:
+    return Newcomer(tmp_path_factory.mktemp("newcomer"))
+
+
+@pytest.fixture(scope="module")
+def main_job(newcomer: Newcomer) -> str:
+    """The README's main-job command run by bash in the copy; its stdout."""
+    _copy_checkout(newcomer.clone)
+    command, _ = readme_main_job()
+    return newcomer.run("bash", "-c", command)
+
+
+def test_the_main_job_prints_what_the_readme_shows(main_job: str, newcomer: Newcomer) -> None:
+    """Item ids and the copy's own folder are the only parts that may differ."""
+    _, shown = readme_main_job()
+    printed = ITEM_ID.sub("<id>", main_job.replace(f"{newcomer.clone}/", ""))
+    assert printed.splitlines() == [ITEM_ID.sub("<id>", line) for line in shown], (
+        f"the README's main job printed:\n{main_job}"
+    )
+
+
+def test_the_answer_holds_the_budget_and_cites_the_files_it_came_from(
+    main_job: str, newcomer: Newcomer
+) -> None:
+    command, _ = readme_main_job()
+    question = re.search(r'tinymemory recall "([^"]+)"', command)
+    assert question, command
+    printed = newcomer.tinymemory("recall", question.group(1))
+    assert printed in main_job
+    answer, _, cited = printed.partition("\n\n")
+    assert BUDGET in answer
+    citations = [line for line in cited.splitlines() if CITATION.match(line)]
+    assert citations, printed
+    files = sorted(path.name for path in (newcomer.clone / NOTES).iterdir())
+    for line in citations:
+        assert any(name in line for name in files), f"{line!r} names none of {files}"
+    assert any("travel-policy.docx" in line for line in citations), printed
+
+
+def test_the_office_files_are_read(main_job: str, newcomer: Newcomer) -> None:
+    docx = newcomer.tinymemory("convert", f"{NOTES}/travel-policy.docx")
+    assert f"The travel budget is {BUDGET} per trip" in docx
+    pdf = newcomer.tinymemory("convert", f"{NOTES}/release-checklist.pdf")
+    assert "Tag the release, build the wheels and publish the docs." in pdf
+
+
+def test_context_md_is_written_from_a_fresh_memory(main_job: str, newcomer: Newcomer) -> None:
+    assert (newcomer.clone / "context.md").is_file()
+    memory = newcomer.home / ".local" / "share" / "tinymemory" / "memory.db"
+    assert memory.is_file()  # the new home's memory file, so nothing else was read
+
+
+@pytest.fixture(scope="module")
+def plugin_run(
+    main_job: str, newcomer: Newcomer, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
+    """``tinymemory new-plugin`` from the README's install, then the plugin's own ``tox``.
+
+    Returns the plugin's folder and tox's output (pytest's ``-v`` lines).
+    """
+    parent = tmp_path_factory.mktemp("plugins")
+    written = newcomer.tinymemory("new-plugin", "notes-demo", "--dir", parent)
+    assert f"installs tinymemory[conformance] @ {newcomer.clone.as_uri()}\n" in written
+    plugin = parent / "tinymemory-notes-demo"
+    newcomer.env["TINYMEMORY_CONFORMANCE_PROFILE"] = "ci"  # every check; fewer random examples
+    try:
+        tox = [sys.executable, "-m", "tox", "-c", plugin / "tox.ini", "--", "-v", "tests"]
+        return plugin, newcomer.run(*tox, cwd=plugin)
+    finally:
+        del newcomer.env["TINYMEMORY_CONFORMANCE_PROFILE"]
+
+
+def test_a_new_plugin_passes_the_conformance_suite_in_its_own_tox_run(
+    plugin_run: tuple[Path, str], newcomer: Newcomer
+) -> None:
+    plugin, run = plugin_run
+    python = plugin / ".tox" / "tests" / "bin" / "python"
+    names = newcomer.run(
+        python, "-c", "from tinymemory.conformance import CHECK_NAMES; print(*CHECK_NAMES)"
+    ).split()
+    assert len(names) > 20, names
+    passed = re.findall(r"::TestNotesDemoEngine::test_(\w+) PASSED", run)
+    assert passed == names, run
+    assert "::test_the_installed_plugin_offers_the_engine PASSED" in run
+    summary = re.search(r"^=+ (.+) in [\d.]+s", run, re.M)
+    assert summary, run
+    assert summary.group(1) == f"{len(names) + 1} passed", run
+
+
+def test_the_new_plugin_is_lint_and_type_clean(
+    plugin_run: tuple[Path, str], newcomer: Newcomer
+) -> None:
+    """Under this project's rules: it is what an author starts from."""
+    plugin, _ = plugin_run
+    rules = "E,F,W,I,B,UP,SIM,RUF,PT,N,ANN,C4,RET,PIE"
+    newcomer.run(sys.executable, "-m", "ruff", "check", "--select", rules, ".", cwd=plugin)
+    newcomer.run(sys.executable, "-m", "ruff", "format", "--check", ".", cwd=plugin)
+    python = plugin / ".tox" / "tests" / "bin" / "python"  # the plugin, tinymemory and pytest
+    mypy = [sys.executable, "-m", "mypy", "--strict", "--python-executable", python]
+    newcomer.run(*mypy, "src", "tests", cwd=plugin)
