@@ -554,7 +554,8 @@ def test_context_writes_a_file_and_reports_json(
     written = target.read_text(encoding="utf-8")
     refs = written.split("\nrefs: [")[1].split("]")[0].split(", ")
     tokens = -(-len(written) // 4)
-    assert output == f"wrote {target}: {tokens} tokens, {len(refs)} refs\n"
+    assert len(refs) == 1
+    assert output == f"wrote {target}: {tokens} tokens, citing 1 item\n"
     code, output = invoke("context", "--json", "--budget", "200")
     report = json.loads(output)
     assert sorted(report) == ["engine", "generated_at", "markdown", "refs", "tokens"]

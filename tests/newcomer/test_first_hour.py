@@ -16,6 +16,7 @@ imported here; everything runs as the user's commands would.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -169,9 +170,47 @@ def test_the_office_files_are_read(main_job: str, newcomer: Newcomer) -> None:
 
 
 def test_context_md_is_written_from_a_fresh_memory(main_job: str, newcomer: Newcomer) -> None:
-    assert (newcomer.clone / "context.md").is_file()
+    context = (newcomer.clone / "context.md").read_text(encoding="utf-8")
     memory = newcomer.home / ".local" / "share" / "tinymemory" / "memory.db"
     assert memory.is_file()  # the new home's memory file, so nothing else was read
+    # Each brief the notes answer, quoted from about-me.md, the one item cited; the
+    # brief nothing answers (recent events) is left out, not filled with a decoy.
+    headings = re.findall(r"^## (.+)$", context, re.M)
+    assert headings == [
+        "About the user",
+        "Active work",
+        "Preferences and standing instructions",
+    ], context
+    assert "My current projects are the parser rewrite" in context
+    assert "Standing instruction: always cite the source document." in context
+    (cited,) = re.findall(r"^refs: \[(.*)\]$", context, re.M)
+    listed = newcomer.tinymemory("list", "--json")
+    about = [item["id"] for item in json.loads(listed)["items"] if "Ada Lovelace" in item["text"]]
+    assert cited.split(", ") == about
+
+
+def conformance_lines() -> list[str]:
+    """The README's conformance lines: the console block that installs `.[conformance]`."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```console\n(.*?)```", readme, re.S):
+        if '.[conformance]"' in block:
+            return [line[2:] for line in block.splitlines() if line.startswith("$ ")]
+    raise AssertionError("README.md shows no conformance lines")
+
+
+def test_the_readme_conformance_lines_run_from_any_folder(
+    main_job: str, newcomer: Newcomer, tmp_path: Path
+) -> None:
+    """In the README's .venv: the install from the clone, then pytest from an empty folder."""
+    install, run = conformance_lines()
+    venv = newcomer.clone / ".venv" / "bin"
+    newcomer.run("bash", "-c", f". {venv}/activate && {install}")
+    printed = newcomer.run("bash", "-c", f". {venv}/activate && cd {tmp_path} && {run}")
+    summary = re.search(r"^(\d+) passed in ", printed, re.M)
+    assert summary, printed
+    assert int(summary.group(1)) > 20
+    assert "failed" not in printed, printed
+    assert "skipped" not in printed, printed
 
 
 @pytest.fixture(scope="module")

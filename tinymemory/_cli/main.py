@@ -19,7 +19,14 @@ import click
 
 from tinymemory._cli.data_commands import add_data_commands
 from tinymemory._cli.new_plugin import new_plugin_command
-from tinymemory._cli.options import at_option, json_option, reach_from, reach_option, table
+from tinymemory._cli.options import (
+    at_option,
+    items_text,
+    json_option,
+    reach_from,
+    reach_option,
+    table,
+)
 from tinymemory._context import ContextCompiler, ContextSpec
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import ConfigError, TinyMemoryError
@@ -176,7 +183,7 @@ def context_command(
         }
         click.echo(dumps(report))
     elif output is not None:
-        click.echo(f"wrote {output}: {doc.tokens} tokens, {len(doc.refs)} refs")
+        click.echo(f"wrote {output}: {doc.tokens} tokens, citing {items_text(len(doc.refs))}")
     else:
         click.echo(doc.markdown, nl=False)
     if whole_tokens:
