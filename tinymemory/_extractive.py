@@ -18,6 +18,7 @@ gives the same answer.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -226,6 +227,7 @@ _ENDINGS = (
 _MIN_STEM = 3
 
 
+@functools.lru_cache(maxsize=1 << 16)  # texts repeat their words; stems are pure
 def stem(word: str) -> str:
     """``word`` (folded) reduced for comparison, so inflections of one word compare equal.
 
