@@ -20,7 +20,7 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 - for scrubbers: :func:`map_texts`;
 - words compared as the core compares them (:func:`fold`, :func:`decompose`,
   :func:`words`, :data:`WORD_PATTERN`, :data:`STOP_WORDS`), and the extractive
-  recall answer built from them (:func:`extract_answer`, :class:`Extract`).
+  recall answer built from them (:func:`extractive_answer`).
 """
 
 from __future__ import annotations
