@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import re
 import zipfile
 from collections.abc import Callable, Sequence
 
@@ -174,6 +175,25 @@ def rewritten(package: bytes, changes: dict[str, Callable[[bytes], bytes]]) -> b
             data = source.read(entry)
             if entry.filename in changes:
                 data = changes[entry.filename](data)
+            target.writestr(entry.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+#: The package relationship to its core properties (docProps/core.xml).
+_CORE_PROPERTIES_RELATIONSHIP = re.compile(rb"<Relationship [^>]*/core-properties\"[^>]*/>")
+
+
+def without_core_properties(package: bytes) -> bytes:
+    """``package`` with no core-properties part nor relationship to one, as some tools write."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(package)) as source, zipfile.ZipFile(out, "w") as target:
+        for entry in source.infolist():
+            if entry.filename == "docProps/core.xml":
+                continue
+            data = source.read(entry)
+            if entry.filename == "_rels/.rels":
+                data, removed = _CORE_PROPERTIES_RELATIONSHIP.subn(b"", data)
+                assert removed == 1, data
             target.writestr(entry.filename, data, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
 

@@ -8,7 +8,13 @@ from pathlib import Path
 
 import pytest
 from conftest import OFFICE_SUITE
-from fixture_files import sample_docx, sample_pptx, sample_xlsx, text_pdf
+from fixture_files import (
+    sample_docx,
+    sample_pptx,
+    sample_xlsx,
+    text_pdf,
+    without_core_properties,
+)
 
 import tinymemory as tm
 from tinymemory.plugin import cut_pieces
@@ -75,6 +81,18 @@ def test_a_docx_without_a_title_is_titled_by_its_first_heading() -> None:
     out = io.BytesIO()
     made.save(out)
     assert tm.convert(out.getvalue(), name="n.docx").title == "Overview"
+
+
+def test_a_docx_without_core_properties_is_titled_by_its_first_heading() -> None:
+    # python-docx makes up a core-properties part titled "Word Document" for such a file.
+    document = tm.convert(without_core_properties(sample_docx()), name="n.docx")
+    assert document.title == "Overview"
+
+
+def test_a_pptx_without_core_properties_is_titled_by_its_first_slide() -> None:
+    # python-pptx makes up a core-properties part titled "PowerPoint Presentation".
+    document = tm.convert(without_core_properties(sample_pptx()), name="deck.pptx")
+    assert document.title == "Topic 1"
 
 
 def test_a_pptx_is_a_section_per_slide_with_body_tables_and_notes() -> None:

@@ -26,7 +26,7 @@ _HEADING_STYLE = re.compile(r"heading\s*([1-9])$", re.I)
 
 
 def docx_markdown(data: bytes, deadline: Deadline) -> tuple[str, str | None]:
-    """The markdown of the document's body and its own title (core properties)."""
+    """The markdown of the document's body and its own title (core properties), if any."""
     import docx
     from docx.table import Table
 
@@ -61,8 +61,22 @@ def docx_markdown(data: bytes, deadline: Deadline) -> tuple[str, str | None]:
         blocks.extend(_flush(list_run))
         blocks.append(f"{'#' * level} {text}" if level else text)
     blocks.extend(_flush(list_run))
-    title = document.core_properties.title
-    return "\n\n".join(blocks), title or None
+    return "\n\n".join(blocks), _own_title(document)
+
+
+def _own_title(document: DocxDocument) -> str | None:
+    """The title in the package's core properties; None when it has none.
+
+    For a package without a core-properties part python-docx makes one up,
+    titled "Word Document": no title of the file's.
+    """
+    from docx.opc.constants import RELATIONSHIP_TYPE
+
+    try:
+        document.part.package.part_related_by(RELATIONSHIP_TYPE.CORE_PROPERTIES)
+    except KeyError:
+        return None
+    return document.core_properties.title or None
 
 
 class _ListNumbers:
