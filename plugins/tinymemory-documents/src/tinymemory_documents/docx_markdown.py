@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from tinymemory_documents.limits import Deadline
 from tinymemory_documents.markdown_text import markdown_table, one_line, table_cell
+from tinymemory_documents.ooxml_package import own_title
 
 if TYPE_CHECKING:
     from docx.document import Document as DocxDocument
@@ -61,22 +62,9 @@ def docx_markdown(data: bytes, deadline: Deadline) -> tuple[str, str | None]:
         blocks.extend(_flush(list_run))
         blocks.append(f"{'#' * level} {text}" if level else text)
     blocks.extend(_flush(list_run))
-    return "\n\n".join(blocks), _own_title(document)
-
-
-def _own_title(document: DocxDocument) -> str | None:
-    """The title in the package's core properties; None when it has none.
-
-    For a package without a core-properties part python-docx makes one up,
-    titled "Word Document": no title of the file's.
-    """
-    from docx.opc.constants import RELATIONSHIP_TYPE
-
-    try:
-        document.part.package.part_related_by(RELATIONSHIP_TYPE.CORE_PROPERTIES)
-    except KeyError:
-        return None
-    return document.core_properties.title or None
+    return "\n\n".join(blocks), own_title(
+        document.part.package, lambda: document.core_properties.title
+    )
 
 
 class _ListNumbers:

@@ -9,6 +9,9 @@ its declared size and then fails its CRC check, which is a ``BadZipFile``.
 Every XML part's prolog is read too: OOXML never declares a DTD, so a part
 that does (the start of a billion-laughs expansion) is refused before a
 parser sees it.
+
+Once a library has opened the package, :func:`own_title` reads the title its
+core properties hold, if it has any.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from collections.abc import Callable
+from typing import Protocol
 
 from tinymemory import InvalidRequest
 from tinymemory_documents.limits import Limits
@@ -23,6 +28,31 @@ from tinymemory_documents.limits import Limits
 #: How far into a part its root element must start (the prolog: declaration, comments).
 _PROLOG_BYTES = 4096
 _ROOT = re.compile(rb"<[A-Za-z_]")
+#: The relationship from a package to its core properties (``docProps/core.xml``).
+_CORE_PROPERTIES = (
+    "http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties"
+)
+
+
+class OpenedPackage(Protocol):
+    """A package as python-docx and python-pptx open it."""
+
+    def part_related_by(self, reltype: str) -> object:
+        """The part ``reltype`` relates the package to; ``KeyError`` when there is none."""
+        ...
+
+
+def own_title(package: OpenedPackage, title: Callable[[], str]) -> str | None:
+    """The package's own title: ``title()`` (its core properties'), None without such a part.
+
+    For a package without one, python-docx and python-pptx make a part up, titled
+    "Word Document" or "PowerPoint Presentation": no title of the file's.
+    """
+    try:
+        package.part_related_by(_CORE_PROPERTIES)
+    except KeyError:
+        return None
+    return title() or None
 
 
 def checked_package(data: bytes, limits: Limits, shown: str) -> zipfile.ZipFile:

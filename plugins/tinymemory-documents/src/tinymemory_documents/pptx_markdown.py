@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from tinymemory import InvalidRequest
 from tinymemory_documents.limits import Deadline, Limits
 from tinymemory_documents.markdown_text import markdown_table, one_line, table_cell
+from tinymemory_documents.ooxml_package import own_title
 
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 
 if TYPE_CHECKING:
-    from pptx.presentation import Presentation
     from pptx.slide import Slide
 
 
@@ -40,22 +40,8 @@ def pptx_markdown(data: bytes, limits: Limits, deadline: Deadline) -> tuple[str,
         title, section = _slide(slide, number)
         first_title = first_title or title
         sections.append(section)
-    return "\n\n".join(sections), _own_title(presentation) or first_title
-
-
-def _own_title(presentation: Presentation) -> str | None:
-    """The title in the package's core properties; None when it has none.
-
-    For a package without a core-properties part python-pptx makes one up,
-    titled "PowerPoint Presentation": no title of the file's.
-    """
-    from pptx.opc.constants import RELATIONSHIP_TYPE
-
-    try:
-        presentation.part.package.part_related_by(RELATIONSHIP_TYPE.CORE_PROPERTIES)
-    except KeyError:
-        return None
-    return presentation.core_properties.title or None
+    own = own_title(presentation.part.package, lambda: presentation.core_properties.title)
+    return "\n\n".join(sections), own or first_title
 
 
 def _slide(slide: Slide, number: int) -> tuple[str | None, str]:
