@@ -167,15 +167,16 @@ def sample_xlsx(sheets: int = 2, rows: int = 3) -> bytes:
     return _saved(workbook)
 
 
-def rewritten(package: bytes, changes: dict[str, Callable[[bytes], bytes]]) -> bytes:
-    """``package`` with the named entries' bytes rewritten by their functions."""
+def rewritten(package: bytes, changes: dict[str, Callable[[bytes], bytes | None]]) -> bytes:
+    """``package`` with the named entries' bytes rewritten by their functions (None: left out)."""
     out = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(package)) as source, zipfile.ZipFile(out, "w") as target:
         for entry in source.infolist():
             data = source.read(entry)
-            if entry.filename in changes:
-                data = changes[entry.filename](data)
-            target.writestr(entry.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+            change = changes.get(entry.filename)
+            kept = change(data) if change is not None else data
+            if kept is not None:
+                target.writestr(entry.filename, kept, compress_type=zipfile.ZIP_DEFLATED)
     return out.getvalue()
 
 
@@ -185,17 +186,13 @@ _CORE_PROPERTIES_RELATIONSHIP = re.compile(rb"<Relationship [^>]*/core-propertie
 
 def without_core_properties(package: bytes) -> bytes:
     """``package`` with no core-properties part nor relationship to one, as some tools write."""
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(package)) as source, zipfile.ZipFile(out, "w") as target:
-        for entry in source.infolist():
-            if entry.filename == "docProps/core.xml":
-                continue
-            data = source.read(entry)
-            if entry.filename == "_rels/.rels":
-                data, removed = _CORE_PROPERTIES_RELATIONSHIP.subn(b"", data)
-                assert removed == 1, data
-            target.writestr(entry.filename, data, compress_type=zipfile.ZIP_DEFLATED)
-    return out.getvalue()
+
+    def unrelate(rels: bytes) -> bytes:
+        kept, removed = _CORE_PROPERTIES_RELATIONSHIP.subn(b"", rels)
+        assert removed == 1, rels
+        return kept
+
+    return rewritten(package, {"docProps/core.xml": lambda _: None, "_rels/.rels": unrelate})
 
 
 def _laughs(level: int) -> bytes:

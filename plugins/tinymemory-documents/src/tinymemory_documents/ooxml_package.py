@@ -46,7 +46,8 @@ def own_title(package: OpenedPackage, title: Callable[[], str]) -> str | None:
     """The package's own title: ``title()`` (its core properties'), None without such a part.
 
     For a package without one, python-docx and python-pptx make a part up, titled
-    "Word Document" or "PowerPoint Presentation": no title of the file's.
+    "Word Document" or "PowerPoint Presentation": no title of the file's. Reading
+    the core properties is what makes it up, so ``title`` is called after the check.
     """
     try:
         package.part_related_by(_CORE_PROPERTIES)
