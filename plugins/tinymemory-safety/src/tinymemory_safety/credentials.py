@@ -1,4 +1,4 @@
-"""The secret detectors: private-key blocks, credential markers and credential shapes.
+"""The secret detectors: private-key blocks, credential markers, JWTs and ``api_key`` values.
 
 Every pattern opens with a literal (a provider prefix, ``bearer``, ``://``)
 rather than a look-behind, so Python's ``re`` scans for it at C speed; the
@@ -32,9 +32,8 @@ PII_PASS = 5
 _TOKEN_RUN = re.compile(r"(?a)[A-Za-z0-9\-_.+/~=]++")
 _WORD_RUN = re.compile(r"(?a)[\w-]++")
 _DIGIT = re.compile(r"\d")
-_LETTER = re.compile(r"[A-Za-z]")
 DIGITS = frozenset("0123456789")
-_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").union(DIGITS)
+ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").union(DIGITS)
 _QUOTES = "\"'`"
 
 
@@ -49,11 +48,11 @@ class Scan:
 
     def starts_word(self, at: int) -> bool:
         """Whether no ASCII letter or digit comes right before ``at``."""
-        return at == 0 or self.text[at - 1] not in _ALNUM
+        return at == 0 or self.text[at - 1] not in ALNUM
 
     def ends_word(self, at: int) -> bool:
         """Whether no ASCII letter or digit comes right at ``at``."""
-        return at >= len(self.text) or self.text[at] not in _ALNUM
+        return at >= len(self.text) or self.text[at] not in ALNUM
 
     def run_before(self, at: int, chars: frozenset[str], limit: int) -> int:
         """Where the run of ``chars`` ending at ``at`` starts, looking back at most ``limit``."""
@@ -183,62 +182,18 @@ def markers(scan: Scan) -> Iterator[Hit]:
 
 # --- pass 3: credential shapes ---------------------------------------------------------------
 
-#: Provider token shapes, each opening with its literal prefix: (class, pattern).
-_SHAPES = [
-    ("anthropic", re.compile(r"(?a)sk-ant-[\w-]{16,}+")),
-    ("openai", re.compile(r"(?a)sk-(?:(?:proj|org)-[\w-]{12,}+|[\w-]{20,}+)")),
-    ("github", re.compile(r"(?a)gh[pousr]_[A-Za-z0-9]{20,}+")),
-    ("github", re.compile(r"(?a)github_pat_\w{20,}+")),
-    ("gitlab", re.compile(r"(?a)glpat-[\w-]{16,}+")),
-    ("slack", re.compile(r"(?a)xox[abprs]-[A-Za-z0-9-]{10,}+")),
-    ("stripe", re.compile(r"(?a)[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+")),
-    ("aws", re.compile(r"(?a)A(?:KIA|SIA)[A-Z0-9]{16}")),
-    ("google", re.compile(r"(?a)AIza[\w-]{35}")),
-    ("npm", re.compile(r"(?a)npm_[A-Za-z0-9]{20,}+")),
-    ("sendgrid", re.compile(r"(?a)SG\.[\w-]{16,}+\.[\w-]{16,}+")),
-]
-#: The shapes whose length is fixed must end where a word ends.
-_FIXED = {"aws", "google"}
 _JWT_START = re.compile(r"(?a)eyJ")
 _JWT = re.compile(r"(?a)eyJ[\w-]{5,}+\.[\w-]{8,}+\.[\w-]{8,}+")
 _TELEGRAM = re.compile(r"(?a):A[\w-]{34}")
-_OAUTH = re.compile(
-    r"(?a)[?&#;]((?:access_token|refresh_token|id_token|authorization_code|code_verifier"
-    r"|code_challenge)=[^&#\s\"'<>]++)"
-)
-_URL_PASSWORD = re.compile(r"(?a)://[^/\s:@]{0,64}+:([^/\s@]{1,256}+)@")
 _API_KEY = re.compile(r"(?a)api[_-]?key")
 _API_KEY_SEPARATOR = re.compile(r"(?a)[\"']?(?:([ \t]*[=:][ \t]*)|[ \t]+)")
-#: A key naming a secret: it holds ``password``/``passwd``/``secret``, or ends in ``token``/``key``.
-_SECRET_KEY = re.compile(r"(?a)(?:pass(?:word|wd)|secret)[a-z0-9_-]{0,40}|token|key")
-_ASSIGNMENT = re.compile(r"(?a)[\"']?[ \t]*[:=][ \t]*")
-_QUOTED = {quote: re.compile(f"(?a){quote}([^{quote}\\n]{{1,256}}){quote}") for quote in _QUOTES}
-_UNQUOTED = re.compile(r"(?a)[^\s\"'`,;&<>(){}\[\]]{1,256}")
-_KEY_CHARS = frozenset("_.-").union(_ALNUM)
 
 
-def shapes(scan: Scan) -> Iterator[Hit]:
-    """Provider tokens, JWTs, api_key and secret assignments, OAuth parameters, URL passwords."""
-    text = scan.text
-    for rank, (kind, pattern) in enumerate(_SHAPES):
-        for match in pattern.finditer(text):
-            start, end = match.span()
-            if not scan.starts_word(start) or match.group().endswith("EXAMPLE"):
-                continue
-            if kind in _FIXED and not scan.ends_word(end):
-                continue
-            yield Hit(start, end, REDACTED, kind, (SHAPE_PASS, rank))
+def token_shapes(scan: Scan) -> Iterator[Hit]:
+    """JWTs, Telegram bot tokens and ``api_key`` values (the provider catalogue is apart)."""
     yield from _jwts(scan)
     yield from _telegram(scan)
-    if "=" in text:
-        for match in _OAUTH.finditer(text):
-            yield Hit(*match.span(1), REDACTED, "oauth_param", (SHAPE_PASS, 20))
-    if "://" in text:
-        for match in _URL_PASSWORD.finditer(text):
-            if not placeholder(match.group(1)):
-                yield Hit(*match.span(1), REDACTED, "url_password", (SHAPE_PASS, 21))
     yield from _api_keys(scan)
-    yield from _assignments(scan)
 
 
 def _jwts(scan: Scan) -> Iterator[Hit]:
@@ -280,41 +235,3 @@ def _api_keys(scan: Scan) -> Iterator[Hit]:
             continue
         if credential_like(word, relaxed=False):
             yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 30))
-
-
-def _key_word_starts(scan: Scan, at: int) -> bool:
-    """Whether ``token`` or ``key`` at ``at`` opens a word: ``api_token``, ``AccountKey``."""
-    return scan.starts_word(at) or scan.text[at].isupper() or not scan.text[at - 1].isalpha()
-
-
-def _assignments(scan: Scan) -> Iterator[Hit]:
-    """A key naming a secret, ``=`` or ``:``, a value: the whole assignment goes."""
-    lower = scan.lower
-    if not ("pass" in lower or "secret" in lower or "token" in lower or "key" in lower):
-        return
-    at = 0
-    while match := _SECRET_KEY.search(lower, at):
-        at = match.end()
-        assignment = _ASSIGNMENT.match(scan.text, match.end())
-        if assignment is None:
-            continue
-        start = scan.run_before(match.start(), _KEY_CHARS, 64)
-        key = lower[start : match.end()]
-        if key.replace("_", "").replace("-", "").endswith("apikey"):
-            continue  # the api_key rule keeps the key and takes the value
-        begin = assignment.end()
-        quoted = _QUOTED.get(scan.text[begin : begin + 1])
-        value = (quoted or _UNQUOTED).match(scan.text, begin)
-        if value is None:
-            continue
-        # An unquoted value's last full stop or colon is the sentence's, not the value's.
-        word = value.group(1) if quoted else value.group().rstrip(".:!?")
-        end = value.end() if quoted else begin + len(word)
-        if not word or placeholder(word) or not credential_like(word, relaxed=False):
-            continue
-        if match.group() in {"token", "key"} and not _LETTER.search(word):
-            continue  # max_token=4096 is a count, sort_key: 2025-05-04 a date
-        if match.group() in {"token", "key"} and not _key_word_starts(scan, match.start()):
-            continue  # monkey: banana123 names no key
-        yield Hit(start, end, REDACTED, "secret_assignment", (SHAPE_PASS, 31))
-        at = end  # a key inside this value goes with it

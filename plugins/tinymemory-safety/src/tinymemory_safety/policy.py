@@ -17,6 +17,7 @@ import attrs
 import tinymemory as tm
 from tinymemory_safety.credentials import PRIVATE_KEY_TOKEN, REDACTED
 from tinymemory_safety.personal_data import CLASSES, BareCard, token
+from tinymemory_safety.providers import PROVIDER_CLASSES
 
 #: ``luhn-only`` or ``corroborated``: the installed plugin's ``Policy.bare_card``.
 BARE_CARD_VARIABLE = "TINYMEMORY_SAFETY_BARE_CARD"
@@ -26,9 +27,9 @@ EMAILS_VARIABLE = "TINYMEMORY_SAFETY_EMAILS"
 #: The classes the built-in detectors count under; a host pattern takes another name.
 BUILTIN_CLASSES = frozenset(
     {
-        "private_key", "bearer", "secret_path", "anthropic", "openai", "github", "gitlab",
-        "slack", "stripe", "aws", "google", "npm", "sendgrid", "jwt", "telegram",
-        "oauth_param", "url_password", "api_key", "secret_assignment", *CLASSES,
+        "private_key", "bearer", "secret_path", "jwt", "telegram", "api_key",
+        "secret_assignment", "auth_header", "url_password", "oauth_param", "cli_password",
+        "netrc", "pgpass", "stated_secret", *PROVIDER_CLASSES, *CLASSES,
     }
 )  # fmt: skip
 #: Every token the built-in detectors write.

@@ -17,16 +17,32 @@ import attrs
 
 import tinymemory as tm
 from tinymemory.plugin import map_texts
-from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, shapes
+from tinymemory_safety.assignments import (
+    auth_headers,
+    key_values,
+    stated_secrets,
+    urls_and_commands,
+)
+from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, token_shapes
 from tinymemory_safety.folding import ASCII_LOWER, fold
 from tinymemory_safety.hits import Hit, settle, splice
 from tinymemory_safety.personal_data import CLASSES, PersonalData
 from tinymemory_safety.policy import Policy
+from tinymemory_safety.providers import provider_tokens
 
 _log = logging.getLogger("tinymemory_safety")
 _PERSONAL = frozenset(CLASSES)
 #: The most times one pass is run over a text (two is the most the built-ins need).
 _MAX_ROUNDS = 8
+#: The detectors of the shapes pass: by prefix, by shape, then by where a value travels.
+_SHAPE_DETECTORS = (
+    provider_tokens, token_shapes, key_values, auth_headers, urls_and_commands, stated_secrets
+)
+
+
+def _shapes(scan: Scan) -> Iterator[Hit]:
+    for detect in _SHAPE_DETECTORS:
+        yield from detect(scan)
 
 
 def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
@@ -134,7 +150,7 @@ class SafetyScrubber:
         again, cut at the block's token, by the next pass, and a second scrub
         of the result changes nothing.
         """
-        passes = (private_keys, markers, shapes, self._host_hits, self._personal.find)
+        passes = (private_keys, markers, _shapes, self._host_hits, self._personal.find)
         kinds: list[str] = []
         folded = fold(text)
         scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))

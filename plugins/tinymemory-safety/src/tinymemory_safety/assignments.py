@@ -1,0 +1,328 @@
+"""Credentials found by where they travel, not by their shape.
+
+A value is a secret because of what names it: a key that names a secret
+(``DB_PASSWORD=``, ``"api_token":``, ``AccountKey=``, ``password =`` in
+``.env``, YAML, JSON, INI, TOML, shell ``export``), an HTTP auth header of
+any scheme, a URL's or connection string's ``user:password@``, a secret
+query parameter, ``curl -u``, a ``.netrc`` or ``.pgpass`` line, or a
+sentence that says it ("my wifi password is ...", "PIN: 4821", in several
+languages). What names no secret, or holds no value, stays: a key's name
+alone, a variable it reads (``os.environ['GITHUB_TOKEN']``), a template
+(``${API_KEY}``, ``<your-key>``), a public key's or a hash's field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tinymemory_safety.credentials import (
+    ALNUM,
+    REDACTED,
+    SHAPE_PASS,
+    Scan,
+    credential_like,
+    has_digit,
+    placeholder,
+    token_run,
+)
+from tinymemory_safety.hits import Hit
+
+_QUOTES = "\"'`"
+#: A key's words: ``DB_PASSWORD`` is db, password; ``AccountKey`` account, key.
+_KEY_WORDS = re.compile(r"(?a)[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_KEY_CHARS = frozenset("_.-").union(ALNUM)
+#: A key holding one of these words names a secret wherever the word stands.
+_SECRET_WORDS = frozenset(
+    {"password", "passwd", "passphrase", "passcode", "secret", "secrets", "credential",
+     "credentials", "pwd"}
+)  # fmt: skip
+#: A key ending in one of these names a secret (``api_token``, ``AccountKey``, ``db_pass``).
+_SECRET_LAST = frozenset(
+    {"token", "key", "pass", "pw", "pin", "auth", "apikey", "cookie", "sig", "passwd",
+     "password", "secret", "pwd", "passphrase", "passcode", "credentials", "credential"}
+)  # fmt: skip
+#: A key ending in one of these names something about a secret, not the secret itself.
+_NOT_SECRET_LAST = frozenset(
+    {"name", "names", "id", "ids", "ref", "path", "file", "dir", "arn", "type", "count",
+     "length", "len", "env", "var", "ttl", "version", "policy", "rotation", "enabled",
+     "required", "min", "max", "expiry", "expires", "expiration", "age", "label", "hash",
+     "hashed", "digest", "sha", "checksum", "fingerprint", "hint", "url", "uri", "prompt",
+     "field", "header", "param", "location", "store", "manager", "reset", "mode", "format",
+     "size", "limit", "strength", "rules", "algorithm", "alg", "provider", "endpoint",
+     "host", "user", "username", "login", "email", "pattern", "regex", "source", "kind",
+     "usage", "scope", "scopes", "salt", "rounds", "iterations", "set", "exists"}
+)  # fmt: skip
+#: A key holding one of these words is no secret: ``public_key``, ``sort_key``, ``max_tokens``.
+_NOT_SECRET_ANY = frozenset(
+    {"public", "pub", "publishable", "primary", "foreign", "sort", "partition", "cache",
+     "idempotency", "page", "next", "continuation", "pagination", "cursor", "num", "total",
+     "input", "output", "completion", "eos", "bos", "pad", "unk", "sep", "cls", "mask",
+     "object", "row", "shard", "routing", "lookup", "dict", "map", "index", "unique",
+     "group", "hot", "composite", "natural", "surrogate", "range", "dedup", "lock", "sync",
+     "tokens", "keys", "monkey", "turkey", "donkey", "jockey", "hockey", "whiskey"}
+)  # fmt: skip
+#: Values that name nothing secret: booleans, nulls, the words templates write.
+_DUMMY_VALUES = frozenset(
+    {"true", "false", "null", "none", "nil", "undefined", "yes", "no", "on", "off",
+     "required", "optional", "password", "passwd", "secret", "changeme", "change_me",
+     "change-me", "placeholder", "example", "dummy", "redacted", "todo", "tbd", "hidden",
+     "masked", "notset", "not-set", "unset", "empty", "string", "str", "test", "sample"}
+)  # fmt: skip
+_SEPARATOR = re.compile(r"(?a)(?::=|=>|[:=])")
+_AFTER_SEPARATOR = re.compile(r"(?a)[ \t]*+")
+_QUOTED = {quote: re.compile(f"(?a){quote}([^{quote}\\n]{{1,512}}){quote}") for quote in _QUOTES}
+_UNQUOTED = re.compile(r"(?a)[^\s\"'`,;&<>(){}\[\]]{1,512}")
+#: ``os.environ``, ``settings.SECRET_KEY``, ``process.env.TOKEN``: code, not a value.
+_DOTTED_NAME = re.compile(r"(?a)[A-Za-z_][A-Za-z_]*(?:\.[A-Za-z_][A-Za-z_]*)+")
+#: ``GITHUB_TOKEN``, ``db_password``: the name of a variable, not its value.
+_VARIABLE_NAME = re.compile(r"(?a)[A-Z][A-Z]*(?:_[A-Z]+)+|[a-z][a-z]*(?:_[a-z]+)+")
+_BEGIN_PUBLIC = ("ssh-", "ecdsa-", "-----BEGIN PUBLIC", "-----BEGIN CERTIFICATE", "sha256:")
+
+
+def is_secret_key(key: str) -> bool:
+    """Whether a key (``DB_PASSWORD``, ``x-api-key``, ``AccountKey``) names a secret."""
+    words = [word.lower() for word in _KEY_WORDS.findall(key)]
+    if not words or any(word in _NOT_SECRET_ANY for word in words):
+        return False
+    if words[-1] in _NOT_SECRET_LAST:
+        return False
+    if words[-1] in _SECRET_LAST or "".join(words[-2:]) in {"apikey", "authtoken"}:
+        return True
+    return any(word in _SECRET_WORDS for word in words)
+
+
+def is_value(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` may be a secret: not a template, a name, code or a dummy."""
+    value = text[start:end]
+    if not value or placeholder(value) or value.lower() in _DUMMY_VALUES:
+        return False
+    if value.startswith(_BEGIN_PUBLIC) or "EXAMPLE" in value or "example" in value:
+        return False
+    if value.lower().startswith(("your", "my-", "my_", "<", "xxx")):
+        return False
+    if _DOTTED_NAME.fullmatch(value) or _VARIABLE_NAME.fullmatch(value):
+        return False
+    # ``os.getenv("X")``, ``vault[...]``: what follows makes it a call or a lookup.
+    return text[end : end + 1] not in {"(", "["}
+
+
+def _value_span(text: str, at: int) -> tuple[int, int] | None:
+    """The span of the value at ``at``: a quoted string's inside, or an unquoted run."""
+    quoted = _QUOTED.get(text[at : at + 1])
+    if quoted is not None:
+        found = quoted.match(text, at)
+        return None if found is None else found.span(1)
+    found = _UNQUOTED.match(text, at)
+    if found is None:
+        return None
+    # An unquoted value's last full stop or colon is the sentence's, not the value's.
+    value = found.group().rstrip(".:!?")
+    return (at, at + len(value)) if value else None
+
+
+def key_values(scan: Scan) -> Iterator[Hit]:
+    """``key = value`` / ``key: value`` where the key names a secret: the whole assignment.
+
+    Read from each separator back to its key, so prose without ``=`` or ``:``
+    costs one scan. Covers ``.env``, YAML, JSON, INI, TOML, shell ``export``,
+    connection strings (``Password=...;``), query strings and headers such as
+    ``X-Auth-Token:``.
+    """
+    text = scan.text
+    if "=" not in text and ":" not in text:
+        return
+    done = 0
+    for separator in _SEPARATOR.finditer(text):
+        if separator.start() < done:
+            continue
+        key_end = separator.start()
+        if key_end > 0 and text[key_end - 1] in "\"'":
+            key_end -= 1
+        while key_end > 0 and text[key_end - 1] in " \t":
+            key_end -= 1
+        key_start = scan.run_before(key_end, _KEY_CHARS, 64)
+        if key_start == key_end or not scan.starts_word(key_start):
+            continue
+        key = text[key_start:key_end]
+        if not is_secret_key(key) or key.lower().replace("-", "_").endswith("api_key"):
+            continue  # the api_key rule keeps the key and takes the value
+        at = _AFTER_SEPARATOR.match(text, separator.end()).end()  # type: ignore[union-attr]
+        span = _value_span(text, at)
+        if span is None or not is_value(text, *span):
+            continue
+        value = text[span[0] : span[1]]
+        if not credential_like(value, relaxed=False):
+            continue
+        if key.lower().endswith(("token", "key")) and not re.search("[A-Za-z]", value):
+            continue  # max_token=4096 is a count, sort_key: 2025-05-04 a date
+        end = span[1] + (1 if text[at : at + 1] in _QUOTES else 0)
+        start = key_start - (1 if key_start > 0 and text[key_start - 1] in "\"'" else 0)
+        yield Hit(start, end, REDACTED, "secret_assignment", (SHAPE_PASS, 101))
+        done = end  # a key inside this value goes with it
+
+
+# --- HTTP auth headers, URLs, query strings, command lines, credential files -------------------
+
+#: ``Authorization: <scheme> <credentials>`` of any scheme; the scheme stays.
+_AUTH_HEADER = re.compile(r"(?a)(?:proxy-)?authorization[\"']?[ \t]*+[:=][ \t]*+[\"']?")
+_SCHEME = re.compile(r"(?a)[A-Za-z][\w-]{1,24}+ ++")
+_HEADER_VALUE = re.compile(r"(?a)[^\s\"'`\r\n][^\"'`\r\n]{0,1023}+")
+_COOKIE_HEADER = re.compile(r"(?a)(?:set-)?cookie[ \t]*+:[ \t]*+")
+_URL_PASSWORD = re.compile(r"(?a)://[^/\s:@]{0,64}+:([^/\s@]{1,256}+)@")
+#: A query or fragment parameter whose name names a secret (``?token=``, ``&sig=``).
+_PARAMETER = re.compile(r"(?a)[?&#;]([A-Za-z][\w.-]{0,63}+)=([^&#\s\"'<>]++)")
+_OAUTH_NAMES = frozenset(
+    {"access_token", "refresh_token", "id_token", "authorization_code", "code_verifier",
+     "code_challenge", "code", "client_secret", "x-amz-signature", "x-amz-security-token",
+     "x-amz-credential", "sig", "signature", "key", "token", "apikey", "api_key", "password",
+     "secret", "auth"}
+)  # fmt: skip
+_CURL_USER = re.compile(r"(?a)(?:\s-u|--user)[ =]?[\"']?[^\s:\"']{1,64}+:([^\s\"']{1,256}+)")
+_MYSQL_PASSWORD = re.compile(r"(?a)\s-p([^\s\"'-][^\s\"']{3,255}+)")
+_FLAG = re.compile(
+    r"(?a)--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token)"
+    r"(?:=| +)[\"']?([^\s\"']{4,512}+)"
+)
+_NETRC_PASSWORD = re.compile(r"(?a)\bpassword[ \t]++([^\s]{1,256}+)")
+_NETRC_LINE = re.compile(r"(?a)\b(?:machine|default|login)\b")
+#: ``host:port:database:user:password``, a ``.pgpass`` line.
+_PGPASS = re.compile(r"(?am)^[^\s:]{1,255}+:(?:\d{1,5}|\*):[^\s:]{1,255}+:[^\s:]{1,255}+:(\S{1,256}+)$")
+
+
+def auth_headers(scan: Scan) -> Iterator[Hit]:
+    """``Authorization`` (Basic, Digest, token, ApiKey, SSWS...) and cookie header values."""
+    lower = scan.lower
+    if "authorization" in lower:
+        for header in _AUTH_HEADER.finditer(lower):
+            at = header.end()
+            scheme = _SCHEME.match(scan.text, at)
+            if scheme is not None:
+                at = scheme.end()
+            value = _HEADER_VALUE.match(scan.text, at)
+            if value is None:
+                continue
+            end = at + len(value.group().rstrip())
+            if is_value(scan.text, at, end) and credential_like(scan.text[at:end], relaxed=True):
+                yield Hit(at, end, REDACTED, "auth_header", (SHAPE_PASS, 90))
+    if "cookie" in lower:
+        for header in _COOKIE_HEADER.finditer(lower):
+            value = _HEADER_VALUE.match(scan.text, header.end())
+            if value is not None and "=" in value.group():
+                end = header.end() + len(value.group().rstrip())
+                yield Hit(header.end(), end, REDACTED, "auth_header", (SHAPE_PASS, 90))
+
+
+def urls_and_commands(scan: Scan) -> Iterator[Hit]:
+    """URL passwords, secret query parameters, ``curl -u``, ``--password``, netrc, pgpass."""
+    text = scan.text
+    if "://" in text:
+        for match in _URL_PASSWORD.finditer(text):
+            if is_value(text, *match.span(1)):
+                yield Hit(*match.span(1), REDACTED, "url_password", (SHAPE_PASS, 91))
+    if "=" in text:
+        for match in _PARAMETER.finditer(text):
+            name = match.group(1).lower()
+            if name in _OAUTH_NAMES or (name not in {"code", "key"} and is_secret_key(name)):
+                if is_value(text, *match.span(2)) and len(match.group(2)) >= 4:
+                    yield Hit(match.start(1), match.end(2), REDACTED, "oauth_param", (SHAPE_PASS, 92))
+    if "-u" in text or "--user" in text:
+        for match in _CURL_USER.finditer(text):
+            if is_value(text, *match.span(1)):
+                yield Hit(*match.span(1), REDACTED, "cli_password", (SHAPE_PASS, 93))
+    if "mysql" in scan.lower or "mariadb" in scan.lower:
+        for match in _MYSQL_PASSWORD.finditer(text):
+            yield Hit(*match.span(1), REDACTED, "cli_password", (SHAPE_PASS, 93))
+    if "--" in text:
+        for match in _FLAG.finditer(scan.lower):
+            if is_value(text, *match.span(1)):
+                yield Hit(*match.span(1), REDACTED, "cli_password", (SHAPE_PASS, 93))
+    if "password" in scan.lower and _NETRC_LINE.search(scan.lower):
+        for match in _NETRC_PASSWORD.finditer(scan.lower):
+            if is_value(text, *match.span(1)) and has_digit(match.group(1)) or len(match.group(1)) >= 6:
+                yield Hit(*match.span(1), REDACTED, "netrc", (SHAPE_PASS, 94))
+    if text.count(":") >= 4:
+        for match in _PGPASS.finditer(text):
+            if is_value(text, *match.span(1)):
+                yield Hit(*match.span(1), REDACTED, "pgpass", (SHAPE_PASS, 95))
+
+
+# --- secrets said in words ---------------------------------------------------------------------
+
+#: A noun that names a secret, in English and a few other languages.
+_SECRET_NOUN = (
+    r"(?:wi-?fi |wlan |router |network |door |gate |alarm |safe |locker |lock |bank |atm |"
+    r"card |phone |sim |voicemail |admin |root |master |account |login |email |vpn |db |"
+    r"database |one-time |verification |security |access |backup |recovery |2fa |mfa |"
+    r"otp |sms |confirmation |unlock )?"
+    r"(?P<noun>password|passwort|passwd|passphrase|pass phrase|passcode|pass code|pin(?: code| number)?"
+    r"|otp|code|key|secret|token|contrase[ñn]a|clave|mot de passe|mdp|kennwort|senha|"
+    r"wachtwoord|has[łl]o|parola|пароль|密码|密碼|パスワード|暗証番号|비밀번호)"
+)
+_STATED = re.compile(
+    r"(?a)" + _SECRET_NOUN + r"(?: for [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+)?)?"
+    r"(?P<verb> is now | is still | is | was | are | will be | has been changed to | changed to | "
+    r"set to | ist | es | est | é | è | era | to | je | är | er | :|: | - |は|是|：| )"
+    r"[\"'`“«]?"
+)
+#: Words that end such a sentence without a secret in it: "the password is required".
+_STOP_VALUES = frozenset(
+    {"a", "an", "the", "to", "in", "on", "at", "of", "for", "not", "too", "very", "now",
+     "still", "being", "been", "required", "incorrect", "wrong", "invalid", "valid",
+     "correct", "stored", "hashed", "encrypted", "set", "empty", "missing", "expired",
+     "same", "different", "case", "sensitive", "optional", "mandatory", "weak", "strong",
+     "long", "short", "ok", "okay", "fine", "here", "there", "below", "above", "shown",
+     "displayed", "hidden", "secure", "safe", "good", "bad", "changed", "reset", "needed",
+     "used", "sent", "shared", "saved", "in", "that", "this", "it", "what", "which", "your",
+     "my", "our", "their", "his", "her", "its", "and", "or", "but", "if", "when", "then",
+     "also", "only", "just", "never", "always", "managed", "rotated", "generated", "unique",
+     "simple", "easy", "hard", "known", "unknown", "public", "private", "available", "active",
+     "inactive", "disabled", "enabled", "locked", "protected", "written", "kept", "printed",
+     "logged", "leaked", "compromised", "obvious", "like", "something", "nothing", "anything",
+     "one", "two", "all", "none", "no", "yes", "so", "as", "by", "with", "from", "into",
+     "about", "over", "under", "after", "before", "because", "since", "until", "while",
+     "where", "who", "how", "why", "was", "is", "are", "be", "has", "have", "had", "do",
+     "does", "did", "can", "could", "will", "would", "should", "must", "may", "might",
+     "ready", "done", "live", "merged", "clean", "broken", "fixed", "green", "red", "based",
+     "here:", "below:", "following", "attached", "included", "same.", "null", "nil",
+     "true", "false", "updated", "working", "correct.", "expired.", "valid.", "required."}
+)  # fmt: skip
+_STATED_VALUE = re.compile(r"(?a)[^\s\"'`”»,;&()<>\[\]{}]{1,256}+")
+#: Nouns whose value must carry a digit or look like a credential: "the key is to ship".
+_LOOSE_NOUNS = frozenset({"code", "key", "secret", "token", "otp", "clave", "parola"})
+#: Words before ``code`` that make it no secret: a zip code, an error code.
+_NOT_SECRET_CODE = re.compile(
+    r"(?a)(?:zip|postal|post|area|country|status|error|exit|return|source|http|response|"
+    r"product|color|colour|dial|iso|language|region|currency|airport|promo|discount|"
+    r"coupon|tax|hs|naics|sic|icd|cpt|swift|bank|sort|branch|qr|bar|morse|machine|"
+    r"op|short|dialing|calling|the|your|this|that|of|in|my) $"
+)
+
+
+def stated_secrets(scan: Scan) -> Iterator[Hit]:
+    """A secret said in words: "my wifi password is hunter22", "PIN: 4821", "code 551 920"."""
+    lower = scan.lower
+    for match in _STATED.finditer(lower):
+        if not scan.starts_word(match.start()):
+            continue
+        noun = match.group("noun")
+        if match.group("verb") == " " and noun not in {"pin", "pin code", "passcode", "otp"}:
+            continue  # a bare space only after a PIN-like noun: "PIN 4821"
+        at = match.end()
+        value = _STATED_VALUE.match(scan.text, at)
+        if value is None:
+            continue
+        word = value.group().rstrip(".!?:")
+        end = at + len(word)
+        if not word or word.lower() in _STOP_VALUES or not is_value(scan.text, at, end):
+            continue
+        if noun in _LOOSE_NOUNS or match.group("verb") == " ":
+            if noun == "code" and _NOT_SECRET_CODE.search(lower[max(0, match.start() - 16) : match.start()]):
+                continue
+            if not (has_digit(word) and len(word) >= 4) and not credential_like(word, relaxed=False):
+                continue
+            if noun in {"token", "key"} and not re.search("[A-Za-z]", word):
+                continue  # "token: 2025-05-04" is a date
+        elif len(word) < 4 and not has_digit(word):
+            continue
+        yield Hit(at, end, REDACTED, "stated_secret", (SHAPE_PASS, 110))

@@ -1,0 +1,146 @@
+"""The provider-token catalogue: tokens that announce their issuer by a prefix or a host.
+
+The formats are the published ones (the providers' own documentation,
+gitleaks' rules, detect-secrets' plugins, GitHub's secret-scanning partner
+list), taken as facts and written here as patterns of our own. Every
+pattern opens with its literal prefix, so ``re`` scans for it at C speed,
+and its repetitions are bounded or possessive. Tokens are matched by shape
+only, never by a checksum: a leaked token may be truncated, and synthetic
+ones fail the providers' checksums.
+
+Tokens with no prefix of their own (Datadog, Twilio auth tokens, Okta,
+Heroku's legacy keys, Azure account keys...) are found where they travel:
+in a ``KEY=value`` assignment, a header, a connection string (see
+:mod:`tinymemory_safety.assignments`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from tinymemory_safety.credentials import REDACTED, SHAPE_PASS, Scan
+from tinymemory_safety.hits import Hit
+
+#: (class, pattern, whether the token's length is fixed so it must end a word).
+_CATALOGUE: tuple[tuple[str, str, bool], ...] = (
+    # Model providers.
+    ("anthropic", r"sk-ant-[\w-]{16,}+", False),
+    ("openai", r"sk-(?:(?:proj|org|svcacct|admin)-[\w-]{12,}+|[\w-]{20,}+)", False),
+    ("huggingface", r"(?:hf_|api_org_)[A-Za-z0-9]{30,}+", False),
+    ("replicate", r"r8_[A-Za-z0-9]{30,}+", False),
+    ("groq", r"gsk_[A-Za-z0-9]{40,}+", False),
+    ("xai", r"xai-[A-Za-z0-9]{40,}+", False),
+    ("perplexity", r"pplx-[A-Za-z0-9]{40,}+", False),
+    ("langsmith", r"lsv2_(?:pt|sk)_[A-Za-z0-9_]{30,}+", False),
+    ("pinecone", r"pcsk_[\w]{40,}+", False),
+    # Code hosts and package registries.
+    ("github", r"gh[pousr]_[A-Za-z0-9]{20,}+", False),
+    ("github", r"github_pat_\w{20,}+", False),
+    ("gitlab", r"gl(?:pat|dt|rt|ptt|cbt|ffct|oas|soat|imt|ft|agent)-[\w-]{16,}+", False),
+    ("gitlab", r"GR1348941[\w-]{20,}+", False),
+    ("atlassian", r"AT(?:ATT|CTT)3[\w=-]{40,}+", False),
+    ("atlassian", r"ATBB[A-Za-z0-9_=.-]{28,}+", False),
+    ("npm", r"npm_[A-Za-z0-9]{20,}+", False),
+    ("pypi", r"pypi-[\w-]{50,}+", False),
+    ("rubygems", r"rubygems_[a-f0-9]{48}", True),
+    ("nuget", r"oy2[a-z0-9]{43}", True),
+    ("clojars", r"CLOJARS_[a-z0-9]{60}", True),
+    ("docker", r"dckr_(?:pat|oat)_[\w-]{20,}+", False),
+    # Clouds and hosting.
+    ("aws", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}", True),
+    ("google", r"AIza[\w-]{35}", True),
+    ("google", r"ya29\.[\w-]{20,}+", False),
+    ("google", r"1//0[\w-]{30,}+", False),
+    ("google", r"GOCSPX-[\w-]{24,}+", False),
+    ("firebase", r"AAAA[\w-]{7}:APA91b[\w-]{100,}+", False),
+    ("alibaba", r"LTAI[A-Za-z0-9]{20}", True),
+    ("tencent", r"AKID[A-Za-z0-9]{32}", True),
+    ("digitalocean", r"do[opr]_v1_[a-f0-9]{64}", True),
+    ("heroku", r"HRKU-[\w-]{40,}+", False),
+    ("fly", r"fo1_[\w-]{40,}+", False),
+    ("fly", r"fm[12][ar]?_[\w+/=-]{40,}+", False),
+    ("netlify", r"nfp_[A-Za-z0-9]{36,}+", False),
+    ("render", r"rnd_[A-Za-z0-9]{30,}+", False),
+    ("supabase", r"sbp_[a-f0-9]{40}", True),
+    ("supabase", r"sb_secret_[\w-]{20,}+", False),
+    ("planetscale", r"pscale_(?:tkn|pw|oauth)_[\w.-]{32,}+", False),
+    ("databricks", r"dapi[a-f0-9]{32}(?:-\d)?+", True),
+    ("terraform", r"[A-Za-z0-9]{14}\.atlasv1\.[\w-]{60,}+", False),
+    ("vault", r"hv[sb]\.[\w-]{24,}+", False),
+    ("doppler", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}+", False),
+    ("pulumi", r"pul-[a-f0-9]{40}", True),
+    ("age", r"AGE-SECRET-KEY-1[A-Z0-9]{58}", True),
+    # Payments and commerce.
+    ("stripe", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}+", False),
+    ("stripe", r"whsec_[A-Za-z0-9]{24,}+", False),
+    ("square", r"sq0(?:atp|csp)-[\w-]{22,}+", False),
+    ("square", r"EAAA[\w-]{60,}+", False),
+    ("shopify", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", True),
+    ("shippo", r"shippo_(?:live|test)_[a-f0-9]{40}", True),
+    ("flutterwave", r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X", True),
+    # Messaging and mail.
+    ("slack", r"xox[abposre]-[A-Za-z0-9-]{10,}+", False),
+    ("slack", r"xapp-\d-[A-Za-z0-9-]{10,}+", False),
+    ("twilio", r"SK[0-9a-fA-F]{32}", True),
+    ("sendgrid", r"SG\.[\w-]{16,}+\.[\w-]{16,}+", False),
+    ("mailgun", r"key-[0-9a-f]{32}", True),
+    ("mailchimp", r"[0-9a-f]{32}-us\d{1,2}", True),
+    ("postmark", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}", True),
+    ("facebook", r"EAA[BCD][A-Za-z0-9]{80,}+", False),
+    ("twitter", r"AAAAAAAAAAAAAAAAAAAAA[A-Za-z0-9%]{30,}+", False),
+    ("discord", r"[MNO][\w-]{23,25}\.[\w-]{6}\.[\w-]{27,38}", True),
+    # Observability and work tools.
+    ("grafana", r"glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", True),
+    ("grafana", r"glc_[A-Za-z0-9+/]{32,}+={0,2}", False),
+    ("newrelic", r"NR(?:AK|II|JS)-[A-Za-z0-9]{19,}+", False),
+    ("sentry", r"sntry[su]_[\w=+/]{40,}+", False),
+    ("notion", r"(?:ntn_|secret_)[A-Za-z0-9]{40,}+", False),
+    ("linear", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}+", False),
+    ("airtable", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", True),
+    ("figma", r"figd_[\w-]{40,}+", False),
+    ("contentful", r"CFPAT-[\w-]{40,}+", False),
+    ("typeform", r"tfp_[\w.-]{40,}+", False),
+    ("dropbox", r"sl\.[\w-]{130,}+", False),
+    ("mapbox", r"sk\.eyJ[\w-]{20,}+\.[\w-]{20,}+", False),
+    ("onepassword", r"ops_eyJ[A-Za-z0-9+/]{200,}+={0,3}", False),
+    ("prefect", r"pnu_[A-Za-z0-9]{36}", True),
+    ("readme", r"rdme_[a-z0-9]{70}", True),
+)
+_COMPILED = tuple((kind, re.compile("(?a)" + pattern), fixed) for kind, pattern, fixed in _CATALOGUE)
+#: Every class of the catalogue, and the webhook URLs below.
+PROVIDER_CLASSES = frozenset({kind for kind, _, _ in _CATALOGUE} | {"webhook"})
+
+#: Webhook URLs whose path is the credential: the host stays, the path goes.
+_WEBHOOKS = re.compile(
+    r"(?a)(?:hooks\.slack\.com/(?:services|workflows|triggers)"
+    r"|discord(?:app)?\.com/api/webhooks"
+    r"|webhook\.office\.com/webhookb2"
+    r"|hooks\.zapier\.com/hooks/catch"
+    r"|outlook\.office\.com/webhook)"
+    r"(/[\w@/-]{16,512}+)"
+)
+#: Azure AD client secrets: three characters, a digit, ``Q~``, 31-34 more.
+_AZURE_SECRET = re.compile(r"(?a)Q~[\w~.-]{31,34}+")
+
+
+def provider_tokens(scan: Scan) -> Iterator[Hit]:
+    """Every catalogued provider token, webhook path and Azure AD client secret."""
+    text = scan.text
+    for rank, (kind, pattern, fixed) in enumerate(_COMPILED):
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if not scan.starts_word(start) or "EXAMPLE" in match.group():
+                continue
+            if fixed and not scan.ends_word(end):
+                continue
+            yield Hit(start, end, REDACTED, kind, (SHAPE_PASS, rank))
+    if "hook" in text:
+        for match in _WEBHOOKS.finditer(text):
+            yield Hit(*match.span(1), REDACTED, "webhook", (SHAPE_PASS, len(_COMPILED)))
+    if "Q~" in text:
+        for match in _AZURE_SECRET.finditer(text):
+            start = match.start() - 4
+            head = text[max(0, start) : match.start()]
+            if len(head) == 4 and head[3].isdigit() and scan.starts_word(start):
+                yield Hit(start, match.end(), REDACTED, "azure", (SHAPE_PASS, len(_COMPILED)))
