@@ -199,12 +199,21 @@ PII = [
     ("+1 (415) 555-0132", "phone", "[REDACTED_PII_PHONE]"),
     ("call (415) 555-0132 now", "phone", "call [REDACTED_PII_PHONE] now"),
     ("call 415-555-0132", "phone", "call [REDACTED_PII_PHONE]"),
-    ("call 4155550132", None, None),  # bare NANP numbers stay
-    ("call 115-555-0132", None, None),  # area code 1xx
-    ("call 415-155-0132", None, None),  # exchange 1xx
+    ("order 4155550132", None, None),  # a bare run needs a phone word
+    ("call 4155550132", "phone", "call [REDACTED_PII_PHONE]"),
+    ("ref 115-555-0132", None, None),  # area code 1xx
+    ("ref 415-155-0132", None, None),  # exchange 1xx
     ("call 415.555.0132", "phone", "call [REDACTED_PII_PHONE]"),
     ("sizes 200 300 4000", None, None),  # spaces alone: not a phone
-    ("call 415-555.0132", None, None),  # mixed separators
+    ("ref 415-555.0132", "phone", "ref [REDACTED_PII_PHONE]"),  # valid in the default region
+    ("call me on 020 7946 0958", "phone", "call me on [REDACTED_PII_PHONE]"),  # GB, vouched
+    ("mobile: 07700 900123", "phone", "mobile: [REDACTED_PII_PHONE]"),  # possible, vouched
+    ("ref 07700 900123", None, None),  # not valid in the default region, no phone word
+    ("meeting 2024-05-17 10:30", None, None),
+    ("ip 81.2.69.160 logged in", "ip", "ip [REDACTED_PII_IP] logged in"),
+    ("bind 127.0.0.1 and 10.0.0.7 and 192.168.1.20", None, None),  # private by policy
+    ("version 1.2.3.4 and v2.3.4.5", None, None),
+    ("net 81.2.69.0/24", None, None),
     ("+44 20 7946 0958", "phone", "[REDACTED_PII_PHONE]"),
     ("+123456", None, None),  # 6 digits
     ("+1234567", "phone", "[REDACTED_PII_PHONE]"),

@@ -170,7 +170,7 @@ def test_the_repr_shows_the_policy_but_never_a_pattern() -> None:
     scrubber = SafetyScrubber(Policy(patterns=[HostPattern("known", "hunter2")]))
     assert repr(scrubber) == (
         "SafetyScrubber(Policy(bare_card=<BareCard.LUHN_ONLY: 'luhn-only'>, redact_emails=True, "
-        "patterns=(HostPattern(name='known', token='[REDACTED]'),)))"
+        "default_region='US', ip_addresses=<IpAddresses.PUBLIC: 'public'>, patterns=(HostPattern(name='known', token='[REDACTED]'),)))"
     )
     assert SafetyScrubber.name == "safety"
     assert SafetyScrubber.priority == 100

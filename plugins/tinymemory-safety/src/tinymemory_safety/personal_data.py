@@ -12,10 +12,19 @@ import enum
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
+from types import ModuleType
 
 from tinymemory_safety import checksums
 from tinymemory_safety.credentials import DIGITS, PII_PASS, Scan
 from tinymemory_safety.hits import Hit
+from tinymemory_safety.identifiers import (
+    IDENTIFIER_CLASSES,
+    STANDALONE_LETTERS,
+    STANDALONE_NUMERIC,
+    dates_of_birth,
+    labelled,
+)
+from tinymemory_safety.phones import phone_numbers
 
 
 class BareCard(enum.Enum):
@@ -31,6 +40,21 @@ class BareCard(enum.Enum):
     CORROBORATED = "corroborated"
 
 
+class IpAddresses(enum.Enum):
+    """Which IP addresses are personal data (``Policy.ip_addresses``).
+
+    ``PUBLIC`` (the default): every address but this machine's and private
+    networks' (loopback, unspecified, RFC 1918 and carrier-grade NAT, IPv6
+    unique-local, multicast, broadcast and netmasks); documentation ranges
+    are redacted, since examples stand for real addresses. ``ALL``: every
+    address. ``KEEP``: none.
+    """
+
+    PUBLIC = "public"
+    ALL = "all"
+    KEEP = "keep"
+
+
 def token(kind: str) -> str:
     """The replacement of a personal-data class: ``[REDACTED_PII_<KIND>]``."""
     return f"[REDACTED_PII_{kind.upper()}]"
@@ -39,7 +63,7 @@ def token(kind: str) -> str:
 #: The classes in the order they win a tie (same start, same length).
 CLASSES = (
     "iban", "credit_card", "cpf", "cnpj", "cuit", "aadhaar", "dni", "ssn", "nino", "rrn",
-    "rfc", "pan_in", "mynumber", "phone", "email", "ip",
+    "rfc", "pan_in", "mynumber", *IDENTIFIER_CLASSES, "phone", "email", "ip",
 )  # fmt: skip
 _RANK = {kind: index for index, kind in enumerate(CLASSES)}
 _TOKENS = {kind: token(kind) for kind in CLASSES}
@@ -60,7 +84,7 @@ _NUMBER_RUN = re.compile(r"(?a)\d[\d .\-/()]*+")
 _SHORTEST_NUMBER = 7  # an NIE's seven digits
 _LEAD, _TAIL = 4, 2
 #: Two to five capitals before a digit: where an IBAN, NINO, RFC or PAN may start.
-_LETTERS_THEN_DIGIT = re.compile(r"(?a)[A-Z&\u00d1]{2,5}+ ?\d")
+_LETTERS_THEN_DIGIT = re.compile(r"(?a)[A-Z&\u00d1]{2,6}+ ?\d")
 _BARE_RUN = re.compile(r"(?a)\d{9,}+")
 _GROUPED_CARD = re.compile(r"(?a)\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}+|\d{4}([ -])\d{6}\2\d{4,5}+")
 _CPF = re.compile(r"(?a)\d{3}\.\d{3}\.\d{3}-\d{2}")
@@ -87,6 +111,10 @@ def _digits_pass(check: Callable[[str], bool]) -> Callable[[re.Match[str]], bool
     return lambda found: check(_NON_DIGITS.sub("", found.group()))
 
 
+def _stdnum(module: ModuleType) -> Callable[[re.Match[str]], bool]:
+    return lambda found: bool(module.is_valid(found.group()))
+
+
 def _dni(found: re.Match[str]) -> bool:
     number = "".join(part or "" for part in found.groups())
     return len(number) == 9 and checksums.dni(number)
@@ -95,7 +123,11 @@ def _dni(found: re.Match[str]) -> bool:
 _Shape = tuple[re.Pattern[str], str, Callable[[re.Match[str]], bool]]
 _DNI_SHAPE: _Shape = (_DNI, "dni", _dni)
 #: The only shape a run of bare digits can hold besides the bare classes.
-_DNI_ONLY = (_DNI_SHAPE,)
+_BARE_SHAPES: tuple[_Shape, ...] = (
+    _DNI_SHAPE,
+    *((pattern, kind, _stdnum(module)) for kind, pattern, module in STANDALONE_NUMERIC
+      if kind == "cn_ric"),
+)  # fmt: skip
 #: The shapes looked for around a run of digits: (pattern, class, gate on the match).
 _FORMATTED: tuple[_Shape, ...] = (
     (_GROUPED_CARD, "credit_card", _digits_pass(checksums.luhn)),
@@ -107,25 +139,38 @@ _FORMATTED: tuple[_Shape, ...] = (
     (_RRN, "rrn", lambda found: checksums.date_yymmdd(found.group(1))),
     _DNI_SHAPE,
     (_NANP, "phone", lambda found: True),
+    *((pattern, kind, _stdnum(module)) for kind, pattern, module in STANDALONE_NUMERIC),
 )
 #: The shapes that open with capitals, IBANs aside (their length is the country's).
 _LETTER_LED: tuple[_Shape, ...] = (
     (_NINO, "nino", lambda found: checksums.nino(found.group(1))),
     (_RFC, "rfc", lambda found: checksums.date_yymmdd(found.group(1))),
     (_PAN_IN, "pan_in", lambda found: True),
+    *((pattern, kind, _stdnum(module)) for kind, pattern, module in STANDALONE_LETTERS),
 )
 _EMAIL_DOMAIN = re.compile(r"(?a)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}")
 _EMAIL_LOCAL = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._%+-")
 #: Hex groups joined by two to eight colons, maybe an IPv4 tail; bounded, so linear.
+_IPV4 = re.compile(r"(?a)\d{1,3}+(?:\.\d{1,3}+){3}")
+_VERSION_WORD = re.compile(r"(?a)(?:version|release|ver|build|v)[ :=]*$")
+#: Networks whose addresses are no one's in particular (see :class:`IpAddresses`).
+_PRIVATE_NETWORKS = tuple(
+    ipaddress.ip_network(network)
+    for network in ("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "100.64.0.0/10", "fc00::/7")
+)
 _IPV6 = re.compile(r"(?a)[0-9A-Fa-f]{0,4}+(?::[0-9A-Fa-f]{0,4}+){2,8}+(?:\.[0-9]{1,3}+){0,3}+")
 
 
 class PersonalData:
     """Every personal-data detector, with the two choices a policy makes."""
 
-    def __init__(self, *, bare_card: BareCard, emails: bool) -> None:
+    def __init__(
+        self, *, bare_card: BareCard, emails: bool, region: str, ip_addresses: IpAddresses
+    ) -> None:
         self.bare_card = bare_card
         self.emails = emails
+        self.region = region
+        self.ip_addresses = ip_addresses
 
     def find(self, scan: Scan) -> Iterator[Hit]:
         """Every validated personal-data span of ``scan``, overlaps left to :func:`settle`."""
@@ -141,10 +186,18 @@ class PersonalData:
         for found in _LETTERS_THEN_DIGIT.finditer(text):
             if scan.starts_word(found.start()):
                 yield from _letter_led(scan, found.start())
+        for start, end in phone_numbers(scan, self.region):
+            yield _hit(start, end, "phone")
+        for start, end, kind in (*labelled(scan), *dates_of_birth(scan)):
+            yield _hit(start, end, kind)
         if self.emails and "@" in text:
             yield from _emails(scan)
+        if self.ip_addresses is IpAddresses.KEEP:
+            return
+        if text.count(".") >= 3:
+            yield from self._ipv4(scan)
         if "::" in text or text.count(":") >= 7:
-            yield from _ipv6(scan)
+            yield from self._ipv6(scan)
 
     def _numbers(self, scan: Scan, lo: int, hi: int, *, bare: bool) -> Iterator[Hit]:
         """The numeric shapes between ``lo`` and ``hi`` (one run of digits and its edges).
@@ -156,7 +209,7 @@ class PersonalData:
             start, end = match.span()
             if scan.starts_word(start) and scan.ends_word(end) and not _decimal(text, start, end):
                 yield from self._bare(scan, start, end)
-        for pattern, kind, valid in _DNI_ONLY if bare else _FORMATTED:
+        for pattern, kind, valid in _BARE_SHAPES if bare else _FORMATTED:
             for found in pattern.finditer(text, lo, hi):
                 if _whole(scan, found) and valid(found):
                     yield _hit(found.start(), found.end(), kind)
@@ -183,6 +236,50 @@ class PersonalData:
         digits = scan.text[start:end]
         near = _words_near(scan, start - 64, end + 64)
         return checksums.card_network_length(digits) or bool(_CARD_WORDS.search(near))
+
+    def _ipv4(self, scan: Scan) -> Iterator[Hit]:
+        """IPv4 addresses in dotted quads, not a version (``v1.2.3.4``) nor a network (``/24``)."""
+        text = scan.text
+        for found in _IPV4.finditer(text):
+            start, end = found.span()
+            if not _whole(scan, found) or text[start - 1 : start] in {".", "v", "V"}:
+                continue
+            if text[end : end + 2].rstrip("0123456789") in {".", "/"} and end + 1 < len(text):
+                continue  # a longer dotted number, or a network's prefix length
+            if _VERSION_WORD.search(scan.lower[max(0, start - 12) : start]):
+                continue
+            try:
+                address = ipaddress.IPv4Address(found.group())
+            except ValueError:
+                continue
+            if self._personal_address(address):
+                yield _hit(start, end, "ip")
+
+    def _personal_address(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+        if address.is_loopback or address.is_unspecified:
+            return False
+        if self.ip_addresses is IpAddresses.ALL:
+            return True
+        if address.is_multicast or (address.version == 4 and str(address).startswith("255.")):
+            return False
+        return not any(address in network for network in _PRIVATE_NETWORKS)
+
+    def _ipv6(self, scan: Scan) -> Iterator[Hit]:
+        """IPv6 addresses of at least three groups (so ``a::b`` in code is not one)."""
+        for found in _IPV6.finditer(scan.text):
+            candidate = found.group()
+            start, end = found.span()
+            longer = scan.text[end : end + 1] == ":" and not scan.ends_word(end + 1)
+            if not _whole(scan, found) or longer or _decimal(scan.text, start, end):
+                continue  # part of something longer: more groups, a dotted tail
+            try:
+                address = ipaddress.IPv6Address(candidate)
+            except ValueError:
+                continue
+            # An IPv4 tail (``::ffff:192.0.2.1``) stands for two groups.
+            groups = sum(bool(group) for group in candidate.split(":")) + ("." in candidate)
+            if groups >= 3 and self._personal_address(address):
+                yield _hit(start, end, "ip")
 
 
 def _words_near(scan: Scan, start: int, end: int) -> str:
@@ -271,21 +368,3 @@ def _emails(scan: Scan) -> Iterator[Hit]:
         if start < sign and scan.ends_word(domain.end()) and not remote:
             yield _hit(start, domain.end(), "email")
             at = domain.end()
-
-
-def _ipv6(scan: Scan) -> Iterator[Hit]:
-    """IPv6 addresses of at least three groups (so ``a::b`` in code is not one)."""
-    for found in _IPV6.finditer(scan.text):
-        candidate = found.group()
-        start, end = found.span()
-        longer = scan.text[end : end + 1] == ":" and not scan.ends_word(end + 1)
-        if not _whole(scan, found) or longer or _decimal(scan.text, start, end):
-            continue  # part of something longer: more groups, a dotted tail
-        try:
-            address = ipaddress.IPv6Address(candidate)
-        except ValueError:
-            continue
-        # An IPv4 tail (``::ffff:192.0.2.1``) stands for two groups.
-        groups = sum(bool(group) for group in candidate.split(":")) + ("." in candidate)
-        if groups >= 3 and not (address.is_loopback or address.is_unspecified):
-            yield _hit(start, end, "ip")

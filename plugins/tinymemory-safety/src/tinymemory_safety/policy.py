@@ -16,7 +16,8 @@ import attrs
 
 import tinymemory as tm
 from tinymemory_safety.credentials import PRIVATE_KEY_TOKEN, REDACTED
-from tinymemory_safety.personal_data import CLASSES, BareCard, token
+from tinymemory_safety.personal_data import CLASSES, BareCard, IpAddresses, token
+from tinymemory_safety.phones import default_region
 from tinymemory_safety.providers import PROVIDER_CLASSES
 
 #: ``luhn-only`` or ``corroborated``: the installed plugin's ``Policy.bare_card``.
@@ -95,6 +96,25 @@ def _bare_card(value: BareCard | str) -> BareCard:
         raise tm.ConfigError(f"bare_card must be one of {choices}, not `{value}`") from None
 
 
+def _ip_addresses(value: IpAddresses | str) -> IpAddresses:
+    if isinstance(value, IpAddresses):
+        return value
+    try:
+        return IpAddresses(value)
+    except ValueError:
+        choices = ", ".join(choice.value for choice in IpAddresses)
+        raise tm.ConfigError(f"ip_addresses must be one of {choices}, not `{value}`") from None
+
+
+def _region(value: str) -> str:
+    try:
+        return default_region(value) if isinstance(value, str) else default_region("")
+    except ValueError:
+        raise tm.ConfigError(
+            f"default_region must be a region code such as US, GB or DE, not `{value}`"
+        ) from None
+
+
 def _patterns(value: Sequence[HostPattern]) -> tuple[HostPattern, ...]:
     patterns = tuple(value)
     for pattern in patterns:
@@ -131,6 +151,8 @@ class Policy:
 
     bare_card: BareCard = attrs.field(default=BareCard.LUHN_ONLY, converter=_bare_card)
     redact_emails: bool = attrs.field(default=True, validator=lambda _, __, v: _flag(v))
+    default_region: str = attrs.field(default="US", converter=_region)
+    ip_addresses: IpAddresses = attrs.field(default=IpAddresses.PUBLIC, converter=_ip_addresses)
     patterns: tuple[HostPattern, ...] = attrs.field(default=(), converter=_patterns)
 
 

@@ -127,7 +127,10 @@ class SafetyScrubber:
             raise tm.ConfigError("SafetyScrubber takes a tinymemory_safety.Policy")
         self.policy = Policy() if policy is None else policy
         self._personal = PersonalData(
-            bare_card=self.policy.bare_card, emails=self.policy.redact_emails
+            bare_card=self.policy.bare_card,
+            emails=self.policy.redact_emails,
+            region=self.policy.default_region,
+            ip_addresses=self.policy.ip_addresses,
         )
         self._lock = threading.Lock()
         self._totals = Redactions()

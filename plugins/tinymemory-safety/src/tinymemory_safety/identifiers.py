@@ -1,0 +1,203 @@
+"""National identifiers, bank numbers and dates of birth, validated by ``python-stdnum``.
+
+Two ways in. A shape distinctive enough to stand alone (Italy's codice
+fiscale, Mexico's CURP, Belgium's national number, Switzerland's AHV,
+Sweden's personnummer, Finland's HETU, France's NIR written in groups,
+Chile's RUT, the US ITIN) is found anywhere and kept only when stdnum
+validates it (its check digits, and its date where it holds one). A number
+that could be anything (nine or eleven digits) is a national identifier
+only after its label: "BSN 111222333", "NHS number: 943 476 5919",
+"PESEL 44051401359"; the label picks the validators tried. Passport and
+driving-licence numbers, bank accounts and dates of birth have no checksum
+anyone publishes: their label alone makes them personal data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from types import ModuleType
+
+from stdnum.ar import dni as ar_dni
+from stdnum.au import tfn
+from stdnum.be import nn as be_nn
+from stdnum.ca import sin
+from stdnum.ch import ssn as ch_ssn
+from stdnum.cl import rut
+from stdnum.cn import ric
+from stdnum.de import idnr
+from stdnum.dk import cpr
+from stdnum.fi import hetu
+from stdnum.fr import nir
+from stdnum.gb import nhs
+from stdnum.ie import pps
+from stdnum.il import idnr as il_idnr
+from stdnum.it import codicefiscale
+from stdnum.mx import curp
+from stdnum.nl import bsn
+from stdnum.no import fodselsnummer
+from stdnum.pl import pesel
+from stdnum.pt import nif as pt_nif
+from stdnum.se import personnummer
+from stdnum.tr import tckimlik
+from stdnum.us import itin, rtn
+from stdnum.za import idnr as za_idnr
+
+from tinymemory_safety.credentials import Scan
+
+#: (class, stdnum module, the label words that name it) for numbers found by their label.
+_LABELLED: tuple[tuple[str, ModuleType, str], ...] = (
+    ("nhs", nhs, r"nhs(?: number| no)?"),
+    ("sin", sin, r"sin|social insurance(?: number)?|nas"),
+    ("tfn", tfn, r"tfn|tax file number"),
+    ("steuer_id", idnr, r"steuer-?id|steuer-identifikationsnummer|steueridentifikationsnummer|idnr"),
+    ("nir", nir, r"nir|insee|s[ée]curit[ée] sociale|num[ée]ro de s[ée]cu"),
+    ("bsn", bsn, r"bsn|burgerservicenummer"),
+    ("personnummer", personnummer, r"personnummer|personnr"),
+    ("fodselsnummer", fodselsnummer, r"f[øo]dselsnummer|personnummer"),
+    ("pesel", pesel, r"pesel"),
+    ("cpr", cpr, r"cpr(?:-nummer| number| nr)?"),
+    ("hetu", hetu, r"hetu|henkil[öo]tunnus"),
+    ("tc_kimlik", tckimlik, r"t\.?c\.? kimlik(?: no)?|kimlik(?: no| numarası)?"),
+    ("il_id", il_idnr, r"teudat zehut|zehut|israeli id"),
+    ("pps", pps, r"ppsn?(?: number| no)?"),
+    ("za_id", za_idnr, r"south african id(?: number)?|sa id(?: number)?"),
+    ("nif_pt", pt_nif, r"nif|contribuinte"),
+    ("dni_ar", ar_dni, r"dni"),
+    ("cn_ric", ric, r"身份证(?:号码?)?|resident identity card(?: number)?"),
+)
+#: Labels that name some national identifier without saying whose: every validator is tried.
+_GENERIC_LABEL = (
+    r"national id(?:entity)?(?: card)?(?: number| no)?|national identification number|"
+    r"id(?:entity)? (?:card )?(?:number|no)|identification number|personal (?:id|identity|"
+    r"identification|code|number)(?: number| code)?|citizen id|social security(?: number| no)?|"
+    r"tax id(?:entification)?(?: number)?|tin"
+)
+#: Passports, driving licences and bank accounts: the label alone decides.
+_LABEL_ONLY: tuple[tuple[str, str], ...] = (
+    ("passport", r"passport(?: number| no| #)?|reisepass(?:nummer)?|passeport|pasaporte"),
+    ("driver_license", r"driv(?:er'?s?|ing) licen[cs]e(?: number| no| #)?|dl(?: number| no| #)"),
+    ("bank_account", r"(?:bank )?account (?:number|no|#)|acct(?: no| #)?|kontonummer|"
+     r"num[ée]ro de compte|n[úu]mero de cuenta|sort code"),
+)  # fmt: skip
+_ROUTING_LABEL = r"routing(?: number| no| #)?|aba(?: number| no| #)?"
+_LABELS = re.compile(
+    r"(?a)(?:"
+    + "|".join(f"(?P<l{index}>{label})" for index, (_, _, label) in enumerate(_LABELLED))
+    + f"|(?P<generic>{_GENERIC_LABEL})|(?P<routing>{_ROUTING_LABEL})|"
+    + "|".join(f"(?P<o{index}>{label})" for index, (_, label) in enumerate(_LABEL_ONLY))
+    + r")(?![a-z])",
+    re.IGNORECASE,
+)
+#: After a label: a few joining words, then the value (a digit among its first characters).
+_JOIN = re.compile(r"(?ai)(?:[\s:#.=\-]|\bis\b|\bwas\b|\bof\b|\bno\b|\bnumber\b|\bnr\b|\(\w+\)){0,6}+")
+_LABELLED_VALUE = re.compile(r"(?a)[A-Za-z]{0,3}\d[\dA-Za-z./ -]{3,24}+")
+_FREE_VALUE = re.compile(r"(?a)[A-Za-z0-9][A-Za-z0-9-]{4,19}+")
+_DATE = re.compile(
+    r"(?ai)(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}"
+    r"|\d{1,2}(?:st|nd|rd|th)?(?: of)? [a-zé]{3,9}\.?,? \d{4}|[a-zé]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})"
+)
+_DOB_LABEL = re.compile(
+    r"(?ai)date of birth|birth ?date|d\.?o\.?b\.?|born(?: on)?|birthday|geburtsdatum|"
+    r"geboren(?: am)?|n[ée]e? le|date de naissance|fecha de nacimiento|data de nascimento|"
+    r"data di nascita|生年月日|出生日期"
+)
+_MONTHS = frozenset(
+    "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june "
+    "july august september october november december janvier février mars avril mai juin "
+    "juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio "
+    "julio agosto septiembre octubre noviembre diciembre januar februar märz juni juli "
+    "oktober dezember".split()
+)
+
+Finder = Callable[[Scan], Iterator[tuple[int, int, str]]]
+
+
+def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
+    """Identifiers, accounts and routing numbers after their label: (start, end, class)."""
+    for label in _LABELS.finditer(scan.text):
+        if not scan.starts_word(label.start()):
+            continue
+        at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
+        name = label.lastgroup or ""
+        if name.startswith("o"):
+            kind = _LABEL_ONLY[int(name[1:])][0]
+            found = (_LABELLED_VALUE if kind == "bank_account" else _FREE_VALUE).match(scan.text, at)
+            if found is not None:
+                value = found.group().rstrip(" ./-")
+                if sum(char.isdigit() for char in value) >= 4 and scan.ends_word(at + len(value)):
+                    yield at, at + len(value), kind
+            continue
+        found = _LABELLED_VALUE.match(scan.text, at)
+        if found is None:
+            continue
+        if name == "routing":
+            candidates: tuple[tuple[str, ModuleType], ...] = (("routing_number", rtn),)
+        elif name == "generic":
+            candidates = tuple((kind, module) for kind, module, _ in _LABELLED) + (
+                ("sin", sin), ("nhs", nhs), ("itin", itin)
+            )
+        else:
+            kind, module, _ = _LABELLED[int(name[1:])]
+            candidates = ((kind, module),)
+        yield from _validated(scan, at, found.group(), candidates)
+
+
+def _validated(
+    scan: Scan, at: int, value: str, candidates: tuple[tuple[str, ModuleType], ...]
+) -> Iterator[tuple[int, int, str]]:
+    """The longest prefix of ``value`` (cut at a separator) that one of ``candidates`` accepts."""
+    cuts = [len(value)] + [index for index in range(len(value) - 1, 3, -1) if value[index] in " ./-"]
+    for cut in cuts:
+        piece = value[:cut].rstrip(" ./-")
+        if not scan.ends_word(at + len(piece)):
+            continue
+        for kind, module in candidates:
+            if module.is_valid(piece):
+                yield at, at + len(piece), kind
+                return
+
+
+#: Shapes distinctive enough to stand without a label: (class, pattern, stdnum module).
+STANDALONE_NUMERIC: tuple[tuple[str, re.Pattern[str], ModuleType], ...] = (
+    ("be_nn", re.compile(r"(?a)\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}"), be_nn),
+    ("ahv", re.compile(r"(?a)756\.\d{4}\.\d{4}\.\d{2}"), ch_ssn),
+    ("personnummer", re.compile(r"(?a)(?:\d{2})?\d{6}[-+]\d{4}"), personnummer),
+    ("hetu", re.compile(r"(?a)\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]"), hetu),
+    ("nir", re.compile(r"(?a)[12] \d{2} \d{2} (?:\d{2}|2[AB]) \d{3} \d{3} \d{2}"), nir),
+    ("rut", re.compile(r"(?a)\d{1,2}\.\d{3}\.\d{3}-[\dkK]"), rut),
+    ("itin", re.compile(r"(?a)9\d{2}-[5-9]\d-\d{4}"), itin),
+    ("cn_ric", re.compile(r"(?a)\d{17}[\dXx]"), ric),
+)
+#: Letter-led shapes that stand alone.
+STANDALONE_LETTERS: tuple[tuple[str, re.Pattern[str], ModuleType], ...] = (
+    ("codice_fiscale", re.compile(r"(?a)[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z]"), codicefiscale),
+    ("curp", re.compile(r"(?a)[A-Z]{4}\d{6}[HMX][A-Z]{5}[A-Z\d]\d"), curp),
+)
+
+
+def dates_of_birth(scan: Scan) -> Iterator[tuple[int, int, str]]:
+    """A date right after a birth label ("DOB: 14/03/1987", "born on 3 May 1990")."""
+    for label in _DOB_LABEL.finditer(scan.text):
+        if not scan.starts_word(label.start()):
+            continue
+        at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
+        date = _DATE.match(scan.text, at)
+        if date is None or not scan.ends_word(date.end()):
+            continue
+        words = re.findall(r"(?a)[^\W\d_]+", date.group().lower().replace("of", ""))
+        if all(word in _MONTHS or word in {"st", "nd", "rd", "th"} for word in words):
+            yield at, date.end(), "date_of_birth"
+
+
+#: Every class this module finds, in the order they win a tie.
+IDENTIFIER_CLASSES = tuple(
+    dict.fromkeys(
+        [kind for kind, _, _ in STANDALONE_NUMERIC]
+        + [kind for kind, _, _ in STANDALONE_LETTERS]
+        + [kind for kind, _, _ in _LABELLED]
+        + ["itin", "routing_number"]
+        + [kind for kind, _ in _LABEL_ONLY]
+        + ["date_of_birth"]
+    )
+)

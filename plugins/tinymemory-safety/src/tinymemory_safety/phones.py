@@ -1,0 +1,93 @@
+"""Phone numbers, read and validated by ``phonenumbers`` (Google's libphonenumber).
+
+A candidate is a run of digits and the separators numbers are written with,
+7 to 15 digits long. Written internationally (``+44 20 7946 0958``,
+``0044 ...``) it is parsed as such; written nationally (``020 7946 0958``,
+``(415) 555-0132``) it is parsed in the policy's default region. It is a
+phone number when libphonenumber says it is a valid number there; or, when
+a word such as "call", "mobile", "tel" or "WhatsApp" comes shortly before
+it, when it is a possible number of the default region or valid in any of
+the regions most often written nationally. A bare run of digits (no
+separator, no ``+``) needs that word too, so order numbers and timestamps
+stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import phonenumbers
+
+from tinymemory_safety.credentials import Scan
+
+_CANDIDATE = re.compile(r"(?a)(?:\+|00)?\(?\d[\d \-.()/]{5,24}+")
+_NON_DIGITS = re.compile(r"(?a)\D")
+#: Words that say a number is a phone number (English and a few other languages).
+_PHONE_WORDS = re.compile(
+    r"(?ai)\b(?:call(?:ed|ing)?|phone|mobile|mob|cell(?:phone)?|tel|telephone|ring|text|sms|"
+    r"whatsapp|signal|contact|reach(?: me)?|fax|landline|hotline|dial|"
+    r"telefon|telefonnummer|handy|t[ée]l[ée]phone|portable|m[óo]vil|celular|tel[ée]fono|"
+    r"cellulare|numero|n[úu]mero)\b[^\n\d]{0,24}$"
+)
+_PHONE_WORDS_CJK = re.compile(r"(?:電話|携帯|手机|电话|전화)[^\n\d]{0,8}$")
+#: Where a number written nationally is tried when a phone word vouches for it.
+_OTHER_REGIONS = ("GB", "US", "DE", "FR", "IN", "AU", "CA", "ES", "IT", "NL", "BR", "MX", "JP", "IE")
+_DATE_LIKE = re.compile(r"(?a)\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}")
+
+
+def default_region(region: str) -> str:
+    """``region`` as libphonenumber names it, or ``ValueError`` if it names no region."""
+    code = region.strip().upper()
+    if code not in phonenumbers.SUPPORTED_REGIONS:
+        raise ValueError(region)
+    return code
+
+
+def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
+    """The spans of the phone numbers of ``scan``, national ones read in ``region``."""
+    text = scan.text
+    for found in _CANDIDATE.finditer(text):
+        candidate = found.group().rstrip(" -./(")
+        if candidate.count("(") != candidate.count(")"):
+            candidate = candidate.rstrip(")")
+        start, end = found.start(), found.start() + len(candidate)
+        digits = _NON_DIGITS.sub("", candidate)
+        if not 7 <= len(digits) <= 15 or not (scan.starts_word(start) and scan.ends_word(end)):
+            continue
+        if text[start - 1 : start] in {"+", "-", ".", "/"} or text[end : end + 1] in {"-", "/", ":"}:
+            continue  # part of something longer: a range, a path, a version
+        if _phone(text, start, candidate, digits, region):
+            yield start, end
+
+
+def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> bool:
+    international = candidate.startswith(("+", "00"))
+    if not international and (_DATE_LIKE.search(candidate) or candidate.count(".") >= 3):
+        return False  # a date, an IPv4 address or a version
+    before = text[max(0, start - 32) : start]
+    vouched = bool(_PHONE_WORDS.search(before) or _PHONE_WORDS_CJK.search(before))
+    if candidate == digits and not vouched:
+        return False  # a bare run of digits: an order number until a word says otherwise
+    if international:
+        number = _parse("+" + digits[2:] if candidate.startswith("00") else candidate, None)
+        return number is not None and phonenumbers.is_valid_number(number)
+    number = _parse(candidate, region)
+    if number is not None and phonenumbers.is_valid_number(number):
+        return True
+    if not vouched:
+        return False
+    if number is not None and phonenumbers.is_possible_number(number):
+        return True
+    for other in _OTHER_REGIONS:
+        number = _parse(candidate, other)
+        if number is not None and phonenumbers.is_possible_number(number):
+            return True
+    return False
+
+
+def _parse(candidate: str, region: str | None) -> phonenumbers.PhoneNumber | None:
+    try:
+        return phonenumbers.parse(candidate, region)
+    except phonenumbers.NumberParseException:
+        return None
