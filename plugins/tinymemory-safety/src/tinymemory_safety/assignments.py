@@ -87,7 +87,7 @@ def is_secret_key(key: str) -> bool:
         return False
     if words[-1] in _NOT_SECRET_LAST:
         return False
-    if words[-1] in _SECRET_LAST or "".join(words[-2:]) in {"apikey", "authtoken"}:
+    if words[-1] in _SECRET_LAST or "".join(words[-2:]) in {"apikey", "authtoken", "keydata"}:
         return True
     return any(word in _SECRET_WORDS for word in words)
 
@@ -162,12 +162,36 @@ def key_values(scan: Scan) -> Iterator[Hit]:
         done = end  # a key inside this value goes with it
 
 
+_API_KEY = re.compile(r"(?a)api[_-]?key")
+_API_KEY_SEPARATOR = re.compile(r"(?a)[\"']?(?:([ \t]*[=:][ \t]*)|[ \t]+)")
+
+
+def api_keys(scan: Scan) -> Iterator[Hit]:
+    """``api_key``/``api-key``/``apikey`` + ``=``, ``:`` or a space + a value: the value goes."""
+    if "api" not in scan.lower:
+        return
+    for match in _API_KEY.finditer(scan.lower):
+        separator = _API_KEY_SEPARATOR.match(scan.text, match.end())
+        if separator is None:
+            continue
+        at = separator.end()
+        if at < len(scan.text) and scan.text[at] in _QUOTES:
+            at += 1
+        word = token_run(scan.text, at)
+        # After a bare space the value must carry a digit: "api key rotation" is prose.
+        spaced = separator.group(1) is None
+        if (spaced and not has_digit(word)) or not is_value(scan.text, at, at + len(word)):
+            continue
+        if credential_like(word, relaxed=False):
+            yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 100))
+
+
 # --- HTTP auth headers, URLs, query strings, command lines, credential files -------------------
 
 #: ``Authorization: <scheme> <credentials>`` of any scheme; the scheme stays.
 _AUTH_HEADER = re.compile(r"(?a)(?:proxy-)?authorization[\"']?[ \t]*+[:=][ \t]*+[\"']?")
 _SCHEME = re.compile(r"(?a)[A-Za-z][\w-]{1,24}+ ++")
-_HEADER_VALUE = re.compile(r"(?a)[^\s\"'`\r\n][^\"'`\r\n]{0,1023}+")
+_HEADER_VALUE = re.compile(r"(?a)[^\s\r\n][^\r\n]{0,1023}+")
 _COOKIE_HEADER = re.compile(r"(?a)(?:set-)?cookie[ \t]*+:[ \t]*+")
 _URL_PASSWORD = re.compile(r"(?a)://[^/\s:@]{0,64}+:([^/\s@]{1,256}+)@")
 #: A query or fragment parameter whose name names a secret (``?token=``, ``&sig=``).
@@ -199,18 +223,32 @@ def auth_headers(scan: Scan) -> Iterator[Hit]:
             scheme = _SCHEME.match(scan.text, at)
             if scheme is not None:
                 at = scheme.end()
-            value = _HEADER_VALUE.match(scan.text, at)
+            value = _header_value(scan, header.start(), at)
             if value is None:
                 continue
-            end = at + len(value.group().rstrip())
+            end = at + len(value)
             if is_value(scan.text, at, end) and credential_like(scan.text[at:end], relaxed=True):
                 yield Hit(at, end, REDACTED, "auth_header", (SHAPE_PASS, 90))
     if "cookie" in lower:
         for header in _COOKIE_HEADER.finditer(lower):
-            value = _HEADER_VALUE.match(scan.text, header.end())
-            if value is not None and "=" in value.group():
-                end = header.end() + len(value.group().rstrip())
+            value = _header_value(scan, header.start(), header.end())
+            if value is not None and "=" in value:
+                end = header.end() + len(value)
                 yield Hit(header.end(), end, REDACTED, "auth_header", (SHAPE_PASS, 90))
+
+
+def _header_value(scan: Scan, name_at: int, at: int) -> str | None:
+    """A header's value from ``at`` to the line's end, or to the quote that opened the header."""
+    found = _HEADER_VALUE.match(scan.text, at)
+    if found is None:
+        return None
+    value = found.group()
+    opener = scan.text[name_at - 1 : name_at]
+    if opener and opener in _QUOTES and opener in value:
+        value = value[: value.index(opener)]
+    value = value.rstrip()
+    # A value quoted whole (``Bearer `tok3n` ``) is read inside its quotes.
+    return value if not value or value[0] not in _QUOTES else None
 
 
 def urls_and_commands(scan: Scan) -> Iterator[Hit]:
@@ -260,9 +298,10 @@ _SECRET_NOUN = (
     r"wachtwoord|has[łl]o|parola|пароль|密码|密碼|パスワード|暗証番号|비밀번호)"
 )
 _STATED = re.compile(
-    r"(?a)" + _SECRET_NOUN + r"(?: for [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+)?)?"
-    r"(?P<verb> is now | is still | is | was | are | will be | has been changed to | changed to | "
-    r"set to | ist | es | est | é | è | era | to | je | är | er | :|: | - |は|是|：| )"
+    r"(?a)" + _SECRET_NOUN + r"(?: (?:for|of|to) [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+){0,2})?"
+    r"(?P<verb> (?:is|was|has been|had been|will be|are|were)(?: now| still)?"
+    r"(?: changed to| set to| updated to| reset to)? | changed to | set to | ist | es | est | é | è "
+    r"| era | to | je | är | er | :|: | - |は|是|：| )"
     r"[\"'`“«]?"
 )
 #: Words that end such a sentence without a secret in it: "the password is required".
@@ -287,6 +326,7 @@ _STOP_VALUES = frozenset(
      "here:", "below:", "following", "attached", "included", "same.", "null", "nil",
      "true", "false", "updated", "working", "correct.", "expired.", "valid.", "required."}
 )  # fmt: skip
+_CLAUSE = re.compile(r"(?a)[^\n.,;!?\"'`]{1,256}+")
 _STATED_VALUE = re.compile(r"(?a)[^\s\"'`”»,;&()<>\[\]{}]{1,256}+")
 #: Nouns whose value must carry a digit or look like a credential: "the key is to ship".
 _LOOSE_NOUNS = frozenset({"code", "key", "secret", "token", "otp", "clave", "parola"})
@@ -295,7 +335,7 @@ _NOT_SECRET_CODE = re.compile(
     r"(?a)(?:zip|postal|post|area|country|status|error|exit|return|source|http|response|"
     r"product|color|colour|dial|iso|language|region|currency|airport|promo|discount|"
     r"coupon|tax|hs|naics|sic|icd|cpt|swift|bank|sort|branch|qr|bar|morse|machine|"
-    r"op|short|dialing|calling|the|your|this|that|of|in|my) $"
+    r"op|short|dialing|calling|access|activation|promotion|referral|invite|invitation) $"
 )
 
 
@@ -313,11 +353,14 @@ def stated_secrets(scan: Scan) -> Iterator[Hit]:
         if value is None:
             continue
         word = value.group().rstrip(".!?:")
+        if noun in {"passphrase", "pass phrase"}:  # a phrase: to the end of its clause
+            word = _CLAUSE.match(scan.text, at).group().rstrip(" .!?:")  # type: ignore[union-attr]
         end = at + len(word)
         if not word or word.lower() in _STOP_VALUES or not is_value(scan.text, at, end):
             continue
         if noun in _LOOSE_NOUNS or match.group("verb") == " ":
-            if noun == "code" and _NOT_SECRET_CODE.search(lower[max(0, match.start() - 16) : match.start()]):
+            noun_at = match.start("noun")
+            if noun == "code" and _NOT_SECRET_CODE.search(lower[max(0, noun_at - 16) : noun_at]):
                 continue
             if not (has_digit(word) and len(word) >= 4) and not credential_like(word, relaxed=False):
                 continue

@@ -185,15 +185,12 @@ def markers(scan: Scan) -> Iterator[Hit]:
 _JWT_START = re.compile(r"(?a)eyJ")
 _JWT = re.compile(r"(?a)eyJ[\w-]{5,}+\.[\w-]{8,}+\.[\w-]{8,}+")
 _TELEGRAM = re.compile(r"(?a):A[\w-]{34}")
-_API_KEY = re.compile(r"(?a)api[_-]?key")
-_API_KEY_SEPARATOR = re.compile(r"(?a)[\"']?(?:([ \t]*[=:][ \t]*)|[ \t]+)")
 
 
 def token_shapes(scan: Scan) -> Iterator[Hit]:
-    """JWTs, Telegram bot tokens and ``api_key`` values (the provider catalogue is apart)."""
+    """JWTs and Telegram bot tokens (the provider catalogue is apart)."""
     yield from _jwts(scan)
     yield from _telegram(scan)
-    yield from _api_keys(scan)
 
 
 def _jwts(scan: Scan) -> Iterator[Hit]:
@@ -215,23 +212,3 @@ def _telegram(scan: Scan) -> Iterator[Hit]:
         digits = match.start() - start
         if 5 <= digits <= 16 and scan.starts_word(start) and scan.ends_word(match.end()):
             yield Hit(start, match.end(), REDACTED, "telegram", (SHAPE_PASS, 16))
-
-
-def _api_keys(scan: Scan) -> Iterator[Hit]:
-    """``api_key``/``api-key``/``apikey`` + ``=``, ``:`` or a space + a value: the value goes."""
-    if "api" not in scan.lower:
-        return
-    for match in _API_KEY.finditer(scan.lower):
-        separator = _API_KEY_SEPARATOR.match(scan.text, match.end())
-        if separator is None:
-            continue
-        at = separator.end()
-        if at < len(scan.text) and scan.text[at] in _QUOTES:
-            at += 1
-        word = token_run(scan.text, at)
-        # After a bare space the value must carry a digit: "api key rotation" is prose.
-        spaced = separator.group(1) is None
-        if (spaced and not has_digit(word)) or placeholder(word):
-            continue
-        if credential_like(word, relaxed=False):
-            yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 30))

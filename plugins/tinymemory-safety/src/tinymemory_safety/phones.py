@@ -4,7 +4,9 @@ A candidate is a run of digits and the separators numbers are written with,
 7 to 15 digits long. Written internationally (``+44 20 7946 0958``,
 ``0044 ...``) it is parsed as such; written nationally (``020 7946 0958``,
 ``(415) 555-0132``) it is parsed in the policy's default region. It is a
-phone number when libphonenumber says it is a valid number there; or, when
+phone number when libphonenumber says it is a valid number there and its
+digits are grouped as that region writes them (so "2062 100 100" stays a
+list of counts); or, when
 a word such as "call", "mobile", "tel" or "WhatsApp" comes shortly before
 it, when it is a possible number of the default region or valid in any of
 the regions most often written nationally. A bare run of digits (no
@@ -23,6 +25,7 @@ from tinymemory_safety.credentials import Scan
 
 _CANDIDATE = re.compile(r"(?a)(?:\+|00)?\(?\d[\d \-.()/]{5,24}+")
 _NON_DIGITS = re.compile(r"(?a)\D")
+_DIGIT_GROUPS = re.compile(r"(?a)\d+")
 #: Words that say a number is a phone number (English and a few other languages).
 _PHONE_WORDS = re.compile(
     r"(?ai)\b(?:call(?:ed|ing)?|phone|mobile|mob|cell(?:phone)?|tel|telephone|ring|text|sms|"
@@ -74,7 +77,11 @@ def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> b
         return number is not None and phonenumbers.is_valid_number(number)
     number = _parse(candidate, region)
     if number is not None and phonenumbers.is_valid_number(number):
-        return True
+        # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
+        # is a phone number, "2062 100 100" three counts.
+        return vouched or _groups(candidate) == _groups(
+            phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+        )
     if not vouched:
         return False
     if number is not None and phonenumbers.is_possible_number(number):
@@ -84,6 +91,11 @@ def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> b
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _groups(written: str) -> list[int]:
+    """The lengths of the digit groups of a written number."""
+    return [len(group) for group in _DIGIT_GROUPS.findall(written)]
 
 
 def _parse(candidate: str, region: str | None) -> phonenumbers.PhoneNumber | None:

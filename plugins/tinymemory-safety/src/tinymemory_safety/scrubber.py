@@ -18,6 +18,7 @@ import attrs
 import tinymemory as tm
 from tinymemory.plugin import map_texts
 from tinymemory_safety.assignments import (
+    api_keys,
     auth_headers,
     key_values,
     stated_secrets,
@@ -36,7 +37,14 @@ _PERSONAL = frozenset(CLASSES)
 _MAX_ROUNDS = 8
 #: The detectors of the shapes pass: by prefix, by shape, then by where a value travels.
 _SHAPE_DETECTORS = (
-    provider_tokens, token_shapes, key_values, auth_headers, urls_and_commands, stated_secrets
+    provider_tokens,
+    token_shapes,
+    api_keys,
+    key_values,
+    auth_headers,
+    urls_and_commands,
+    stated_secrets,
+
 )
 
 
