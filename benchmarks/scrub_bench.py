@@ -10,28 +10,38 @@ same run over the same texts, is one bare compiled regular-expression pass
 (``finditer`` of a digit-run pattern): what any scrubber costs at the least
 to look at the text once.
 
+First, detection: recall (secrets redacted) and false redactions
+(look-alikes altered) per class over both scrub corpora, the shared one and
+the plugin's own (``plugins/tinymemory-safety/tests/scrub-cases*.json``).
+The target on our own corpus: at least 98 % recall in every class and no
+look-alike altered.
+
 Then 100 KB adversarial inputs, each built to make a careless pattern
 backtrack (long runs of digits, of base64, ``a=a=a=``, repeated ``Bearer ``
 and others): the median of three scrubs of each, beside the same floor over
 that input. The target is p95 at most 1 ms per 1 KB item and no adversarial
 input over 0.2 s.
 
-    python benchmarks/scrub_bench.py [--items 2000] [--seed 7]
+    python benchmarks/scrub_bench.py [--items 2000] [--seed 7] [--corpus-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
 import statistics
 import string
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from tinymemory_safety import SafetyScrubber
 
+CORPORA = Path(__file__).resolve().parent.parent / "plugins" / "tinymemory-safety" / "tests"
 ITEM_SIZE = 1024
 ADVERSARIAL_SIZE = 100_000
 FLOOR = re.compile(r"\d{4,}")
@@ -176,7 +186,53 @@ def adversarial(rng: random.Random) -> dict[str, str]:
         "cards": "4111111111111111 " * (n // 17),
         "zero-width digits": "1\u200b" * (n // 2),
         "fullwidth digits": "\uff11" * n,
+        "spaces": " " * n,
+        "digits in phone groups": "020 7946 " * (n // 9),
+        "call 1 call 1": "call 1 " * (n // 7),
+        "password is password is": "password is " * (n // 12),
+        "Authorization: ": "Authorization: " * (n // 15),
+        "-u a:b -u a:b": "-u a:b " * (n // 7),
+        "DOB: 1/1/1 ": "DOB: 1/1/1 " * (n // 11),
+        "passport 1 ": "passport 1 " * (n // 11),
+        "1.1.1.1.1": "1." * (n // 2),
+        "Q~Q~": "Q~" * (n // 2),
+        "hooks.slack.com/": "hooks.slack.com/services/" * (n // 25),
+        "hex": "".join(rng.choice("0123456789abcdef") for _ in range(n)),
     }
+
+
+def corpus_report(scrubber: SafetyScrubber) -> bool:
+    """Print recall and false redactions per class of each corpus; whether our targets hold."""
+    met = True
+    for name, label in [("scrub-cases.json", "shared"), ("scrub-cases-own.json", "own")]:
+        data = json.loads((CORPORA / name).read_text(encoding="utf-8"))
+        found: Counter[str] = Counter()
+        secrets: Counter[str] = Counter()
+        altered: Counter[str] = Counter()
+        lookalikes: Counter[str] = Counter()
+        for case in data["positives"]:
+            kind = case.get("class", case["kind"])
+            text = scrubber.scrub_text(case["text"]).text
+            secrets[kind] += len(case["must_redact"])
+            found[kind] += sum(secret not in text for secret in case["must_redact"])
+        for case in data["negatives"]:
+            kind = case.get("class", case["kind"])
+            lookalikes[kind] += 1
+            altered[kind] += scrubber.scrub_text(case["text"]).text != case["must_keep"]
+        print(f"\n{label} corpus ({name}){'':<6}{'recall':>14}{'false redactions':>20}")
+        for kind in sorted(secrets | lookalikes):
+            recall = f"{found[kind]}/{secrets[kind]} {100 * found[kind] / secrets[kind]:5.1f}%" if secrets[kind] else "-"
+            false = f"{altered[kind]}/{lookalikes[kind]}" if lookalikes[kind] else "-"
+            print(f"  {kind:<30}{recall:>16}{false:>14}")
+        total, caught, bad = sum(secrets.values()), sum(found.values()), sum(altered.values())
+        print(
+            f"  {'all':<30}{f'{caught}/{total} {100 * caught / total:5.1f}%':>16}"
+            f"{f'{bad}/{sum(lookalikes.values())}':>14}"
+        )
+        if label == "own":
+            met = all(found[k] >= 0.98 * secrets[k] for k in secrets) and bad == 0
+    print(f"\nour corpus: {'targets met' if met else 'TARGETS MISSED'} (recall >= 98 % a class, 0 altered)")
+    return met
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -215,11 +271,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--corpus-only", action="store_true", help="detection figures only")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     scrubber = SafetyScrubber()
+    corpus_report(scrubber)
+    if args.corpus_only:
+        return
 
-    print(f"load average {os.getloadavg()}; {args.items} items per set, seed {args.seed}")
+    print(f"\nload average {os.getloadavg()}; {args.items} items per set, seed {args.seed}")
     print(
         f"{'1 KB items':<24}{'p50 ms':>9}{'p95 ms':>9}{'MB/s':>9}{'cpu p95':>9}"
         f"   floor p95 ms, MB/s   ratio"

@@ -298,7 +298,7 @@ _SECRET_NOUN = (
     r"wachtwoord|has[łl]o|parola|пароль|密码|密碼|パスワード|暗証番号|비밀번호)"
 )
 _STATED = re.compile(
-    r"(?a)" + _SECRET_NOUN + r"(?: (?:for|of|to) [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+){0,2})?"
+    r"(?a)(?<![a-z0-9_])(?=[a-z2o\u0080-\uffff])" + _SECRET_NOUN + r"(?: (?:for|of|to) [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+){0,2})?"
     r"(?P<verb> (?:is|was|has been|had been|will be|are|were)(?: now| still)?"
     r"(?: changed to| set to| updated to| reset to)? | changed to | set to | ist | es | est | é | è "
     r"| era | to | je | är | er | :|: | - |は|是|：| )"

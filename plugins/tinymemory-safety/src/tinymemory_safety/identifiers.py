@@ -86,8 +86,14 @@ _LABELS = re.compile(
     + "|".join(f"(?P<l{index}>{label})" for index, (_, _, label) in enumerate(_LABELLED))
     + f"|(?P<generic>{_GENERIC_LABEL})|(?P<routing>{_ROUTING_LABEL})|"
     + "|".join(f"(?P<o{index}>{label})" for index, (_, label) in enumerate(_LABEL_ONLY))
-    + r")(?![a-z])",
-    re.IGNORECASE,
+    + r")(?![a-z])"
+)
+#: Where a label may start: the same alternation without its groups, behind a word's start,
+#: which lets ``re`` skip most positions at once (a tenth of the named pattern's time).
+_LABEL_START = re.compile(
+    r"(?a)(?<![a-z0-9_])(?=[a-z\u0080-\uffff])(?:"
+    + re.sub(r"\(\?P<\w+>", "(?:", _LABELS.pattern.removeprefix("(?a)"))
+    + ")"
 )
 #: After a label: a few joining words, then the value (a digit among its first characters).
 _JOIN = re.compile(r"(?ai)(?:[\s:#.=\-]|\bis\b|\bwas\b|\bof\b|\bno\b|\bnumber\b|\bnr\b|\(\w+\)){0,6}+")
@@ -98,7 +104,7 @@ _DATE = re.compile(
     r"|\d{1,2}(?:st|nd|rd|th)?(?: of)? [a-zé]{3,9}\.?,? \d{4}|[a-zé]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})"
 )
 _DOB_LABEL = re.compile(
-    r"(?ai)date of birth|birth ?date|d\.?o\.?b\.?|born(?: on)?|birthday|geburtsdatum|"
+    r"(?a)date of birth|birth ?date|d\.?o\.?b\.?|born(?: on)?|birthday|geburtsdatum|"
     r"geboren(?: am)?|n[ée]e? le|date de naissance|fecha de nacimiento|data de nascimento|"
     r"data di nascita|生年月日|出生日期"
 )
@@ -115,32 +121,36 @@ Finder = Callable[[Scan], Iterator[tuple[int, int, str]]]
 
 def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
     """Identifiers, accounts and routing numbers after their label: (start, end, class)."""
-    for label in _LABELS.finditer(scan.text):
-        if not scan.starts_word(label.start()):
-            continue
-        at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
-        name = label.lastgroup or ""
-        if name.startswith("o"):
-            kind = _LABEL_ONLY[int(name[1:])][0]
-            found = (_LABELLED_VALUE if kind == "bank_account" else _FREE_VALUE).match(scan.text, at)
-            if found is not None:
-                value = found.group().rstrip(" ./-")
-                if sum(char.isdigit() for char in value) >= 4 and scan.ends_word(at + len(value)):
-                    yield at, at + len(value), kind
-            continue
-        found = _LABELLED_VALUE.match(scan.text, at)
-        if found is None:
-            continue
-        if name == "routing":
-            candidates: tuple[tuple[str, ModuleType], ...] = (("routing_number", rtn),)
-        elif name == "generic":
-            candidates = tuple((kind, module) for kind, module, _ in _LABELLED) + (
-                ("sin", sin), ("nhs", nhs), ("itin", itin)
-            )
-        else:
-            kind, module, _ = _LABELLED[int(name[1:])]
-            candidates = ((kind, module),)
-        yield from _validated(scan, at, found.group(), candidates)
+    for found in _LABEL_START.finditer(scan.lower):
+        label = _LABELS.match(scan.lower, found.start())
+        if label is not None:
+            at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
+            yield from _after_label(scan, at, label.lastgroup or "")
+
+
+def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str]]:
+    """The value at ``at`` that the label (its group ``name``) makes personal data, if any."""
+    if name.startswith("o"):
+        kind = _LABEL_ONLY[int(name[1:])][0]
+        found = (_LABELLED_VALUE if kind == "bank_account" else _FREE_VALUE).match(scan.text, at)
+        if found is not None:
+            value = found.group().rstrip(" ./-")
+            if sum(char.isdigit() for char in value) >= 4 and scan.ends_word(at + len(value)):
+                yield at, at + len(value), kind
+        return
+    found = _LABELLED_VALUE.match(scan.text, at)
+    if found is None:
+        return
+    if name == "routing":
+        candidates: tuple[tuple[str, ModuleType], ...] = (("routing_number", rtn),)
+    elif name == "generic":
+        candidates = tuple((kind, module) for kind, module, _ in _LABELLED) + (
+            ("sin", sin), ("nhs", nhs), ("itin", itin)
+        )
+    else:
+        kind, module, _ = _LABELLED[int(name[1:])]
+        candidates = ((kind, module),)
+    yield from _validated(scan, at, found.group(), candidates)
 
 
 def _validated(
@@ -178,7 +188,7 @@ STANDALONE_LETTERS: tuple[tuple[str, re.Pattern[str], ModuleType], ...] = (
 
 def dates_of_birth(scan: Scan) -> Iterator[tuple[int, int, str]]:
     """A date right after a birth label ("DOB: 14/03/1987", "born on 3 May 1990")."""
-    for label in _DOB_LABEL.finditer(scan.text):
+    for label in _DOB_LABEL.finditer(scan.lower):
         if not scan.starts_word(label.start()):
             continue
         at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
