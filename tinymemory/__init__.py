@@ -49,6 +49,7 @@ from tinymemory._items import (
     StoreItem,
     StoreReceipt,
     Turn,
+    item_size,
 )
 from tinymemory._limits import ItemLimits, item_limits, set_item_limits
 from tinymemory._meta import (
@@ -248,6 +249,7 @@ __all__ = [
     "get_by_listing",
     "hookimpl",
     "item_limits",
+    "item_size",
     "list_engines",
     "list_plugins",
     "read",

@@ -263,6 +263,14 @@ def _strings(item: StoreItem) -> Iterator[tuple[str, str | None]]:
         yield "meta.tags", tag
 
 
+def item_size(item: StoreItem) -> int:
+    """The UTF-8 bytes of every string ``item`` holds: what ``max_item_bytes`` caps.
+
+    A scrubber that changes texts can check with it that its result still fits.
+    """
+    return sum(utf8_size(text, field) for field, text in _strings(item) if text)
+
+
 def _check_caps(item: StoreItem) -> None:
     """Refuse an item over the caps in force, or holding a string that is not unicode text."""
     limits = item_limits()

@@ -218,7 +218,10 @@ def auth_headers(scan: Scan) -> Iterator[Hit]:
     """``Authorization`` (Basic, Digest, token, ApiKey, SSWS...) and cookie header values."""
     lower = scan.lower
     if "authorization" in lower:
+        done = 0
         for header in _AUTH_HEADER.finditer(lower):
+            if header.start() < done:
+                continue  # inside the value just redacted
             at = header.end()
             scheme = _SCHEME.match(scan.text, at)
             if scheme is not None:
@@ -229,6 +232,7 @@ def auth_headers(scan: Scan) -> Iterator[Hit]:
             end = at + len(value)
             if is_value(scan.text, at, end) and credential_like(scan.text[at:end], relaxed=True):
                 yield Hit(at, end, REDACTED, "auth_header", (SHAPE_PASS, 90))
+                done = end
     if "cookie" in lower:
         for header in _COOKIE_HEADER.finditer(lower):
             value = _header_value(scan, header.start(), header.end())

@@ -43,14 +43,32 @@ def settle(hits: Iterable[Hit]) -> list[Hit]:
     return taken
 
 
-def splice(original: str, folded: Folded, hits: list[Hit]) -> str:
-    """``original`` with each settled hit's original characters replaced by its token."""
+def splice(original: str, folded: Folded, hits: list[Hit], *, compact: bool = False) -> str:
+    """``original`` with each settled hit's original characters replaced by its token.
+
+    ``compact``: no replacement is longer, in UTF-8 bytes, than what it replaces
+    (the token if it fits, else ``[REDACTED]``, else a ``*`` a character), so
+    the text never grows.
+    """
     pieces = []
     done = 0
     for hit in hits:
         start, end = folded.original_span(hit.start, hit.end)
         pieces.append(original[done:start])
-        pieces.append(hit.token)
+        pieces.append(_compact(hit.token, original[start:end]) if compact else hit.token)
         done = end
     pieces.append(original[done:])
     return "".join(pieces)
+
+
+#: The shortest token that still says what happened.
+_SHORT_TOKEN = "[REDACTED]"
+
+
+def _compact(token: str, replaced: str) -> str:
+    """``token``, or a shorter stand-in when ``token`` is longer than ``replaced`` (UTF-8)."""
+    room = len(replaced.encode("utf-8", "surrogatepass"))
+    for candidate in (token, _SHORT_TOKEN):
+        if len(candidate) <= room:  # tokens are ASCII: characters are bytes
+            return candidate
+    return "*" * len(replaced)

@@ -58,6 +58,8 @@ def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
         digits = _NON_DIGITS.sub("", candidate)
         if not 7 <= len(digits) <= 15 or not (scan.starts_word(start) and scan.ends_word(end)):
             continue
+        if sum(len(group) == 1 for group in _DIGIT_GROUPS.findall(candidate)) > 2:
+            continue  # numbers are written in groups of two or more: "1 2 3 4 5 6 7" is a list
         if text[start - 1 : start] in {"+", "-", ".", "/"} or text[end : end + 1] in {"-", "/", ":"}:
             continue  # part of something longer: a range, a path, a version
         if _phone(text, start, candidate, digits, region):

@@ -116,6 +116,15 @@ class ScrubbedItem:
     redactions: Redactions
 
 
+def _grew_past_cap(original: tm.StoreItem, scrubbed: tm.StoreItem) -> bool:
+    """Whether scrubbing took an item within ``max_item_bytes`` past it."""
+    cap = tm.item_limits().max_item_bytes
+    try:
+        return tm.item_size(scrubbed) > cap >= tm.item_size(original)
+    except tm.InvalidRequest:  # not unicode text: the engine refuses it either way
+        return False
+
+
 class SafetyScrubber:
     """Redacts secrets and personal data from every text of an item (see docs/safety.md).
 
@@ -152,14 +161,15 @@ class SafetyScrubber:
         with self._lock:
             return self._totals
 
-    def scrub_text(self, text: str) -> ScrubbedText:
+    def scrub_text(self, text: str, *, compact: bool = False) -> ScrubbedText:
         """``text`` with every secret and piece of personal data replaced by its token.
 
         The passes run in the contract's order, each on the text the one before
         left: private keys, credential markers, credential shapes, the host's
         patterns, personal data. So a value that ran into a key block is read
         again, cut at the block's token, by the next pass, and a second scrub
-        of the result changes nothing.
+        of the result changes nothing. ``compact``: no replacement is longer
+        than what it replaces (see :meth:`scrub_item`).
         """
         passes = (private_keys, markers, _shapes, self._host_hits, self._personal.find)
         kinds: list[str] = []
@@ -173,7 +183,7 @@ class SafetyScrubber:
                 settled = settle(detect(scan))
                 if not settled:
                     break
-                text = splice(text, folded, settled)
+                text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
                 folded = fold(text)
                 scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
@@ -183,12 +193,22 @@ class SafetyScrubber:
         """``item`` with its texts scrubbed: title and text body, turns, learning, ``meta.url``.
 
         Every other field (ids, names, paths, tags, the rest of ``meta``) is
-        left as it is, since filters match on them.
+        left as it is, since filters match on them. Scrubbing never makes a
+        storable item unstorable: when the tokens, longer than what they
+        replace, would push the item past ``max_item_bytes``, it is scrubbed
+        again with replacements no longer than what they replace
+        (``[REDACTED]``, or ``*`` a character).
         """
+        scrubbed = self._scrub_texts(item, compact=False)
+        if scrubbed.redactions.total and _grew_past_cap(item, scrubbed.item):
+            return self._scrub_texts(item, compact=True)
+        return scrubbed
+
+    def _scrub_texts(self, item: tm.StoreItem, *, compact: bool) -> ScrubbedItem:
         found: list[Redactions] = []
 
         def change(text: str) -> str:
-            scrubbed = self.scrub_text(text)
+            scrubbed = self.scrub_text(text, compact=compact)
             found.append(scrubbed.redactions)
             return scrubbed.text
 
