@@ -45,6 +45,7 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "item_from_json",
         "json_and_id",
         "map_texts",
+        "plugin_settings",
         "to_data",
         "to_json",
         "to_utc",

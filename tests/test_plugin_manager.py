@@ -31,6 +31,7 @@ from tinymemory._plugin_manager import (
 from tinymemory._registry import MemoryConfig, build_engine, list_engines
 from tinymemory._scrubbing import ScrubbingEngine
 from tinymemory._wire import to_data
+from tinymemory.plugin import plugin_settings
 from tinymemory.reference import ReferenceEngine
 
 FAKE_MODULE = '''
@@ -504,6 +505,30 @@ def test_a_plugins_table_that_is_not_true_or_false_is_a_config_error(
         plugin_manager()
     with pytest.raises(ConfigError, match="`plugins` must be a table"):
         MemoryConfig.load()
+
+
+def test_a_plugin_settings_table_loads_the_plugin_and_is_read_through_the_plugin_api(
+    site: Path, no_config_file: Path
+) -> None:
+    make_distribution(
+        site, "fakeplug", "1.2.3", {"fake": "fakeplug_mod"}, {"fakeplug_mod": FAKE_MODULE}
+    )
+    no_config_file.write_text(
+        '[plugins]\n"tinymemory.reference" = true\n\n[plugins.fake]\nloud = true\n'
+        'words = ["a", "b"]\n',
+        encoding="utf-8",
+    )
+    reset_plugins()
+    assert "fake" in [engine.id for engine in list_engines()]
+    assert MemoryConfig.load().plugins == {"tinymemory.reference": True, "fake": True}
+    assert plugin_settings("fake") == {"loud": True, "words": ["a", "b"]}
+    assert plugin_settings("tinymemory.reference") == {}
+    assert plugin_settings("absent") == {}
+    # No file at the default place: no settings.
+    assert plugin_settings("fake", {"XDG_CONFIG_HOME": str(no_config_file.parent / "none")}) == {}
+    no_config_file.write_text("[plugins]\nfake = 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="or a table of the plugin's settings"):
+        plugin_settings("fake")
 
 
 def test_two_plugins_offering_one_embedder_name_are_refused(

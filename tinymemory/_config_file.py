@@ -64,10 +64,33 @@ def parse_toml(text: str, source: str) -> dict[str, Any]:
 
 
 def plugins_table(data: Mapping[str, Any], source: str) -> dict[str, bool]:
-    """The ``plugins`` table: plugin names to ``true`` (load) or ``false`` (turned off)."""
+    """The ``plugins`` table: plugin names to whether they load.
+
+    A name maps to ``true``, ``false`` (turned off) or a table of the plugin's
+    own settings (``[plugins.safety]``), which loads it.
+    """
     table = data.get("plugins", {})
     if not isinstance(table, Mapping) or not all(
-        isinstance(value, bool) for value in table.values()
+        isinstance(value, bool | Mapping) for value in table.values()
     ):
-        raise ConfigError(f"{source}: `plugins` must be a table of plugin names to true or false")
-    return dict(table)
+        raise ConfigError(
+            f"{source}: `plugins` must be a table of plugin names to true, false "
+            "or a table of the plugin's settings"
+        )
+    return {name: value is not False for name, value in table.items()}
+
+
+def plugin_settings(name: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The configuration file's ``[plugins.<name>]`` table (empty when it has none).
+
+    Read from the file :func:`config_path` names, each call; the plugin
+    validates what it finds. ``ConfigError`` when the file cannot be read or
+    is not TOML, or its ``plugins`` table is malformed.
+    """
+    text, source = read_config_text(environ=environ)
+    if text is None:
+        return {}
+    data = parse_toml(text, source)
+    plugins_table(data, source)
+    table = data.get("plugins", {}).get(name)
+    return dict(table) if isinstance(table, Mapping) else {}

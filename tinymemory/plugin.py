@@ -18,6 +18,7 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
   documents (:func:`cut_pieces`, :class:`Piece`), the installed embedders by
   name (:func:`embedders`), UTC timestamps (:func:`to_utc`);
 - for scrubbers: :func:`map_texts`;
+- a plugin's own settings from the configuration file: :func:`plugin_settings`;
 - words compared as the core compares them (:func:`fold`, :func:`decompose`,
   :func:`words`, :data:`WORD_PATTERN`, :data:`STOP_WORDS`), and the extractive
   recall answer built from them (:func:`extractive_answer`).
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from tinymemory._canonical import dumps as canonical_json
 from tinymemory._canonical import fingerprint_json
+from tinymemory._config_file import plugin_settings
 from tinymemory._document_pieces import Piece, cut_pieces
 from tinymemory._engine import EngineWrapper, MemoryEngine, build_explore_page
 from tinymemory._extractive import extractive_answer
@@ -78,6 +80,7 @@ __all__ = [
     "item_from_json",
     "json_and_id",
     "map_texts",
+    "plugin_settings",
     "to_data",
     "to_json",
     "to_utc",

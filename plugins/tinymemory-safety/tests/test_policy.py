@@ -10,12 +10,13 @@ import pytest
 import tinymemory as tm
 from tinymemory_safety import (
     BareCard,
+    IpAddresses,
     HostPattern,
     Policy,
     Redactions,
     SafetyScrubber,
     checksums,
-    policy_from_environment,
+    installed_policy,
 )
 
 VISA = "4000056655665556"  # Luhn-valid, Visa's IIN at an issued length
@@ -115,8 +116,8 @@ def test_a_pattern_error_never_shows_the_pattern() -> None:
 
 
 def test_the_environment_policy() -> None:
-    assert policy_from_environment({}) == Policy()
-    chosen = policy_from_environment(
+    assert installed_policy({}, {}) == Policy()
+    chosen = installed_policy({}, 
         {"TINYMEMORY_SAFETY_BARE_CARD": " Corroborated ", "TINYMEMORY_SAFETY_EMAILS": "keep"}
     )
     assert chosen == Policy(bare_card=BareCard.CORROBORATED, redact_emails=False)
@@ -175,3 +176,84 @@ def test_the_repr_shows_the_policy_but_never_a_pattern() -> None:
     assert SafetyScrubber.name == "safety"
     assert SafetyScrubber.priority == 100
     assert isinstance(scrubber, tm.Scrubber)
+
+
+SETTINGS = {
+    "bare_card": "corroborated",
+    "redact_emails": False,
+    "default_region": "gb",
+    "ip_addresses": "all",
+    "patterns": [{"name": "employee_id", "pattern": r"EMP-\d{6}", "token": "[REDACTED_EMP]"}],
+}
+
+
+def test_the_settings_table_chooses_every_field_and_the_environment_overrides_it() -> None:
+    policy = installed_policy(SETTINGS, {})
+    assert policy == Policy(
+        bare_card=BareCard.CORROBORATED,
+        redact_emails=False,
+        default_region="GB",
+        ip_addresses=IpAddresses.ALL,
+        patterns=[HostPattern("employee_id", r"EMP-\d{6}", token="[REDACTED_EMP]")],
+    )
+    environ = {
+        "TINYMEMORY_SAFETY_BARE_CARD": "luhn-only",
+        "TINYMEMORY_SAFETY_EMAILS": "redact",
+        "TINYMEMORY_SAFETY_REGION": "DE",
+        "TINYMEMORY_SAFETY_IP_ADDRESSES": "keep",
+    }
+    overridden = installed_policy(SETTINGS, environ)
+    assert (overridden.bare_card, overridden.redact_emails) == (BareCard.LUHN_ONLY, True)
+    assert (overridden.default_region, overridden.ip_addresses) == ("DE", IpAddresses.KEEP)
+    assert overridden.patterns == policy.patterns
+
+
+@pytest.mark.parametrize(
+    ("settings", "named"),
+    [
+        ({"bare_cards": "luhn-only"}, "`bare_cards`"),
+        ({"bare_card": "sometimes"}, "bare_card"),
+        ({"bare_card": 3}, "`bare_card`"),
+        ({"redact_emails": "yes"}, "redact_emails"),
+        ({"default_region": "Narnia"}, "default_region"),
+        ({"default_region": 44}, "`default_region`"),
+        ({"ip_addresses": "some"}, "ip_addresses"),
+        ({"patterns": "EMP-\\d+"}, "`patterns`"),
+        ({"patterns": [{"name": "x_id"}]}, "`patterns`"),
+        ({"patterns": [{"name": "x_id", "pattern": "X", "colour": "red"}]}, "`colour`"),
+        ({"patterns": [{"name": "x_id", "pattern": "hunter2("}]}, "does not compile"),
+    ],
+)
+def test_a_bad_settings_key_or_value_is_a_config_error_naming_it(
+    settings: dict[str, object], named: str
+) -> None:
+    with pytest.raises(tm.ConfigError, match=re.escape(named)) as caught:
+        installed_policy(settings, {})
+    assert "hunter2" not in str(caught.value)
+
+
+def test_a_bad_environment_value_is_a_config_error_naming_the_variable() -> None:
+    with pytest.raises(tm.ConfigError, match="TINYMEMORY_SAFETY_EMAILS"):
+        installed_policy({}, {"TINYMEMORY_SAFETY_EMAILS": "sometimes"})
+    with pytest.raises(tm.ConfigError, match="default_region"):
+        installed_policy({}, {"TINYMEMORY_SAFETY_REGION": "XX"})
+
+
+def test_the_default_region_reads_national_numbers() -> None:
+    text = "office 020 7946 0958"
+    assert SafetyScrubber().scrub_text(text).text == text  # not a US number, no phone word
+    gb = SafetyScrubber(Policy(default_region="GB")).scrub_text(text)
+    assert gb.text == "office [REDACTED_PII_PHONE]"
+
+
+@pytest.mark.parametrize(
+    ("choice", "expected"),
+    [
+        ("public", "from [REDACTED_PII_IP] via 10.0.0.1 and 127.0.0.1"),
+        ("all", "from [REDACTED_PII_IP] via [REDACTED_PII_IP] and 127.0.0.1"),
+        ("keep", "from 81.2.69.160 via 10.0.0.1 and 127.0.0.1"),
+    ],
+)
+def test_the_ip_policy(choice: str, expected: str) -> None:
+    text = "from 81.2.69.160 via 10.0.0.1 and 127.0.0.1"
+    assert SafetyScrubber(Policy(ip_addresses=choice)).scrub_text(text).text == expected

@@ -9,6 +9,7 @@ through ``sync``/``store_many`` of a built engine, so the sync test covers it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -197,6 +198,42 @@ def test_a_bad_policy_in_the_environment_is_a_config_error_before_any_store(
 ) -> None:
     monkeypatch.setenv(variable, value)
     with pytest.raises(tm.ConfigError, match=message):
+        tm.build_engine()
+    result = CliRunner().invoke(cli, ["store", "hello"])
+    assert result.exit_code != 0
+    assert installed.held() == []
+
+
+def test_the_configuration_file_chooses_the_installed_policy(
+    installed: SharedEnginePlugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "safety.toml"
+    config.write_text(
+        'engine = "shared"\n\n[plugins.safety]\nredact_emails = false\ndefault_region = "GB"\n'
+        '[[plugins.safety.patterns]]\nname = "employee_id"\npattern = \'EMP-\\d{6}\'\n',
+        encoding="utf-8",
+    )
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
+    tm.build_engine().store(tm.Learning(text="EMP-123456 at ops@example.com, 020 7946 0958"))
+    (item,) = installed.held()
+    assert isinstance(item, tm.Learning)
+    assert item.text == "[REDACTED] at ops@example.com, [REDACTED_PII_PHONE]"
+    # The environment overrides the file.
+    monkeypatch.setenv("TINYMEMORY_SAFETY_EMAILS", "redact")
+    tm.build_engine().store(tm.Learning(text="write ops@example.com"))
+    assert any(
+        isinstance(held, tm.Learning) and held.text == "write [REDACTED_PII_EMAIL]"
+        for held in installed.held()
+    )
+
+
+def test_a_bad_key_in_the_plugins_table_is_a_config_error_naming_it_before_any_store(
+    installed: SharedEnginePlugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "safety.toml"
+    config.write_text('engine = "shared"\n[plugins.safety]\nredact_email = false\n', "utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
+    with pytest.raises(tm.ConfigError, match="unknown key `redact_email`"):
         tm.build_engine()
     result = CliRunner().invoke(cli, ["store", "hello"])
     assert result.exit_code != 0

@@ -12,25 +12,30 @@ See docs/safety.md for the detectors, tokens and policy.
 
 from __future__ import annotations
 
-from tinymemory_safety.personal_data import BareCard
+from tinymemory_safety.personal_data import BareCard, IpAddresses
 from tinymemory_safety.policy import (
     BARE_CARD_VARIABLE,
     EMAILS_VARIABLE,
+    IP_ADDRESSES_VARIABLE,
+    REGION_VARIABLE,
     HostPattern,
     Policy,
-    policy_from_environment,
+    installed_policy,
 )
 from tinymemory_safety.scrubber import Redactions, SafetyScrubber, ScrubbedItem, ScrubbedText
 
 __all__ = [
     "BARE_CARD_VARIABLE",
     "EMAILS_VARIABLE",
+    "IP_ADDRESSES_VARIABLE",
+    "REGION_VARIABLE",
     "BareCard",
     "HostPattern",
+    "IpAddresses",
     "Policy",
     "Redactions",
     "SafetyScrubber",
     "ScrubbedItem",
     "ScrubbedText",
-    "policy_from_environment",
+    "installed_policy",
 ]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import click
 
-from tinymemory.plugin import canonical_json
-from tinymemory_safety.policy import policy_from_environment
+from tinymemory.plugin import canonical_json, plugin_settings
+from tinymemory_safety.policy import installed_policy
 from tinymemory_safety.scrubber import SafetyScrubber
 
 
@@ -37,7 +37,7 @@ def scrub_command(text: str | None, path: Path | None, as_json: bool) -> None:
             raise click.UsageError(f"cannot read {path} as UTF-8 text: {error}") from None
     else:
         content = sys.stdin.read() if text == "-" else str(text)
-    result = SafetyScrubber(policy_from_environment()).scrub_text(content)
+    result = SafetyScrubber(installed_policy(plugin_settings("safety"))).scrub_text(content)
     counts = result.redactions
     if as_json:
         data = {"text": result.text, "redactions": dict(counts.by_class), "total": counts.total}

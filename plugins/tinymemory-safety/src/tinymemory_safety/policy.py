@@ -2,7 +2,8 @@
 
 A host building its own engine passes a :class:`Policy` to
 :class:`~tinymemory_safety.SafetyScrubber`; the installed plugin reads one
-from the environment (:func:`policy_from_environment`). A bad choice is a
+from the configuration file's ``[plugins.safety]`` table and the environment
+(:func:`installed_policy`). A bad choice is a
 ``ConfigError`` when the policy is made, before anything is scrubbed.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 
@@ -24,6 +26,10 @@ from tinymemory_safety.providers import PROVIDER_CLASSES
 BARE_CARD_VARIABLE = "TINYMEMORY_SAFETY_BARE_CARD"
 #: ``redact`` (default) or ``keep``: whether the installed plugin redacts email addresses.
 EMAILS_VARIABLE = "TINYMEMORY_SAFETY_EMAILS"
+#: The region national phone numbers are read in (``US``, ``GB``...).
+REGION_VARIABLE = "TINYMEMORY_SAFETY_REGION"
+#: ``public`` (default), ``all`` or ``keep``: which IP addresses are personal data.
+IP_ADDRESSES_VARIABLE = "TINYMEMORY_SAFETY_IP_ADDRESSES"
 
 #: The classes the built-in detectors count under; a host pattern takes another name.
 BUILTIN_CLASSES = frozenset(
@@ -156,14 +162,65 @@ class Policy:
     patterns: tuple[HostPattern, ...] = attrs.field(default=(), converter=_patterns)
 
 
-def policy_from_environment(environ: Mapping[str, str] | None = None) -> Policy:
-    """The installed plugin's policy: ``$TINYMEMORY_SAFETY_BARE_CARD`` and ``..._EMAILS``."""
+#: The keys of ``[plugins.safety]`` in the configuration file.
+SETTINGS_KEYS = ("bare_card", "redact_emails", "default_region", "ip_addresses", "patterns")
+
+
+def installed_policy(
+    settings: Mapping[str, Any], environ: Mapping[str, str] | None = None
+) -> Policy:
+    """The installed plugin's policy: the file's ``[plugins.safety]``, then the environment.
+
+    ``settings`` is that table (``bare_card``, ``redact_emails``,
+    ``default_region``, ``ip_addresses``, and ``patterns``: a list of tables
+    with ``name``, ``pattern`` and an optional ``token``). The variables
+    ``TINYMEMORY_SAFETY_BARE_CARD``, ``..._EMAILS`` (``redact``/``keep``),
+    ``..._REGION`` and ``..._IP_ADDRESSES`` override it. A bad key or value
+    is a ``ConfigError`` naming it (never a pattern).
+    """
     env = os.environ if environ is None else environ
-    emails = env.get(EMAILS_VARIABLE, "redact").strip().lower()
-    if emails not in {"redact", "keep"}:
-        raise tm.ConfigError(f"{EMAILS_VARIABLE} must be `redact` or `keep`, not `{emails}`")
-    bare_card = env.get(BARE_CARD_VARIABLE, BareCard.LUHN_ONLY.value).strip().lower()
-    try:
-        return Policy(bare_card=bare_card, redact_emails=emails == "redact")
-    except tm.ConfigError as error:
-        raise tm.ConfigError(f"{BARE_CARD_VARIABLE}: {error.message}") from None
+    unknown = sorted(set(settings) - set(SETTINGS_KEYS))
+    if unknown:
+        raise tm.ConfigError(
+            f"[plugins.safety]: unknown key `{unknown[0]}` (expected {', '.join(SETTINGS_KEYS)})"
+        )
+    chosen: dict[str, Any] = {key: settings[key] for key in SETTINGS_KEYS if key in settings}
+    origin = {key: f"[plugins.safety] `{key}`" for key in chosen}
+    if "patterns" in chosen:
+        chosen["patterns"] = _patterns_from_tables(chosen["patterns"])
+    overrides = {
+        BARE_CARD_VARIABLE: "bare_card",
+        REGION_VARIABLE: "default_region",
+        IP_ADDRESSES_VARIABLE: "ip_addresses",
+    }
+    for variable, key in overrides.items():
+        if env.get(variable, "").strip():
+            chosen[key], origin[key] = env[variable].strip().lower(), variable
+    if env.get(EMAILS_VARIABLE, "").strip():
+        emails = env[EMAILS_VARIABLE].strip().lower()
+        if emails not in {"redact", "keep"}:
+            raise tm.ConfigError(f"{EMAILS_VARIABLE} must be `redact` or `keep`, not `{emails}`")
+        chosen["redact_emails"], origin["redact_emails"] = emails == "redact", EMAILS_VARIABLE
+    for key, value in chosen.items():
+        if key in {"bare_card", "default_region", "ip_addresses"} and not isinstance(value, str):
+            raise tm.ConfigError(f"{origin[key]} must be a string")
+        try:
+            Policy(**{key: value})
+        except tm.ConfigError as error:
+            raise tm.ConfigError(f"{origin[key]}: {error.message}") from None
+    return Policy(**chosen)
+
+
+def _patterns_from_tables(tables: object) -> list[HostPattern]:
+    if not isinstance(tables, list) or not all(isinstance(table, Mapping) for table in tables):
+        raise tm.ConfigError("[plugins.safety]: `patterns` must be a list of tables")
+    patterns = []
+    for table in tables:
+        unknown = sorted(set(table) - {"name", "pattern", "token"})
+        if unknown or "name" not in table or "pattern" not in table:
+            raise tm.ConfigError(
+                "[plugins.safety]: each of `patterns` has `name`, `pattern` and an optional "
+                f"`token`{f', not `{unknown[0]}`' if unknown else ''}"
+            )
+        patterns.append(HostPattern(**table))
+    return patterns
