@@ -13,6 +13,7 @@ import pytest
 from shared_engine import SharedEnginePlugin
 
 from tinymemory._plugin_manager import PLUGINS_VARIABLE, plugin_manager, reset_plugins
+from tinymemory_safety.policy import SAFETY_VARIABLES
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Share
     monkeypatch.setenv(PLUGINS_VARIABLE, "tinymemory.reference,safety")
     for variable in ("TINYMEMORY_ENGINE", "TINYMEMORY_ENDPOINT", "TINYMEMORY_API_KEY"):
         monkeypatch.delenv(variable, raising=False)
-    for variable in ("TINYMEMORY_SAFETY_BARE_CARD", "TINYMEMORY_SAFETY_EMAILS"):
+    for variable in SAFETY_VARIABLES:
         monkeypatch.delenv(variable, raising=False)
     reset_plugins()
     shared = SharedEnginePlugin()

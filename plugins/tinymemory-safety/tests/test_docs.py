@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tinymemory._plugin_manager import PLUGINS_VARIABLE, reset_plugins
+from tinymemory_safety.policy import SAFETY_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[3]
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.S)
@@ -59,7 +60,7 @@ def _installed_plugins_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     config = tmp_path / "config.toml"
     config.write_text('engine = "reference"\n', encoding="utf-8")
     monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
-    for name in (PLUGINS_VARIABLE, "TINYMEMORY_SAFETY_BARE_CARD", "TINYMEMORY_SAFETY_EMAILS"):
+    for name in (PLUGINS_VARIABLE, *SAFETY_VARIABLES):
         monkeypatch.delenv(name, raising=False)
     reset_plugins()
     yield

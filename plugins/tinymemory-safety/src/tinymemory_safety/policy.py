@@ -30,6 +30,8 @@ EMAILS_VARIABLE = "TINYMEMORY_SAFETY_EMAILS"
 REGION_VARIABLE = "TINYMEMORY_SAFETY_REGION"
 #: ``public`` (default), ``all`` or ``keep``: which IP addresses are personal data.
 IP_ADDRESSES_VARIABLE = "TINYMEMORY_SAFETY_IP_ADDRESSES"
+#: Every variable that overrides the configuration file's ``[plugins.safety]``.
+SAFETY_VARIABLES = (BARE_CARD_VARIABLE, EMAILS_VARIABLE, REGION_VARIABLE, IP_ADDRESSES_VARIABLE)
 
 #: The classes the built-in detectors count under; a host pattern takes another name.
 BUILTIN_CLASSES = frozenset(
