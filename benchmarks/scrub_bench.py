@@ -221,7 +221,11 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
             altered[kind] += scrubber.scrub_text(case["text"]).text != case["must_keep"]
         print(f"\n{label} corpus ({name}){'':<6}{'recall':>14}{'false redactions':>20}")
         for kind in sorted(secrets | lookalikes):
-            recall = f"{found[kind]}/{secrets[kind]} {100 * found[kind] / secrets[kind]:5.1f}%" if secrets[kind] else "-"
+            recall = (
+                f"{found[kind]}/{secrets[kind]} {100 * found[kind] / secrets[kind]:5.1f}%"
+                if secrets[kind]
+                else "-"
+            )
             false = f"{altered[kind]}/{lookalikes[kind]}" if lookalikes[kind] else "-"
             print(f"  {kind:<30}{recall:>16}{false:>14}")
         total, caught, bad = sum(secrets.values()), sum(found.values()), sum(altered.values())
@@ -231,7 +235,8 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
         )
         if label == "own":
             met = all(found[k] >= 0.98 * secrets[k] for k in secrets) and bad == 0
-    print(f"\nour corpus: {'targets met' if met else 'TARGETS MISSED'} (recall >= 98 % a class, 0 altered)")
+    verdict = "targets met" if met else "TARGETS MISSED"
+    print(f"\nour corpus: {verdict} (recall >= 98 % a class, 0 altered)")
     return met
 
 

@@ -33,7 +33,8 @@ SECRETS = [
     "DOB: 14/03/1987",
     "ip 2001:db8::8a2e:370:7334",
     "pw: wachtwoord is Fiets2025",
-    "café ｜ ４１１１ １１１１ １１１１ １１１１",
+    # Fullwidth digits: three UTF-8 bytes each, so the token fits where it replaces them.
+    "café " + "".join(chr(0xFF10 + int(c)) if c.isdigit() else c for c in "4111 1111 1111 1111"),
 ]
 LEAKS = ["4111", "4821", "ana@", "7946", "111222333", "81.2.69", "078-05", "AKIA", "1987", "8a2e"]
 
@@ -57,7 +58,9 @@ def kinds(secrets: str) -> list[Callable[[str], tm.StoreItem]]:
     meta = tm.MemoryMeta(url="https://ops:hunter2pass@ci.example.com/run", thread_id="t-1")
     return [
         lambda filler: tm.Learning(text=f"{secrets} {filler}", evidence=secrets, meta=meta),
-        lambda filler: tm.Document(title=f"card {SECRETS[0]}", body=f"{filler}\n{secrets}", meta=meta),
+        lambda filler: tm.Document(
+            title=f"card {SECRETS[0]}", body=f"{filler}\n{secrets}", meta=meta
+        ),
         lambda filler: tm.Conversation(
             turns=[
                 tm.Turn(role=tm.Role.USER, text=secrets),
@@ -107,7 +110,9 @@ def test_one_byte_under_the_cap_and_at_it_alike() -> None:
     st.integers(0, 64),
     st.integers(0, 2),
 )
-def test_no_item_within_the_cap_is_pushed_past_it(secrets: list[str], slack: int, kind: int) -> None:
+def test_no_item_within_the_cap_is_pushed_past_it(
+    secrets: list[str], slack: int, kind: int
+) -> None:
     text = ", ".join(secrets)
     item = at_size(kinds(text)[kind], CAP - slack)
     result = SafetyScrubber().scrub_item(item)

@@ -10,8 +10,8 @@ import pytest
 import tinymemory as tm
 from tinymemory_safety import (
     BareCard,
-    IpAddresses,
     HostPattern,
+    IpAddresses,
     Policy,
     Redactions,
     SafetyScrubber,
@@ -117,8 +117,8 @@ def test_a_pattern_error_never_shows_the_pattern() -> None:
 
 def test_the_environment_policy() -> None:
     assert installed_policy({}, {}) == Policy()
-    chosen = installed_policy({}, 
-        {"TINYMEMORY_SAFETY_BARE_CARD": " Corroborated ", "TINYMEMORY_SAFETY_EMAILS": "keep"}
+    chosen = installed_policy(
+        {}, {"TINYMEMORY_SAFETY_BARE_CARD": " Corroborated ", "TINYMEMORY_SAFETY_EMAILS": "keep"}
     )
     assert chosen == Policy(bare_card=BareCard.CORROBORATED, redact_emails=False)
 
@@ -171,7 +171,8 @@ def test_the_repr_shows_the_policy_but_never_a_pattern() -> None:
     scrubber = SafetyScrubber(Policy(patterns=[HostPattern("known", "hunter2")]))
     assert repr(scrubber) == (
         "SafetyScrubber(Policy(bare_card=<BareCard.LUHN_ONLY: 'luhn-only'>, redact_emails=True, "
-        "default_region='US', ip_addresses=<IpAddresses.PUBLIC: 'public'>, patterns=(HostPattern(name='known', token='[REDACTED]'),)))"
+        "default_region='US', ip_addresses=<IpAddresses.PUBLIC: 'public'>, "
+        "patterns=(HostPattern(name='known', token='[REDACTED]'),)))"
     )
     assert SafetyScrubber.name == "safety"
     assert SafetyScrubber.priority == 100

@@ -210,7 +210,7 @@ def test_the_configuration_file_chooses_the_installed_policy(
     config = tmp_path / "safety.toml"
     config.write_text(
         'engine = "shared"\n\n[plugins.safety]\nredact_emails = false\ndefault_region = "GB"\n'
-        '[[plugins.safety.patterns]]\nname = "employee_id"\npattern = \'EMP-\\d{6}\'\n',
+        "[[plugins.safety.patterns]]\nname = \"employee_id\"\npattern = 'EMP-\\d{6}'\n",
         encoding="utf-8",
     )
     monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))

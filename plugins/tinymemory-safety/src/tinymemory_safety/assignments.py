@@ -211,7 +211,9 @@ _FLAG = re.compile(
 _NETRC_PASSWORD = re.compile(r"(?a)\bpassword[ \t]++([^\s]{1,256}+)")
 _NETRC_LINE = re.compile(r"(?a)\b(?:machine|default|login)\b")
 #: ``host:port:database:user:password``, a ``.pgpass`` line.
-_PGPASS = re.compile(r"(?am)^[^\s:]{1,255}+:(?:\d{1,5}|\*):[^\s:]{1,255}+:[^\s:]{1,255}+:(\S{1,256}+)$")
+_PGPASS = re.compile(
+    r"(?am)^[^\s:]{1,255}+:(?:\d{1,5}|\*):[^\s:]{1,255}+:[^\s:]{1,255}+:(\S{1,256}+)$"
+)
 
 
 def auth_headers(scan: Scan) -> Iterator[Hit]:
@@ -265,9 +267,9 @@ def urls_and_commands(scan: Scan) -> Iterator[Hit]:
     if "=" in text:
         for match in _PARAMETER.finditer(text):
             name = match.group(1).lower()
-            if name in _OAUTH_NAMES or (name not in {"code", "key"} and is_secret_key(name)):
-                if is_value(text, *match.span(2)) and len(match.group(2)) >= 4:
-                    yield Hit(match.start(1), match.end(2), REDACTED, "oauth_param", (SHAPE_PASS, 92))
+            secret = name in _OAUTH_NAMES or is_secret_key(name)
+            if secret and is_value(text, *match.span(2)) and len(match.group(2)) >= 4:
+                yield Hit(match.start(1), match.end(2), REDACTED, "oauth_param", (SHAPE_PASS, 92))
     if "-u" in text or "--user" in text:
         for match in _CURL_USER.finditer(text):
             if is_value(text, *match.span(1)):
@@ -281,7 +283,9 @@ def urls_and_commands(scan: Scan) -> Iterator[Hit]:
                 yield Hit(*match.span(1), REDACTED, "cli_password", (SHAPE_PASS, 93))
     if "password" in scan.lower and _NETRC_LINE.search(scan.lower):
         for match in _NETRC_PASSWORD.finditer(scan.lower):
-            if is_value(text, *match.span(1)) and has_digit(match.group(1)) or len(match.group(1)) >= 6:
+            if (is_value(text, *match.span(1)) and has_digit(match.group(1))) or len(
+                match.group(1)
+            ) >= 6:
                 yield Hit(*match.span(1), REDACTED, "netrc", (SHAPE_PASS, 94))
     if text.count(":") >= 4:
         for match in _PGPASS.finditer(text):
@@ -297,15 +301,17 @@ _SECRET_NOUN = (
     r"card |phone |sim |voicemail |admin |root |master |account |login |email |vpn |db |"
     r"database |one-time |verification |security |access |backup |recovery |2fa |mfa |"
     r"otp |sms |confirmation |unlock )?"
-    r"(?P<noun>password|passwort|passwd|passphrase|pass phrase|passcode|pass code|pin(?: code| number)?"
-    r"|otp|code|key|secret|token|contrase[ñn]a|clave|mot de passe|mdp|kennwort|senha|"
-    r"wachtwoord|has[łl]o|parola|пароль|密码|密碼|パスワード|暗証番号|비밀번호)"
+    r"(?P<noun>password|passwort|passwd|passphrase|pass phrase|passcode|pass code"
+    r"|pin(?: code| number)?|otp|code|key|secret|token|contrase[ñn]a|clave|mot de passe|mdp"
+    r"|kennwort|senha|wachtwoord|has[łl]o|parola|пароль|密码|密碼|パスワード|暗証番号|비밀번호)"
 )
 _STATED = re.compile(
-    r"(?a)(?<![a-z0-9_])(?=[a-z2o\u0080-\uffff])" + _SECRET_NOUN + r"(?: (?:for|of|to) [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+){0,2})?"
+    r"(?a)(?<![a-z0-9_])(?=[a-z2o\u0080-\uffff])"
+    + _SECRET_NOUN
+    + r"(?: (?:for|of|to) [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+){0,2})?"
     r"(?P<verb> (?:is|was|has been|had been|will be|are|were)(?: now| still)?"
-    r"(?: changed to| set to| updated to| reset to)? | changed to | set to | ist | es | est | é | è "
-    r"| era | to | je | är | er | :|: | - |は|是|：| )"
+    r"(?: changed to| set to| updated to| reset to)? | changed to | set to | ist | es | est "
+    r"| é | è | era | to | je | är | er | :|: | - |は|是|\uff1a| )"
     r"[\"'`“«]?"
 )
 #: Words that end such a sentence without a secret in it: "the password is required".
@@ -316,7 +322,7 @@ _STOP_VALUES = frozenset(
      "same", "different", "case", "sensitive", "optional", "mandatory", "weak", "strong",
      "long", "short", "ok", "okay", "fine", "here", "there", "below", "above", "shown",
      "displayed", "hidden", "secure", "safe", "good", "bad", "changed", "reset", "needed",
-     "used", "sent", "shared", "saved", "in", "that", "this", "it", "what", "which", "your",
+     "used", "sent", "shared", "saved", "that", "this", "it", "what", "which", "your",
      "my", "our", "their", "his", "her", "its", "and", "or", "but", "if", "when", "then",
      "also", "only", "just", "never", "always", "managed", "rotated", "generated", "unique",
      "simple", "easy", "hard", "known", "unknown", "public", "private", "available", "active",
@@ -366,7 +372,9 @@ def stated_secrets(scan: Scan) -> Iterator[Hit]:
             noun_at = match.start("noun")
             if noun == "code" and _NOT_SECRET_CODE.search(lower[max(0, noun_at - 16) : noun_at]):
                 continue
-            if not (has_digit(word) and len(word) >= 4) and not credential_like(word, relaxed=False):
+            if not (has_digit(word) and len(word) >= 4) and not credential_like(
+                word, relaxed=False
+            ):
                 continue
             if noun in {"token", "key"} and not re.search("[A-Za-z]", word):
                 continue  # "token: 2025-05-04" is a date

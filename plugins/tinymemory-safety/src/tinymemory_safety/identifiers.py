@@ -50,7 +50,11 @@ _LABELLED: tuple[tuple[str, ModuleType, str], ...] = (
     ("nhs", nhs, r"nhs(?: number| no)?"),
     ("sin", sin, r"sin|social insurance(?: number)?|nas"),
     ("tfn", tfn, r"tfn|tax file number"),
-    ("steuer_id", idnr, r"steuer-?id|steuer-identifikationsnummer|steueridentifikationsnummer|idnr"),
+    (
+        "steuer_id",
+        idnr,
+        r"steuer-?id|steuer-identifikationsnummer|steueridentifikationsnummer|idnr",
+    ),
     ("nir", nir, r"nir|insee|s[ée]curit[ée] sociale|num[ée]ro de s[ée]cu"),
     ("bsn", bsn, r"bsn|burgerservicenummer"),
     ("personnummer", personnummer, r"personnummer|personnr"),
@@ -58,7 +62,7 @@ _LABELLED: tuple[tuple[str, ModuleType, str], ...] = (
     ("pesel", pesel, r"pesel"),
     ("cpr", cpr, r"cpr(?:-nummer| number| nr)?"),
     ("hetu", hetu, r"hetu|henkil[öo]tunnus"),
-    ("tc_kimlik", tckimlik, r"t\.?c\.? kimlik(?: no)?|kimlik(?: no| numarası)?"),
+    ("tc_kimlik", tckimlik, r"t\.?c\.? kimlik(?: no)?|kimlik(?: no| numaras\u0131)?"),
     ("il_id", il_idnr, r"teudat zehut|zehut|israeli id"),
     ("pps", pps, r"ppsn?(?: number| no)?"),
     ("za_id", za_idnr, r"south african id(?: number)?|sa id(?: number)?"),
@@ -96,12 +100,15 @@ _LABEL_START = re.compile(
     + ")"
 )
 #: After a label: a few joining words, then the value (a digit among its first characters).
-_JOIN = re.compile(r"(?ai)(?:[\s:#.=\-]|\bis\b|\bwas\b|\bof\b|\bno\b|\bnumber\b|\bnr\b|\(\w+\)){0,6}+")
+_JOIN = re.compile(
+    r"(?ai)(?:[\s:#.=\-]|\bis\b|\bwas\b|\bof\b|\bno\b|\bnumber\b|\bnr\b|\(\w+\)){0,6}+"
+)
 _LABELLED_VALUE = re.compile(r"(?a)[A-Za-z]{0,3}\d[\dA-Za-z./ -]{3,24}+")
 _FREE_VALUE = re.compile(r"(?a)[A-Za-z0-9][A-Za-z0-9-]{4,19}+")
 _DATE = re.compile(
     r"(?ai)(?:\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}[./-]\d{1,2}[./-]\d{1,2}"
-    r"|\d{1,2}(?:st|nd|rd|th)?(?: of)? [a-zé]{3,9}\.?,? \d{4}|[a-zé]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})"
+    r"|\d{1,2}(?:st|nd|rd|th)?(?: of)? [a-zé]{3,9}\.?,? \d{4}"
+    r"|[a-zé]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})"
 )
 _DOB_LABEL = re.compile(
     r"(?a)date of birth|birth ?date|d\.?o\.?b\.?|born(?: on)?|birthday|geburtsdatum|"
@@ -109,12 +116,15 @@ _DOB_LABEL = re.compile(
     r"data di nascita|生年月日|出生日期"
 )
 _MONTHS = frozenset(
-    "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june "
-    "july august september october november december janvier février mars avril mai juin "
-    "juillet août septembre octobre novembre décembre enero febrero marzo abril mayo junio "
-    "julio agosto septiembre octubre noviembre diciembre januar februar märz juni juli "
-    "oktober dezember".split()
-)
+    {
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+        "january", "february", "march", "april", "june", "july", "august", "september", "october",
+        "november", "december", "janvier", "février", "mars", "avril", "mai", "juin", "juillet",
+        "août", "septembre", "octobre", "novembre", "décembre", "enero", "febrero", "marzo",
+        "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre",
+        "diciembre", "januar", "februar", "märz", "juni", "juli", "oktober", "dezember"
+    }
+)  # fmt: skip
 
 Finder = Callable[[Scan], Iterator[tuple[int, int, str]]]
 
@@ -144,9 +154,7 @@ def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str
     if name == "routing":
         candidates: tuple[tuple[str, ModuleType], ...] = (("routing_number", rtn),)
     elif name == "generic":
-        candidates = tuple((kind, module) for kind, module, _ in _LABELLED) + (
-            ("sin", sin), ("nhs", nhs), ("itin", itin)
-        )
+        candidates = (*((kind, module) for kind, module, _ in _LABELLED), ("itin", itin))
     else:
         kind, module, _ = _LABELLED[int(name[1:])]
         candidates = ((kind, module),)
@@ -157,7 +165,9 @@ def _validated(
     scan: Scan, at: int, value: str, candidates: tuple[tuple[str, ModuleType], ...]
 ) -> Iterator[tuple[int, int, str]]:
     """The longest prefix of ``value`` (cut at a separator) that one of ``candidates`` accepts."""
-    cuts = [len(value)] + [index for index in range(len(value) - 1, 3, -1) if value[index] in " ./-"]
+    cuts = [len(value)] + [
+        index for index in range(len(value) - 1, 3, -1) if value[index] in " ./-"
+    ]
     for cut in cuts:
         piece = value[:cut].rstrip(" ./-")
         if not scan.ends_word(at + len(piece)):

@@ -35,7 +35,22 @@ _PHONE_WORDS = re.compile(
 )
 _PHONE_WORDS_CJK = re.compile(r"(?:電話|携帯|手机|电话|전화)[^\n\d]{0,8}$")
 #: Where a number written nationally is tried when a phone word vouches for it.
-_OTHER_REGIONS = ("GB", "US", "DE", "FR", "IN", "AU", "CA", "ES", "IT", "NL", "BR", "MX", "JP", "IE")
+_OTHER_REGIONS = (
+    "GB",
+    "US",
+    "DE",
+    "FR",
+    "IN",
+    "AU",
+    "CA",
+    "ES",
+    "IT",
+    "NL",
+    "BR",
+    "MX",
+    "JP",
+    "IE",
+)
 _DATE_LIKE = re.compile(r"(?a)\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}")
 
 
@@ -60,7 +75,11 @@ def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
             continue
         if sum(len(group) == 1 for group in _DIGIT_GROUPS.findall(candidate)) > 2:
             continue  # numbers are written in groups of two or more: "1 2 3 4 5 6 7" is a list
-        if text[start - 1 : start] in {"+", "-", ".", "/"} or text[end : end + 1] in {"-", "/", ":"}:
+        if text[start - 1 : start] in {"+", "-", ".", "/"} or text[end : end + 1] in {
+            "-",
+            "/",
+            ":",
+        }:
             continue  # part of something longer: a range, a path, a version
         if _phone(text, start, candidate, digits, region):
             yield start, end

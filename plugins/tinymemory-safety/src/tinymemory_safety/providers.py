@@ -107,7 +107,9 @@ _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
     ("prefect", r"pnu_[A-Za-z0-9]{36}", True),
     ("readme", r"rdme_[a-z0-9]{70}", True),
 )
-_COMPILED = tuple((kind, re.compile("(?a)" + pattern), fixed) for kind, pattern, fixed in _CATALOGUE)
+_COMPILED = tuple(
+    (kind, re.compile("(?a)" + pattern), fixed) for kind, pattern, fixed in _CATALOGUE
+)
 #: Every class of the catalogue, and the webhook URLs below.
 PROVIDER_CLASSES = frozenset({kind for kind, _, _ in _CATALOGUE} | {"webhook"})
 

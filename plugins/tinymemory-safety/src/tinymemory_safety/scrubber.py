@@ -44,7 +44,6 @@ _SHAPE_DETECTORS = (
     auth_headers,
     urls_and_commands,
     stated_secrets,
-
 )
 
 
