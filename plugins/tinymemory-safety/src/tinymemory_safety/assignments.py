@@ -186,6 +186,37 @@ def api_keys(scan: Scan) -> Iterator[Hit]:
             yield Hit(at, at + len(word), REDACTED, "api_key", (SHAPE_PASS, 100))
 
 
+#: ``<password>value</password>`` (XML configuration: Maven, Jenkins, .NET).
+_XML_ELEMENT = re.compile(r"(?a)<([A-Za-z_][\w.:-]{0,63}+)>([^<\n]{1,256}+)</\1>")
+#: ``define('DB_PASSWORD', 'value')``, ``config.set("api_token", "value")``: a key and its value.
+_CALL_PAIR = re.compile(
+    r"(?a)\([ \t]*+([\"'])([\w.-]{1,64}+)\1[ \t]*+,[ \t]*+([\"'])([^\"'\n]{1,256}+)\3"
+)
+#: ``IDENTIFIED BY 'value'`` (MySQL, Oracle), ``PASSWORD 'value'`` (PostgreSQL).
+_SQL_PASSWORD = re.compile(r"(?a)(?:identified by|password)[ \t]++([\"'])([^\"'\n]{1,256}+)\1")
+
+
+def markup_pairs(scan: Scan) -> Iterator[Hit]:
+    """Secrets in XML elements, in ``define``-style calls and in SQL: only the value goes."""
+    text = scan.text
+    if "</" in text:
+        for match in _XML_ELEMENT.finditer(text):
+            if is_secret_key(match.group(1)) and _secret_value(text, *match.span(2)):
+                yield Hit(*match.span(2), REDACTED, "secret_assignment", (SHAPE_PASS, 102))
+    if "(" in text:
+        for match in _CALL_PAIR.finditer(text):
+            if is_secret_key(match.group(2)) and _secret_value(text, *match.span(4)):
+                yield Hit(*match.span(4), REDACTED, "secret_assignment", (SHAPE_PASS, 102))
+    if "identified by" in scan.lower or "password" in scan.lower:
+        for match in _SQL_PASSWORD.finditer(scan.lower):
+            if _secret_value(text, *match.span(2)):
+                yield Hit(*match.span(2), REDACTED, "secret_assignment", (SHAPE_PASS, 102))
+
+
+def _secret_value(text: str, start: int, end: int) -> bool:
+    return is_value(text, start, end) and credential_like(text[start:end], relaxed=False)
+
+
 # --- HTTP auth headers, URLs, query strings, command lines, credential files -------------------
 
 #: ``Authorization: <scheme> <credentials>`` of any scheme; the scheme stays.

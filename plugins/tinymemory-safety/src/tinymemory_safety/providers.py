@@ -110,8 +110,8 @@ _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
 _COMPILED = tuple(
     (kind, re.compile("(?a)" + pattern), fixed) for kind, pattern, fixed in _CATALOGUE
 )
-#: Every class of the catalogue, and the webhook URLs below.
-PROVIDER_CLASSES = frozenset({kind for kind, _, _ in _CATALOGUE} | {"webhook"})
+#: Every class of the catalogue, the webhook URLs and the Azure secrets below.
+PROVIDER_CLASSES = frozenset({kind for kind, _, _ in _CATALOGUE} | {"webhook", "azure"})
 
 #: Webhook URLs whose path is the credential: the host stays, the path goes.
 _WEBHOOKS = re.compile(

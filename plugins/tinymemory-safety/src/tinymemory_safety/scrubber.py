@@ -21,6 +21,7 @@ from tinymemory_safety.assignments import (
     api_keys,
     auth_headers,
     key_values,
+    markup_pairs,
     stated_secrets,
     urls_and_commands,
 )
@@ -41,6 +42,7 @@ _SHAPE_DETECTORS = (
     token_shapes,
     api_keys,
     key_values,
+    markup_pairs,
     auth_headers,
     urls_and_commands,
     stated_secrets,
