@@ -177,17 +177,20 @@ class SafetyScrubber:
         folded = fold(text)
         scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
         for detect in passes:
-            # Again until it finds nothing: a hit kept back by a neighbour that
-            # this pass redacted (``...1117+1 415...``) is found on the next round.
+            # Again while a hit was kept back by a neighbour that this pass
+            # redacted (``...1117+1 415...``): it is found on the next round.
             # The bound only guards against host patterns that feed each other.
             for _ in range(_MAX_ROUNDS):
-                settled = settle(detect(scan))
+                found = list(detect(scan))
+                settled = settle(found)
                 if not settled:
                     break
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
                 folded = fold(text)
                 scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+                if len(settled) == len(found):
+                    break
         return ScrubbedText(text, Redactions.of(kinds))
 
     def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
