@@ -1,14 +1,17 @@
-"""The secret detectors: private-key blocks, credential markers, JWTs and ``api_key`` values.
+"""The secret detectors' common ground, private-key blocks, credential markers and JWTs.
 
-Every pattern opens with a literal (a provider prefix, ``bearer``, ``://``)
+The text a detector reads (:class:`Scan`), the value rules every credential
+detector shares (:func:`credential_like`, :func:`placeholder`), and the
+detectors of the first two passes and of JWTs and Telegram bot tokens; the
+provider catalogue is in :mod:`tinymemory_safety.providers`, credentials
+found where they travel in :mod:`tinymemory_safety.assignments`.
+
+Every pattern opens with a literal (``-----BEGIN``, ``bearer``, ``eyJ``)
 rather than a look-behind, so Python's ``re`` scans for it at C speed; the
 boundary on the left is checked in code. No pattern can backtrack over a
 run more than once: repetitions are bounded or possessive, and the JWT
 detector, whose prefix can recur inside the run it reads, steps past a run
 that failed instead of rereading it.
-
-Provider tokens are matched by shape only: a leaked token may be truncated
-or mistyped, and the corpus's synthetic ones fail the providers' checksums.
 """
 
 from __future__ import annotations

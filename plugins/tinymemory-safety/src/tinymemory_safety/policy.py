@@ -9,10 +9,11 @@ from the configuration file's ``[plugins.safety]`` table and the environment
 
 from __future__ import annotations
 
+import enum
 import os
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -43,6 +44,7 @@ BUILTIN_CLASSES = frozenset(
 )  # fmt: skip
 #: Every token the built-in detectors write.
 BUILTIN_TOKENS = frozenset({REDACTED, PRIVATE_KEY_TOKEN, *(token(kind) for kind in CLASSES)})
+E = TypeVar("E", bound=enum.Enum)
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 
 
@@ -94,24 +96,23 @@ class HostPattern:
             raise tm.ConfigError(f"host pattern `{self.name}` matches its own token")
 
 
-def _bare_card(value: BareCard | str) -> BareCard:
-    if isinstance(value, BareCard):
+def _choice(kind: type[E], field: str, value: E | str) -> E:
+    """``value`` as one of ``kind``'s members (it may be the member's string)."""
+    if isinstance(value, kind):
         return value
     try:
-        return BareCard(value)
+        return kind(value)
     except ValueError:
-        choices = ", ".join(choice.value for choice in BareCard)
-        raise tm.ConfigError(f"bare_card must be one of {choices}, not `{value}`") from None
+        choices = ", ".join(str(choice.value) for choice in kind)
+        raise tm.ConfigError(f"{field} must be one of {choices}, not `{value}`") from None
+
+
+def _bare_card(value: BareCard | str) -> BareCard:
+    return _choice(BareCard, "bare_card", value)
 
 
 def _ip_addresses(value: IpAddresses | str) -> IpAddresses:
-    if isinstance(value, IpAddresses):
-        return value
-    try:
-        return IpAddresses(value)
-    except ValueError:
-        choices = ", ".join(choice.value for choice in IpAddresses)
-        raise tm.ConfigError(f"ip_addresses must be one of {choices}, not `{value}`") from None
+    return _choice(IpAddresses, "ip_addresses", value)
 
 
 def _region(value: str) -> str:
