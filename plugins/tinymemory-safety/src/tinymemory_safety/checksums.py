@@ -1,7 +1,10 @@
 """The validity gates of personal data: check digits, check letters and reserved ranges.
 
 Each function takes the candidate's characters with separators already removed
-and says whether they can be a real number of that kind. A shape without its
+and says whether they can be a real number of that kind. The check digits
+are ``python-stdnum``'s; what stdnum does not hold (the US SSN's never-issued
+ranges without its list of published numbers, the UK NINO's prefixes, dates,
+card networks' IIN ranges) is written here. A shape without its
 gate would redact dates, order numbers and hashes; these gates are what let
 the scrubber leave them alone.
 """
@@ -10,103 +13,55 @@ from __future__ import annotations
 
 import datetime
 
-#: Each digit doubled, its digits summed (Luhn's step), one character for one.
-_DOUBLED = str.maketrans("0123456789", "0246813579")
+from stdnum import iban as stdnum_iban
+from stdnum import luhn as stdnum_luhn
+from stdnum.ar import cuit as ar_cuit
+from stdnum.br import cnpj as br_cnpj
+from stdnum.br import cpf as br_cpf
+from stdnum.es import dni as es_dni
+from stdnum.es import nie as es_nie
+from stdnum.in_ import aadhaar as in_aadhaar
+from stdnum.jp import in_ as jp_in
+
+#: The type prefixes a CUIT/CUIL opens with (people, then companies).
+_CUIT_TYPES = frozenset({"20", "23", "24", "27", "30", "33", "34"})
 
 
 def luhn(digits: str) -> bool:
     """The Luhn (mod-10) check of payment card numbers (ASCII digits)."""
-    kept = digits[-1::-2].encode("ascii")
-    doubled = digits[-2::-2].translate(_DOUBLED).encode("ascii")
-    return (sum(kept) + sum(doubled) - 48 * len(digits)) % 10 == 0
+    return bool(stdnum_luhn.is_valid(digits))
 
 
 def iban_mod97(iban: str) -> bool:
-    """ISO 13616: the first four characters moved to the end, letters as 10..35, mod 97 is 1."""
-    rearranged = iban[4:] + iban[:4]
-    number = "".join(str(int(char, 36)) for char in rearranged)
-    return int(number) % 97 == 1
-
-
-def _mod11_digit(digits: str, weights: tuple[int, ...]) -> int:
-    remainder = sum(int(d) * w for d, w in zip(digits, weights, strict=True)) % 11
-    return 0 if remainder < 2 else 11 - remainder
+    """An IBAN (no spaces) of a country that issues them, at its length, whose mod-97 is 1."""
+    return bool(stdnum_iban.is_valid(iban))
 
 
 def cpf(digits: str) -> bool:
     """Brazil's CPF: 11 digits, two mod-11 check digits, not one digit repeated."""
-    if len(digits) != 11 or len(set(digits)) == 1:
-        return False
-    first = _mod11_digit(digits[:9], (10, 9, 8, 7, 6, 5, 4, 3, 2))
-    second = _mod11_digit(digits[:10], (11, 10, 9, 8, 7, 6, 5, 4, 3, 2))
-    return digits[9:] == f"{first}{second}"
+    return len(digits) == 11 and len(set(digits)) > 1 and bool(br_cpf.is_valid(digits))
 
 
 def cnpj(digits: str) -> bool:
     """Brazil's CNPJ: 14 digits, two mod-11 check digits, not one digit repeated."""
-    if len(digits) != 14 or len(set(digits)) == 1:
-        return False
-    first = _mod11_digit(digits[:12], (5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2))
-    second = _mod11_digit(digits[:13], (6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2))
-    return digits[12:] == f"{first}{second}"
+    return len(digits) == 14 and len(set(digits)) > 1 and bool(br_cnpj.is_valid(digits))
 
 
 def cuit(digits: str) -> bool:
     """Argentina's CUIT/CUIL: 11 digits, a known type prefix, the mod-11 check digit."""
-    if len(digits) != 11 or digits[:2] not in {"20", "23", "24", "27", "30", "33", "34"}:
-        return False
-    weights = (5, 4, 3, 2, 7, 6, 5, 4, 3, 2)
-    check = 11 - sum(int(d) * w for d, w in zip(digits[:10], weights, strict=True)) % 11
-    if check == 11:
-        check = 0
-    return check != 10 and int(digits[10]) == check
-
-
-_VERHOEFF_D = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
-    (1, 2, 3, 4, 0, 6, 7, 8, 9, 5),
-    (2, 3, 4, 0, 1, 7, 8, 9, 5, 6),
-    (3, 4, 0, 1, 2, 8, 9, 5, 6, 7),
-    (4, 0, 1, 2, 3, 9, 5, 6, 7, 8),
-    (5, 9, 8, 7, 6, 0, 4, 3, 2, 1),
-    (6, 5, 9, 8, 7, 1, 0, 4, 3, 2),
-    (7, 6, 5, 9, 8, 2, 1, 0, 4, 3),
-    (8, 7, 6, 5, 9, 3, 2, 1, 0, 4),
-    (9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
-)
-_VERHOEFF_P = (
-    (0, 1, 2, 3, 4, 5, 6, 7, 8, 9),
-    (1, 5, 7, 6, 2, 8, 3, 0, 9, 4),
-    (5, 8, 0, 3, 7, 9, 6, 1, 4, 2),
-    (8, 9, 1, 6, 0, 4, 3, 5, 2, 7),
-    (9, 4, 5, 3, 1, 2, 6, 8, 7, 0),
-    (4, 2, 8, 6, 5, 7, 3, 9, 0, 1),
-    (2, 7, 9, 3, 8, 0, 6, 4, 1, 5),
-    (7, 0, 4, 6, 9, 1, 3, 2, 5, 8),
-)
+    return digits[:2] in _CUIT_TYPES and bool(ar_cuit.is_valid(digits))
 
 
 def aadhaar(digits: str) -> bool:
     """India's Aadhaar: 12 digits, the first 2-9, the Verhoeff check digit."""
-    if len(digits) != 12 or digits[0] in "01":
-        return False
-    check = 0
-    for index, char in enumerate(reversed(digits)):
-        check = _VERHOEFF_D[check][_VERHOEFF_P[index % 8][ord(char) - 48]]
-    return check == 0
-
-
-_DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
+    return len(digits) == 12 and bool(in_aadhaar.is_valid(digits))
 
 
 def dni(number: str) -> bool:
     """Spain's DNI (8 digits and a letter) or NIE (X, Y or Z, 7 digits, a letter): the letter."""
     if len(number) != 9:
         return False
-    head = number[:8]
-    if head[0] in "XYZ":
-        head = str("XYZ".index(head[0])) + head[1:]
-    return head.isdigit() and _DNI_LETTERS[int(head) % 23] == number[8]
+    return bool((es_nie if number[0] in "XYZ" else es_dni).is_valid(number))
 
 
 def ssn(area: str, group: str, serial: str) -> bool:
@@ -126,15 +81,7 @@ def nino(prefix: str) -> bool:
 
 def my_number(digits: str) -> bool:
     """Japan's My Number: 12 digits, the last a check digit over the other eleven."""
-    if len(digits) != 12:
-        return False
-    body = digits[:11]
-    total = 0
-    for position, char in enumerate(reversed(body), start=1):
-        weight = position + 1 if position <= 6 else position - 5
-        total += int(char) * weight
-    remainder = total % 11
-    return int(digits[11]) == (0 if remainder <= 1 else 11 - remainder)
+    return len(digits) == 12 and bool(jp_in.is_valid(digits))
 
 
 def date_yymmdd(text: str) -> bool:
