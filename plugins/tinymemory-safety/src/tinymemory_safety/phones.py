@@ -9,7 +9,7 @@ digits are grouped as that region writes them (so "2062 100 100" stays a
 list of counts); or, when
 a word such as "call", "mobile", "tel" or "WhatsApp" comes shortly before
 it, when it is a possible number of the default region or valid in any of
-the regions most often written nationally. A bare run of digits (no
+thirty-five regions. A bare run of digits (no
 separator, no ``+``) needs that word too, so order numbers and timestamps
 stay.
 """
@@ -36,22 +36,13 @@ _PHONE_WORDS = re.compile(
 _PHONE_WORDS_CJK = re.compile(r"(?:電話|携帯|手机|电话|전화)[^\n\d]{0,8}$")
 #: Where a number written nationally is tried when a phone word vouches for it.
 _OTHER_REGIONS = (
-    "GB",
-    "US",
-    "DE",
-    "FR",
-    "IN",
-    "AU",
-    "CA",
-    "ES",
-    "IT",
-    "NL",
-    "BR",
-    "MX",
-    "JP",
-    "IE",
-)
-_DATE_LIKE = re.compile(r"(?a)\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}")
+    "GB", "US", "DE", "FR", "IN", "AU", "CA", "ES", "IT", "NL", "BR", "MX", "JP", "IE", "RU",
+    "UA", "BY", "KZ", "PL", "TR", "CN", "KR", "ZA", "NG", "PH", "ID", "PK", "AR", "CO", "SE",
+    "CH", "AT", "BE", "PT", "TM",
+)  # fmt: skip
+#: A date written as one (``14/03/2024``), or opening with its year (``2024-05-17 10``).
+_DATE = re.compile(r"(?a)\d{1,2}([-./])\d{1,2}\1\d{2,4}")
+_YEAR_FIRST = re.compile(r"(?a)\d{4}([-./])\d{1,2}\1\d{1,2}")
 
 
 def default_region(region: str) -> str:
@@ -87,7 +78,8 @@ def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
 
 def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> bool:
     international = candidate.startswith(("+", "00"))
-    if not international and (_DATE_LIKE.search(candidate) or candidate.count(".") >= 3):
+    dated = _DATE.fullmatch(candidate) or _YEAR_FIRST.search(candidate)
+    if not international and (dated or candidate.count(".") >= 3):
         return False  # a date, an IPv4 address or a version
     before = text[max(0, start - 32) : start]
     vouched = bool(_PHONE_WORDS.search(before) or _PHONE_WORDS_CJK.search(before))
