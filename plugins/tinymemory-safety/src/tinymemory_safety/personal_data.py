@@ -210,9 +210,13 @@ class PersonalData:
             if scan.starts_word(start) and scan.ends_word(end) and not _decimal(text, start, end):
                 yield from self._bare(scan, start, end)
         for pattern, kind, valid in _BARE_SHAPES if bare else _FORMATTED:
-            for found in pattern.finditer(text, lo, hi):
+            at = lo
+            while found := pattern.search(text, at, hi):
                 if _whole(scan, found) and valid(found):
                     yield _hit(found.start(), found.end(), kind)
+                    at = found.end()
+                else:  # a shape that fails its gate may hide one starting inside it
+                    at = found.start() + 1
 
     def _bare(self, scan: Scan, start: int, end: int) -> Iterator[Hit]:
         digits = scan.text[start:end]

@@ -60,20 +60,33 @@ def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
         candidate = found.group().rstrip(" -./(")
         if candidate.count("(") != candidate.count(")"):
             candidate = candidate.rstrip(")")
-        start, end = found.start(), found.start() + len(candidate)
-        digits = _NON_DIGITS.sub("", candidate)
-        if not 7 <= len(digits) <= 15 or not (scan.starts_word(start) and scan.ends_word(end)):
-            continue
-        if sum(len(group) == 1 for group in _DIGIT_GROUPS.findall(candidate)) > 2:
-            continue  # numbers are written in groups of two or more: "1 2 3 4 5 6 7" is a list
-        if text[start - 1 : start] in {"+", "-", ".", "/"} or text[end : end + 1] in {
-            "-",
-            "/",
-            ":",
-        }:
+        start = found.start()
+        if not scan.starts_word(start) or text[start - 1 : start] in {"+", "-", ".", "/"}:
             continue  # part of something longer: a range, a path, a version
-        if _phone(text, start, candidate, digits, region):
-            yield start, end
+        # An international number ends where libphonenumber says it does: of a run that
+        # holds more (``+44 20 7946 0958 4111 1111 ...``), the longest valid start.
+        cuts = [candidate]
+        if candidate.startswith(("+", "00")):
+            cuts += [
+                candidate[:at] for at in range(len(candidate) - 1, 6, -1) if candidate[at] == " "
+            ]
+        for cut in cuts:
+            if _candidate(scan, start, cut.rstrip(" -./("), region):
+                yield start, start + len(cut.rstrip(" -./("))
+                break
+
+
+def _candidate(scan: Scan, start: int, candidate: str, region: str) -> bool:
+    """Whether ``candidate``, at ``start``, is a whole phone number."""
+    end = start + len(candidate)
+    digits = _NON_DIGITS.sub("", candidate)
+    if not 7 <= len(digits) <= 15 or not scan.ends_word(end):
+        return False
+    if sum(len(group) == 1 for group in _DIGIT_GROUPS.findall(candidate)) > 2:
+        return False  # numbers are written in groups of two or more: "1 2 3 4 5 6 7" is a list
+    if scan.text[end : end + 1] in {"-", "/", ":"}:
+        return False  # part of something longer: a range, a path, a time
+    return _phone(scan.text, start, candidate, digits, region)
 
 
 def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> bool:
