@@ -62,5 +62,6 @@ def test_national_numbers_of_the_default_region_need_no_phone_word(region: str) 
     scrubber = SafetyScrubber(Policy(default_region=region))
     for kind in KINDS:
         number = phonenumbers.example_number_for_type(region, kind)
+        assert number is not None
         written = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
         assert redacted(f"ref {written} ok", written, scrubber), written
