@@ -150,6 +150,24 @@ def test_a_public_key_and_a_certificate_stay() -> None:
     assert scrubbed(text) == text
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("token = os.environ['GITHUB_TOKEN']", None),
+        ("password = DB_PASSWORD", None),  # a variable's name
+        ("password = db_password", None),
+        ('password = "correct_horse_battery"', "[REDACTED]"),  # quoted: a value
+        ("password = settings.DB_PASSWORD", None),
+        ("api_key = get_key()", None),
+        ("password: ${DB_PASSWORD}", None),
+        ("PASSWORD=changeme", None),
+        ("public_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0", None),
+    ],
+)
+def test_names_code_and_templates_are_no_values(text: str, expected: str | None) -> None:
+    assert scrubbed(text) == (text if expected is None else expected)
+
+
 # --- personal data: shapes and their gates ---------------------------------------------------
 
 PII = [

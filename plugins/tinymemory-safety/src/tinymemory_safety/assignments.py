@@ -101,8 +101,9 @@ def is_value(text: str, start: int, end: int) -> bool:
         return False
     if value.lower().startswith(("your", "my-", "my_", "<", "xxx")):
         return False
-    if _DOTTED_NAME.fullmatch(value) or _VARIABLE_NAME.fullmatch(value):
-        return False
+    quoted = start > 0 and text[start - 1] in _QUOTES and text[end : end + 1] == text[start - 1]
+    if _DOTTED_NAME.fullmatch(value) or (not quoted and _VARIABLE_NAME.fullmatch(value)):
+        return False  # a name (unquoted ``GITHUB_TOKEN``), not a value
     # ``os.getenv("X")``, ``vault[...]``: what follows makes it a call or a lookup.
     return text[end : end + 1] not in {"(", "["}
 
