@@ -13,6 +13,7 @@ alone, a variable it reads (``os.environ['GITHUB_TOKEN']``), a template
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -80,6 +81,7 @@ _VARIABLE_NAME = re.compile(r"(?a)[A-Z][A-Z]*(?:_[A-Z]+)+|[a-z][a-z]*(?:_[a-z]+)
 _BEGIN_PUBLIC = ("ssh-", "ecdsa-", "-----BEGIN PUBLIC", "-----BEGIN CERTIFICATE", "sha256:")
 
 
+@functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
     """Whether a key (``DB_PASSWORD``, ``x-api-key``, ``AccountKey``) names a secret."""
     words = [word.lower() for word in _KEY_WORDS.findall(key)]
@@ -142,8 +144,10 @@ def key_values(scan: Scan) -> Iterator[Hit]:
             key_end -= 1
         while key_end > 0 and text[key_end - 1] in " \t":
             key_end -= 1
+        if key_end < 2 or text[key_end - 1] not in _KEY_CHARS:
+            continue  # no key of two characters or more ends here
         key_start = scan.run_before(key_end, _KEY_CHARS, 64)
-        if key_start == key_end or not scan.starts_word(key_start):
+        if key_end - key_start < 2 or not scan.starts_word(key_start):
             continue
         key = text[key_start:key_end]
         if not is_secret_key(key) or key.lower().replace("-", "_").endswith("api_key"):
