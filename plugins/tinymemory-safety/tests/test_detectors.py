@@ -314,3 +314,11 @@ def test_the_gates_accept_published_examples_and_refuse_one_digit_off() -> None:
     assert not checksums.nino("QQ")
     assert checksums.card_network_length("4111111111111111")
     assert not checksums.card_network_length("1111111111111117")
+
+
+def test_a_find_its_neighbour_kept_back_is_found_in_the_same_scrub() -> None:
+    # The phone number touches the IBAN: it starts no word until the IBAN is a token.
+    text = "Virement: FR1420041010050500013M02606+1 (415) 555-01320"
+    once = scrubbed(text)
+    assert once == "Virement: [REDACTED_PII_IBAN][REDACTED_PII_PHONE]"
+    assert scrubbed(once) == once

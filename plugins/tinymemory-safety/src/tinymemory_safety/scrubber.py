@@ -177,20 +177,18 @@ class SafetyScrubber:
         folded = fold(text)
         scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
         for detect in passes:
-            # Again while a hit was kept back by a neighbour that this pass
-            # redacted (``...1117+1 415...``): it is found on the next round.
-            # The bound only guards against host patterns that feed each other.
+            # Again until it finds nothing: a find its neighbour kept back (an
+            # overlap, or no word boundary before ``...1117+1 415...`` until the
+            # neighbour is a token) is found on the next round. The bound only
+            # guards against host patterns that feed each other.
             for _ in range(_MAX_ROUNDS):
-                found = list(detect(scan))
-                settled = settle(found)
+                settled = settle(detect(scan))
                 if not settled:
                     break
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
                 folded = fold(text)
                 scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
-                if len(settled) == len(found):
-                    break
         return ScrubbedText(text, Redactions.of(kinds))
 
     def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
