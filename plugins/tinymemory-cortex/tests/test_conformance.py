@@ -3,9 +3,9 @@
 Each engine is a tenant of its own (a fresh token), so every engine the
 suite builds starts empty; the isolation check's two users are two tokens
 of the same double. The engine is built by the registry and speaks HTTP
-through its own ``requests`` session; the double answers in-process, through
-``responses`` (a third of the cost of a loopback round trip; test_faults.py
-and the docs examples run the engine over a real socket).
+through its transport; the double answers in memory, through the
+transport's connection seam (no HTTP at all: test_faults.py and the docs
+examples run the engine over a real socket, through ``requests``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from conftest import build_against, fresh_token
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
+from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, serve_in_memory
 
 
 class TestLegacyLayout(ConformanceTests):
@@ -30,13 +30,15 @@ class TestLegacyLayout(ConformanceTests):
     @pytest.fixture(autouse=True)
     def _double(self) -> Iterator[None]:
         self.built: list[MemoryEngine] = []
-        with mocked(CortexDouble()):
-            yield
+        self.double = CortexDouble()
+        yield
         for engine in self.built:
             engine.close()
 
     def make_engine(self) -> MemoryEngine:
-        engine = build_against(MOCK_ENDPOINT, fresh_token(), **self.settings)
+        engine = serve_in_memory(
+            build_against(MEMORY_ENDPOINT, fresh_token(), **self.settings), self.double
+        )
         self.built.append(engine)
         return engine
 

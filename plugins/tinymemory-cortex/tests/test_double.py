@@ -8,7 +8,12 @@ from typing import Any
 import pytest
 import requests
 
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, DoubleServer, mocked
+from tinymemory_cortex.testing import (
+    MEMORY_ENDPOINT,
+    CortexDouble,
+    DoubleServer,
+    InMemoryConnection,
+)
 
 AUTH = {"Authorization": "Bearer key-a"}
 SCOPE = "app:tinymemory/app:learnings"
@@ -225,7 +230,7 @@ def test_recall_is_exact_ranked_and_packs_feed_answers() -> None:
     assert status == 404
 
 
-def test_the_server_and_the_mock_serve_the_same_double() -> None:
+def test_the_server_and_the_memory_connection_serve_the_same_double() -> None:
     body = json.dumps(experience("over the wire")).encode()
     headers = {**AUTH, "Content-Type": "application/json"}
     with DoubleServer() as server:
@@ -236,9 +241,8 @@ def test_the_server_and_the_mock_serve_the_same_double() -> None:
         )
         assert [item["content"]["text"] for item in listed.json()["items"]] == ["over the wire"] * 2
     double = CortexDouble()
-    with mocked(double):
-        answer = requests.post(
-            f"{MOCK_ENDPOINT}/v1/experience", data=body, headers=headers, timeout=5
-        )
-        assert answer.status_code == 202
+    reply = InMemoryConnection(double).exchange(
+        "POST", f"{MEMORY_ENDPOINT}/v1/experience", headers, body, (5.0, 5.0)
+    )
+    assert reply.status == 202
     assert double.count("v1/experience") == 1

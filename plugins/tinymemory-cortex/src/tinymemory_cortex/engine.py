@@ -56,6 +56,7 @@ from tinymemory import (
 from tinymemory.plugin import MemoryEngine, json_and_id
 
 from . import cursors
+from .connection import Connection
 from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
 from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
 from .envelope import Event, EventWriter, PathBook, digest16
@@ -112,6 +113,8 @@ class CortexEngine(MemoryEngine):
     and ``settle_budget`` (seconds) pace the visibility waits after a write.
     ``rate_limit`` requests per ``rate_window`` seconds pace every request
     (default: the wire's own limit, 300 a minute on the hosted wire).
+    ``connection`` carries the requests (default: ``requests``; a test passes
+    :class:`tinymemory_cortex.testing.InMemoryConnection`).
     """
 
     def __init__(
@@ -131,6 +134,7 @@ class CortexEngine(MemoryEngine):
         rate_limit: int | None = None,
         rate_window: float = 60.0,
         descriptor: EngineDescriptor | None = None,
+        connection: Connection | None = None,
     ) -> None:
         self._descriptor = descriptor or (DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR)
         self.layout = Layout(scope_root)
@@ -143,6 +147,7 @@ class CortexEngine(MemoryEngine):
             timeout=timeout,
             backoff=backoff,
             pacer=None if limit is None else Pacer(limit, rate_window),
+            connection=connection,
         )
         self.log = EventLog(
             self.transport,

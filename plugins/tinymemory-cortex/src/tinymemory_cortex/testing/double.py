@@ -19,7 +19,6 @@ asked: a request the real service refuses is refused here too.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from collections import deque
@@ -29,6 +28,19 @@ from typing import Any
 from urllib.parse import parse_qs, unquote
 
 import attrs
+
+from .hosted import HostedFront
+from .state import (
+    ANSWER_KEYS,
+    Answer,
+    ApiError,
+    Event,
+    Fault,
+    Tenant,
+    below,
+    limit_param,
+    read_json,
+)
 
 #: The scope types every shipped CortexDB preset allows.
 ALLOWED_SCOPE_TYPES = frozenset(
@@ -68,19 +80,6 @@ _EXPERIENCE_KEYS = {
     "source",
 }
 _RECALL_KEYS = {"scope", "query", "budgets", "view", "include", "temporal", "filters"}
-_ANSWER_KEYS = {
-    "scope",
-    "question",
-    "question_type",
-    "question_date",
-    "temporal",
-    "filters",
-    "answer_max_tokens",
-    "answer_instructions",
-    "cite_sources",
-    "include_context",
-    "use_pack_id",
-}
 _FORGET_KEYS = {"scope", "layers", "selector", "cascade", "audit_note", "confirm_all", "reason"}
 _ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note"}
 _MODALITIES = {"observation", "conversation", "document", "message", "tool"}
@@ -88,102 +87,6 @@ _ROLES = {"user", "assistant", "system", "tool"}
 _WAITS = {"accepted", "captured", "indexed", "consolidated", "settled"}
 #: What CortexDB's recall packs hold by default when no ``max_tokens`` is given.
 DEFAULT_MAX_TOKENS = 4000
-
-
-@attrs.frozen
-class Answer:
-    """What the double answers: a status and JSON body, or a fault to act out."""
-
-    status: int
-    body: Any = None
-    headers: Mapping[str, str] = attrs.field(factory=dict)
-    #: Close the connection without answering.
-    drop: bool = False
-    #: Seconds to wait before answering.
-    delay: float = 0.0
-
-
-@attrs.define
-class Fault:
-    """A failure the double acts out for the next ``times`` requests to ``route``.
-
-    ``route`` is a path below the endpoint such as ``v1/events`` (``*`` for
-    any). ``status`` answers that status in CortexDB's error JSON (with
-    ``retry_after`` as a ``Retry-After`` header); ``drop`` closes the
-    connection unanswered; ``delay`` answers normally, that many seconds late.
-    """
-
-    route: str
-    times: int = 1
-    status: int | None = None
-    code: str | None = None
-    retry_after: int | None = None
-    drop: bool = False
-    delay: float = 0.0
-    #: Apply the request first, then fail (a write that landed but whose answer was lost).
-    after_apply: bool = False
-    #: Hosted routes: take the request's ``Idempotency-Key`` claim, then fail without applying.
-    claimed: bool = False
-
-
-class ApiError(Exception):
-    """A refusal, in CortexDB's error JSON."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-    def answer(self) -> Answer:
-        body = {
-            "error_code": self.code,
-            "message": self.message,
-            "request_id": "req_double",
-            "retriable": self.status in (408, 429, 503),
-            "details": {},
-        }
-        return Answer(self.status, body)
-
-
-@attrs.define
-class _Event:
-    id: str
-    scope: str
-    body: dict[str, Any]
-    recorded_at: str
-
-    def listed(self) -> dict[str, Any]:
-        context = dict(self.body.get("context") or {})
-        context["recorded_at"] = self.recorded_at
-        return {
-            "id": self.id,
-            "scope": self.scope,
-            "modality": self.body["modality"],
-            "content": dict(self.body["content"]),
-            "context": context,
-        }
-
-
-@attrs.define
-class Tenant:
-    """Everything one token's caller holds."""
-
-    caller: str
-    #: Scope path -> its log, oldest first.
-    logs: dict[str, list[_Event]] = attrs.field(factory=dict)
-    #: Write key -> (event id, text).
-    keys: dict[str, tuple[str, str]] = attrs.field(factory=dict)
-    packs: dict[str, tuple[str, list[str]]] = attrs.field(factory=dict)
-    erasures: dict[str, str] = attrs.field(factory=dict)
-    registered: dict[str, list[dict[str, str]]] = attrs.field(factory=dict)
-
-    def events(self) -> int:
-        return sum(len(log) for log in self.logs.values())
-
-
-def _below(prefix: str, path: str) -> bool:
-    return path == prefix or path.startswith(prefix + "/")
 
 
 class CortexDouble:
@@ -205,8 +108,6 @@ class CortexDouble:
         require_actor: bool = False,
         hosted_rate_limit: tuple[int, float] | None = (300, 60.0),
     ) -> None:
-        from .hosted import HostedFront
-
         self.tokens = dict(tokens) if tokens is not None else None
         self.require_actor = require_actor
         self.tenants: dict[str, Tenant] = {}
@@ -304,22 +205,22 @@ class CortexDouble:
         raw: bytes,
     ) -> Answer:
         handlers: dict[tuple[str, str], Callable[[], Answer]] = {
-            ("POST", "v1/experience"): lambda: self._experience(tenant, _json(raw), params),
-            ("POST", "v1/experience/bulk"): lambda: self._bulk(tenant, _json(raw), params),
+            ("POST", "v1/experience"): lambda: self._experience(tenant, read_json(raw), params),
+            ("POST", "v1/experience/bulk"): lambda: self._bulk(tenant, read_json(raw), params),
             ("GET", "v1/events"): lambda: self._events(tenant, params, labels_given),
-            ("POST", "v1/recall"): lambda: self._recall(tenant, _json(raw)),
-            ("POST", "v1/answer"): lambda: self._answer(tenant, _json(raw)),
-            ("POST", "v1/forget"): lambda: self._forget(tenant, _json(raw)),
+            ("POST", "v1/recall"): lambda: self._recall(tenant, read_json(raw)),
+            ("POST", "v1/answer"): lambda: self._answer(tenant, read_json(raw)),
+            ("POST", "v1/forget"): lambda: self._forget(tenant, read_json(raw)),
             ("GET", "v1/scopes/list"): lambda: self._scopes(tenant, params),
-            ("POST", "v1/erasures"): lambda: self._erase(tenant, _json(raw)),
+            ("POST", "v1/erasures"): lambda: self._erase(tenant, read_json(raw)),
             ("GET", "v1/auth/whoami"): lambda: Answer(200, {"caller": tenant.caller}),
             ("GET", "v1/admin/health"): lambda: Answer(200, {"status": "healthy"}),
             ("GET", "v1/admin/version"): lambda: Answer(
                 200, {"version": "v0.10.5", "capabilities": ["refers_to_v1"]}
             ),
-            ("POST", "v1/scopes"): lambda: self._register(tenant, _json(raw)),
+            ("POST", "v1/scopes"): lambda: self._register(tenant, read_json(raw)),
             ("GET", "v1/scopes"): lambda: self._registration(tenant, params),
-            ("PUT", "v1/scopes/members"): lambda: self._members(tenant, params, _json(raw)),
+            ("PUT", "v1/scopes/members"): lambda: self._members(tenant, params, read_json(raw)),
         }
         handler = handlers.get((method, route))
         if handler is not None:
@@ -387,7 +288,7 @@ class CortexDouble:
             if first_text != text:
                 raise ApiError(409, "IDEMPOTENCY_CONFLICT", "the key was used for another body")
             return {"event_id": event_id, "status": "captured", "replayed_from_idempotency": True}
-        event = _Event(self._next("evt"), body["scope"], body, _now())
+        event = Event(self._next("evt"), body["scope"], body, _now())
         tenant.logs.setdefault(body["scope"], []).append(event)
         if key is not None:
             tenant.keys[key] = (event.id, text)
@@ -420,7 +321,7 @@ class CortexDouble:
         if scope is None:
             raise ApiError(422, "INVALID_BODY", "`scope` is required")
         check_scope(scope)
-        limit = _limit(params.get("limit"), DEFAULT_LIMIT, 1000)
+        limit = limit_param(params.get("limit"), DEFAULT_LIMIT, 1000)
         wanted = _labels(",".join(labels_given)) if labels_given else None
         log = tenant.logs.get(scope, [])
         chosen = [e for e in reversed(log) if wanted is None or wanted & set(_event_labels(e))]
@@ -467,8 +368,8 @@ class CortexDouble:
             path
             for path in tenant.logs
             if path == scope
-            or (view in ("descend", "holistic") and _below(str(scope), path))
-            or (view == "holistic" and _below(path, str(scope)))
+            or (view in ("descend", "holistic") and below(str(scope), path))
+            or (view == "holistic" and below(path, str(scope)))
         ]
         words = [word.lower() for word in _WORD.findall(query)]
         ranked = []
@@ -494,7 +395,7 @@ class CortexDouble:
         return Answer(200, {"pack_id": pack_id, "layers": {"events": listed}})
 
     def _answer(self, tenant: Tenant, body: object) -> Answer:
-        if not isinstance(body, dict) or set(body) - _ANSWER_KEYS:
+        if not isinstance(body, dict) or set(body) - ANSWER_KEYS:
             raise ApiError(422, "INVALID_BODY", "unknown answer field")
         pack = tenant.packs.get(str(body.get("use_pack_id")))
         if pack is None:
@@ -514,11 +415,11 @@ class CortexDouble:
             if prefix.endswith("/"):
                 raise ApiError(422, "INVALID_SCOPE_GRAMMAR", "a segment is empty")
             check_scope(prefix, check_types=False)
-        limit = _limit(params.get("limit"), DEFAULT_LIMIT, MAX_SCOPES_LIMIT)
+        limit = limit_param(params.get("limit"), DEFAULT_LIMIT, MAX_SCOPES_LIMIT)
         paths = sorted(
             path
             for path in {*tenant.logs, *tenant.registered}
-            if prefix is None or _below(prefix, path)
+            if prefix is None or below(prefix, path)
         )
         return Answer(200, {"items": [{"path": path} for path in paths[:limit]]})
 
@@ -569,7 +470,7 @@ class CortexDouble:
         gone = {event.id for event in own}
         for key in [key for key, (event_id, _) in tenant.keys.items() if event_id in gone]:
             del tenant.keys[key]
-        for path in [path for path in tenant.logs if _below(str(scope), path)]:
+        for path in [path for path in tenant.logs if below(str(scope), path)]:
             # Scopes below are redacted: their events go, their write keys stay.
             del tenant.logs[path]
         tenant.packs.clear()
@@ -620,13 +521,6 @@ def check_scope(scope: object, *, check_types: bool = True) -> None:
             )
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        return json.loads(raw or b"null")
-    except ValueError:
-        raise ApiError(422, "INVALID_BODY", "the body is not JSON") from None
-
-
 def _check_wait(params: dict[str, str]) -> None:
     wait = params.get("wait")
     if wait is not None and wait not in _WAITS:
@@ -640,16 +534,8 @@ def _labels(joined: str) -> set[str]:
     return labels
 
 
-def _event_labels(event: _Event) -> list[str]:
+def _event_labels(event: Event) -> list[str]:
     return list((event.body.get("context") or {}).get("labels", []))
-
-
-def _limit(value: str | None, default: int, ceiling: int) -> int:
-    if value is None:
-        return default
-    if not value.isdigit() or int(value) < 1:
-        raise ApiError(422, "INVALID_BODY", "`limit` is a positive number")
-    return min(int(value), ceiling)
 
 
 def _offset(cursor: str | None) -> int:

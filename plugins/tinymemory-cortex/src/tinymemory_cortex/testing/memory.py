@@ -1,0 +1,72 @@
+"""The double served in memory: a :class:`~tinymemory_cortex.connection.Connection` with no network.
+
+::
+
+    double = CortexDouble()
+    engine = CortexEngine(ENDPOINT, credential, connection=InMemoryConnection(double))
+
+or, for an engine a registry built, :func:`serve_in_memory`. Each exchange
+goes straight to :meth:`CortexDouble.handle` with the bytes the engine would
+have sent; a slow answer past the request's timeout times out (after waiting
+out the timeout, as a real client would) and a dropped connection fails as
+one does on the network.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+from tinymemory import MemoryEngine
+
+from ..connection import ConnectionFailed, Reply
+from .double import CortexDouble
+
+#: An endpoint for engines served in memory (nothing listens there).
+MEMORY_ENDPOINT = "https://cortex.double.invalid"
+
+
+class InMemoryConnection:
+    """Carries every exchange to ``double`` in this process."""
+
+    def __init__(self, double: CortexDouble) -> None:
+        self.double = double
+
+    def exchange(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        body: bytes | None,
+        timeout: tuple[float, float],
+    ) -> Reply:
+        parts = urlsplit(url)
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        answer = self.double.handle(method, target, headers, body or b"")
+        if answer.delay:
+            if answer.delay > timeout[1]:
+                time.sleep(timeout[1])
+                raise ConnectionFailed("timed out")
+            time.sleep(answer.delay)
+        if answer.drop:
+            raise ConnectionFailed("the request did not complete")
+        payload = b"" if answer.body is None else json.dumps(answer.body).encode("utf-8")
+        names = {name.lower(): value for name, value in answer.headers.items()}
+        return Reply(answer.status, {"content-type": "application/json", **names}, payload)
+
+    def close(self) -> None:
+        return None
+
+
+def serve_in_memory(engine: MemoryEngine, double: CortexDouble) -> MemoryEngine:
+    """Serve a CortexDB engine (one the registry built, say) from ``double``; returns it.
+
+    Call it before the engine's first request.
+    """
+    transport = getattr(engine, "transport", None)
+    if transport is None:
+        raise TypeError("serve_in_memory takes a CortexDB engine built with scrub=False")
+    transport.connection = InMemoryConnection(double)
+    return engine
