@@ -366,12 +366,10 @@ def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> No
         memory.store(Learning(text="and no write after it"))
     assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
     assert double.count("v1/scopes", "POST") == 2
-    with owned("user:43") as other:  # already registered: the owner is added once
+    with owned("user:43") as other:  # already registered (409): done, members untouched
         other.store(Learning(text="a second owner"))
-    assert double.tenants[TOKEN].registered["org:42"] == [
-        {"actor": "user:42", "role": "owner"},
-        {"actor": "user:43", "role": "owner"},
-    ]
-    assert double.count("v1/scopes/members", "PUT") == 1
+    assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
+    assert double.count("v1/scopes", "POST") == 3
+    assert double.count("v1/scopes/members") == 0
     with pytest.raises(ConfigError, match="needs a `scope_root`"):
         CortexEngine(MEMORY_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")

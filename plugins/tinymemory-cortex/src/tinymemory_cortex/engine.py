@@ -461,6 +461,7 @@ class CortexEngine(MemoryEngine):
                 "view": "granular",
                 "include": list(limits),
                 "budgets": {"max_tokens": _max_tokens(items), "per_layer_limits": limits},
+                **self.transport.wire.recall_fields,
             }
             if labels:
                 body["filters"] = {"metadata": {"labels": labels}}
@@ -545,15 +546,16 @@ class CortexEngine(MemoryEngine):
                 raise EngineError(
                     f"memory API recall on {self.transport.host} answered without a pack id"
                 )
+            # As the SDK builds it: instructions only when given (never a null), no
+            # `include_context` (the engine reads only the answer and its model).
             body: dict[str, Any] = {
                 "scope": scopes[best].path,
                 "question": request.question,
                 "use_pack_id": pack_id,
                 "cite_sources": True,
-                "include_context": True,
+                **self.transport.wire.answer_fields,
             }
-            # Direct sends a null; the hosted schema is strict and refuses one.
-            if request.instructions is not None or not self.transport.wire.enveloped:
+            if request.instructions is not None:
                 body["answer_instructions"] = request.instructions
             try:
                 answer = self.transport.post("answer", body)

@@ -227,7 +227,13 @@ class EventLog:
     def wait_ranked(self, scope: str, event_id: str, text: str) -> None:
         """Best effort: poll a settle probe until ranked recall holds the event."""
         deadline = time.monotonic() + self.settle_budget
-        probe = {"scope": scope, "query": text[:256], "view": "granular", "include": ["events"]}
+        probe = {
+            "scope": scope,
+            "query": text[:256],
+            "view": "granular",
+            "include": ["events"],
+            **self.transport.wire.recall_fields,
+        }
         while True:
             try:
                 answer = self.transport.post("recall", probe, retry=False, claim=False)

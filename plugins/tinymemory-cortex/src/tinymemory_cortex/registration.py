@@ -1,9 +1,11 @@
 """Registering a layout v3 root with its owner, once per engine, before the first write.
 
-``POST v1/scopes`` with the owner as a member; when the scope is already
-registered (409), its record is read and the owner added if missing (``PUT
-v1/scopes/members``). Any other failure is logged, never fails the write,
-and is tried again on the next one (the wire reference's §4.10).
+``POST v1/scopes`` with ``{path, owner}``, as the vendor's CLI sends it
+(``cortexdb scopes register``); a 409 (already registered) is done. No
+vendor client changes a scope's members, so neither does the engine (the
+Rust engine's ``PUT v1/scopes/members`` of the wire reference's §4.10 is
+not sent). Any other failure is logged, never fails the write, and is
+tried again on the next one.
 """
 
 from __future__ import annotations
@@ -48,18 +50,8 @@ class RootRegistration:
             self.done = True
 
     def _register(self) -> None:
-        owner = {"actor": self.owner, "role": "owner"}
         try:
-            self.transport.post("register", {"path": self.root, "members": [owner]})
-            return
+            self.transport.post("register", {"path": self.root, "owner": self.owner})
         except TinyMemoryError as error:
             if status_of(error) != 409:
                 raise
-        record = self.transport.get("register", {"path": str(self.root)})
-        members = record.get("members") if isinstance(record, dict) else None
-        members = [member for member in members or [] if isinstance(member, dict)]
-        if owner in [{"actor": m.get("actor"), "role": m.get("role")} for m in members]:
-            return
-        self.transport.request(
-            "PUT", "members", params={"path": str(self.root)}, body={"members": [*members, owner]}
-        )

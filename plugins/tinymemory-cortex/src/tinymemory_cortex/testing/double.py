@@ -19,6 +19,7 @@ asked: a request the real service refuses is refused here too.
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections import deque
@@ -78,11 +79,42 @@ _EXPERIENCE_KEYS = {
     "observed_actor",
     "subject",
     "source",
+    # The SDK's capture hints (capability capture_language_v1), outside write identity.
+    "language",
+    "scripts",
 }
-_RECALL_KEYS = {"scope", "query", "budgets", "view", "include", "temporal", "filters"}
-_FORGET_KEYS = {"scope", "layers", "selector", "cascade", "audit_note", "confirm_all", "reason"}
-_ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note"}
-_MODALITIES = {"observation", "conversation", "document", "message", "tool"}
+_CONTEXT_KEYS = {"labels", "observed_at", "timezone", "refers_to"}
+#: What the SDK's recall sends besides the documented body: `diagnostics` always, hints.
+_RECALL_KEYS = {
+    "scope",
+    "query",
+    "budgets",
+    "view",
+    "include",
+    "temporal",
+    "filters",
+    "diagnostics",
+    "language",
+    "scripts",
+    "query_variants",
+}
+#: The Direct answer: the hosted keys, plus what the SDK always sends (`view`, `diagnostics`).
+_DIRECT_ANSWER_KEYS = ANSWER_KEYS | {"view", "diagnostics", "answer_model"}
+_DIAGNOSTICS = {"none", "summary", "full"}
+_FORGET_KEYS = {
+    "scope",
+    "layers",
+    "selector",
+    "cascade",
+    "audit_note",
+    "confirm_all",
+    "reason",
+    "from_preview_id",
+}
+_CASCADES = {"none", "derived_only", "redact_events"}
+_ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note", "idempotency_key"}
+#: Bulk `ordering` as the CLI sends it (`independent` is its default).
+_ORDERINGS = {"independent", "strict_temporal"}
 _ROLES = {"user", "assistant", "system", "tool"}
 _WAITS = {"accepted", "captured", "indexed", "consolidated", "settled"}
 #: What CortexDB's recall packs hold by default when no ``max_tokens`` is given.
@@ -99,6 +131,11 @@ class CortexDouble:
     ``hosted_rate_limit`` is the hosted routes' limit per token as
     ``(requests, seconds)``: the real 300 a minute by default, None for none
     (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`).
+
+    ``erasures_accepted`` answers an erasure as the SDK describes the
+    asynchronous one (``202 {erasure_id, status: "accepted", manifest_url,
+    lifecycle_stream}``), its status route answering ``completed`` afterwards
+    (or 404 with ``erasure_status_route`` off: a server without that route).
     """
 
     def __init__(
@@ -110,6 +147,8 @@ class CortexDouble:
     ) -> None:
         self.tokens = dict(tokens) if tokens is not None else None
         self.require_actor = require_actor
+        self.erasures_accepted = False
+        self.erasure_status_route = True
         self.tenants: dict[str, Tenant] = {}
         #: Every request answered: ``(method, route)``, in order.
         self.requests: list[tuple[str, str]] = []
@@ -216,7 +255,11 @@ class CortexDouble:
             ("GET", "v1/auth/whoami"): lambda: Answer(200, {"caller": tenant.caller}),
             ("GET", "v1/admin/health"): lambda: Answer(200, {"status": "healthy"}),
             ("GET", "v1/admin/version"): lambda: Answer(
-                200, {"version": "v0.10.5", "capabilities": ["refers_to_v1"]}
+                200,
+                {
+                    "version": "v0.10.5",
+                    "capabilities": ["refers_to_v1", "temporal_lenient_v1", "capture_language_v1"],
+                },
             ),
             ("POST", "v1/scopes"): lambda: self._register(tenant, read_json(raw)),
             ("GET", "v1/scopes"): lambda: self._registration(tenant, params),
@@ -226,7 +269,9 @@ class CortexDouble:
         if handler is not None:
             with self._lock:
                 return handler()
-        if method == "GET" and route.startswith("v1/erasures/"):
+        if method == "GET" and route.startswith("v1/events/"):
+            return self._event(tenant, route.removeprefix("v1/events/"))
+        if method == "GET" and route.startswith("v1/erasures/") and self.erasure_status_route:
             with self._lock:
                 status = tenant.erasures.get(route.removeprefix("v1/erasures/"))
             if status is None:
@@ -247,8 +292,9 @@ class CortexDouble:
         if unknown:
             raise ApiError(422, "INVALID_BODY", f"unknown field `{sorted(unknown)[0]}`")
         check_scope(body.get("scope"))
-        if body.get("modality") not in _MODALITIES:
-            raise ApiError(422, "INVALID_BODY", "`modality` is not one CortexDB knows")
+        modality = body.get("modality")
+        if not isinstance(modality, str) or not modality:  # open-set, as the SDK says
+            raise ApiError(422, "INVALID_BODY", "`modality` is a non-empty string")
         content = body.get("content")
         if not isinstance(content, dict) or set(content) - {"kind", "role", "text"}:
             raise ApiError(422, "INVALID_BODY", "`content` is {kind, role, text}")
@@ -263,8 +309,8 @@ class CortexDouble:
         if flattened > MAX_TEXT_BYTES:
             raise ApiError(422, "INVALID_ENVELOPE", "the experience is over 1 MiB")
         context = body.get("context", {})
-        if not isinstance(context, dict) or set(context) - {"labels", "observed_at"}:
-            raise ApiError(422, "INVALID_BODY", "`context` is {labels, observed_at}")
+        if not isinstance(context, dict) or set(context) - _CONTEXT_KEYS:
+            raise ApiError(422, "INVALID_BODY", "`context` has an unknown field")
         labels = context.get("labels", [])
         if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
             raise ApiError(422, "INVALID_BODY", "`context.labels` is a list of strings")
@@ -281,17 +327,17 @@ class CortexDouble:
         return body
 
     def _append(self, tenant: Tenant, body: dict[str, Any]) -> dict[str, Any]:
-        text = body["content"]["text"]
+        identity = write_identity(body)
         key = body.get("idempotency_key")
         if key is not None and key in tenant.keys:
-            event_id, first_text = tenant.keys[key]
-            if first_text != text:
+            event_id, first = tenant.keys[key]
+            if first != identity:
                 raise ApiError(409, "IDEMPOTENCY_CONFLICT", "the key was used for another body")
             return {"event_id": event_id, "status": "captured", "replayed_from_idempotency": True}
         event = Event(self._next("evt"), body["scope"], body, _now())
         tenant.logs.setdefault(body["scope"], []).append(event)
         if key is not None:
-            tenant.keys[key] = (event.id, text)
+            tenant.keys[key] = (event.id, identity)
         return {"event_id": event.id, "status": "captured", "replayed_from_idempotency": False}
 
     def _experience(self, tenant: Tenant, body: object, params: dict[str, str]) -> Answer:
@@ -301,12 +347,12 @@ class CortexDouble:
     def _bulk(self, tenant: Tenant, body: object, params: dict[str, str]) -> Answer:
         _check_wait(params)
         if not isinstance(body, dict) or set(body) - {"items", "ordering"}:
-            raise ApiError(422, "INVALID_BODY", "a bulk append is {items, ordering}")
+            raise ApiError(422, "INVALID_BODY", "a bulk append is {items, ordering?}")
         items = body.get("items")
         if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK:
             raise ApiError(422, "INVALID_BODY", "a bulk append holds 1 to 1000 items")
-        if body.get("ordering", "strict_temporal") != "strict_temporal":
-            raise ApiError(422, "INVALID_BODY", "`ordering` is strict_temporal")
+        if body.get("ordering", "independent") not in _ORDERINGS:
+            raise ApiError(422, "INVALID_BODY", "`ordering` is independent or strict_temporal")
         checked = [self._checked_experience(item) for item in items]
         results = []
         for index, item in enumerate(checked):
@@ -345,6 +391,8 @@ class CortexDouble:
             raise ApiError(422, "INVALID_BODY", f"unknown field `{sorted(unknown)[0]}`")
         scope, query = body.get("scope"), body.get("query")
         check_scope(scope)
+        if body.get("diagnostics", "none") not in _DIAGNOSTICS:
+            raise ApiError(422, "INVALID_BODY", "`diagnostics` is none, summary or full")
         if not isinstance(query, str) or not query.strip():
             raise ApiError(422, "INVALID_BODY", "`query` is required")
         view = body.get("view", "holistic")
@@ -387,16 +435,34 @@ class CortexDouble:
         listed = []
         for event in chosen:
             shown = event.listed()
-            text = shown["content"]["text"]
-            if len(text.encode("utf-8", "surrogatepass")) > max_tokens:
-                shown["content"]["text"] = text[: max(1, int(max_tokens) // 4)]
-                shown["budget_excerpt"] = True
+            stored = shown["content"]["text"].encode("utf-8", "surrogatepass")
+            if len(stored) > max_tokens:
+                # An excerpt, marked where the SDK says (budget_excerpt_v1): in the content.
+                cut = stored[: max(1, int(max_tokens))].decode("utf-8", "ignore")
+                shown["content"].update(
+                    text=cut,
+                    _partial=True,
+                    _partial_reason="budget_excerpt",
+                    _original_bytes=len(stored),
+                    _excerpt_ranges=[[0, len(cut.encode("utf-8", "surrogatepass"))]],
+                )
             listed.append(shown)
         return Answer(200, {"pack_id": pack_id, "layers": {"events": listed}})
 
+    def _event(self, tenant: Tenant, event_id: str) -> Answer:
+        """``GET v1/events/{id}``: the whole event (what a budget excerpt points to)."""
+        with self._lock:
+            for log in tenant.logs.values():
+                for event in log:
+                    if event.id == event_id:
+                        return Answer(200, event.listed())
+        raise ApiError(404, "NOT_FOUND", "no such event")
+
     def _answer(self, tenant: Tenant, body: object) -> Answer:
-        if not isinstance(body, dict) or set(body) - ANSWER_KEYS:
+        if not isinstance(body, dict) or set(body) - _DIRECT_ANSWER_KEYS:
             raise ApiError(422, "INVALID_BODY", "unknown answer field")
+        if body.get("diagnostics", "none") not in _DIAGNOSTICS:
+            raise ApiError(422, "INVALID_BODY", "`diagnostics` is none, summary or full")
         pack = tenant.packs.get(str(body.get("use_pack_id")))
         if pack is None:
             raise ApiError(404, "UNKNOWN_PREVIEW_ID", "the pack is gone")
@@ -440,8 +506,8 @@ class CortexDouble:
                 422, "EMPTY_SELECTOR_WITHOUT_CONFIRMATION", "an empty selector needs confirm_all"
             )
         cascade = body.get("cascade", "derived_only")
-        if cascade not in ("derived_only", "redact_events"):
-            raise ApiError(400, "INVALID_CASCADE", "cascade is derived_only or redact_events")
+        if cascade not in _CASCADES:
+            raise ApiError(400, "INVALID_CASCADE", "cascade is none, derived_only or redact_events")
         log = tenant.logs.get(str(scope), [])
         named = set(ids) if ids else {event.id for event in log}
         removed = (
@@ -476,18 +542,33 @@ class CortexDouble:
         tenant.packs.clear()
         erasure_id = self._next("erasure")
         tenant.erasures[erasure_id] = "completed"
-        return Answer(202, {"erasure_id": erasure_id, "status": "completed"})
+        if not self.erasures_accepted:
+            return Answer(202, {"erasure_id": erasure_id, "status": "completed"})
+        return Answer(
+            202,
+            {
+                "erasure_id": erasure_id,
+                "status": "accepted",
+                "manifest_url": f"/v1/erasures/{erasure_id}/manifest",
+                "lifecycle_stream": f"/v1/erasures/{erasure_id}/events",
+            },
+        )
 
     # --- scope registration ----------------------------------------------------------
 
     def _register(self, tenant: Tenant, body: object) -> Answer:
-        if not isinstance(body, dict) or set(body) - {"path", "members"}:
-            raise ApiError(422, "INVALID_BODY", "a registration is {path, members}")
-        path = body.get("path")
+        if not isinstance(body, dict) or set(body) - {"path", "owner", "members"}:
+            raise ApiError(422, "INVALID_BODY", "a registration is {path, owner?, members?}")
+        path, owner = body.get("path"), body.get("owner")
         check_scope(path)
+        if owner is not None and not isinstance(owner, str):
+            raise ApiError(422, "INVALID_BODY", "`owner` is an actor")
         if path in tenant.registered:
             raise ApiError(409, "SCOPE_REGISTRATION_EXISTS", "the scope is registered")
-        tenant.registered[str(path)] = list(body.get("members") or [])
+        members = list(body.get("members") or [])
+        if owner is not None:  # the CLI's form: the owner named, no member list
+            members.append({"actor": owner, "role": "owner"})
+        tenant.registered[str(path)] = members
         return Answer(201, {"path": path, "members": tenant.registered[str(path)]})
 
     def _registration(self, tenant: Tenant, params: dict[str, str]) -> Answer:
@@ -505,6 +586,23 @@ class CortexDouble:
 
 
 # --- the rules every request shares ----------------------------------------------
+
+
+def write_identity(body: dict[str, Any]) -> str:
+    """What a replay must repeat: the envelope less its key, ``context.observed_at`` and hints.
+
+    As the SDK documents it: occurrence time is outside write identity (a
+    retry after a default-now expansion replays), and so are the capture
+    hints (``language``, ``scripts``, ``context.timezone``).
+    """
+    identity = {
+        k: v for k, v in body.items() if k not in ("idempotency_key", "language", "scripts")
+    }
+    context = dict(identity.get("context") or {})
+    context.pop("observed_at", None)
+    context.pop("timezone", None)
+    identity["context"] = context
+    return json.dumps(identity, sort_keys=True, ensure_ascii=False)
 
 
 def check_scope(scope: object, *, check_types: bool = True) -> None:

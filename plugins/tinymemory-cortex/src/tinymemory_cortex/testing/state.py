@@ -111,7 +111,7 @@ class Tenant:
     caller: str
     #: Scope path -> its log, oldest first.
     logs: dict[str, list[Event]] = attrs.field(factory=dict)
-    #: Write key -> (event id, text).
+    #: Write key -> (event id, the write identity of its first body).
     keys: dict[str, tuple[str, str]] = attrs.field(factory=dict)
     packs: dict[str, tuple[str, list[str]]] = attrs.field(factory=dict)
     erasures: dict[str, str] = attrs.field(factory=dict)
