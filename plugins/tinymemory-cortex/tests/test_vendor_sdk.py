@@ -107,7 +107,8 @@ def test_bulk_events_recall_answer_forget_and_erase(client: V1Client, served: Do
         wait="indexed",
     )
     ids = [result["event_id"] for result in written["results"]]
-    assert written["accepted"] == 3 and len(set(ids)) == 3
+    assert written["accepted"] == 3
+    assert len(set(ids)) == 3
 
     listed = client.events(SCOPE, labels=["tm:t:aa", "tm:t:bb"], limit=10)
     assert {item["content"]["text"] for item in listed["items"]} == {
@@ -144,7 +145,8 @@ def test_bulk_events_recall_answer_forget_and_erase(client: V1Client, served: Do
         client.forget(SCOPE, memory_ids=[ids[0]], confirm_all=True)
 
     erased = client.erase(OTHER, confirm_all=True, audit_note="a test", idempotency_key="erase-1")
-    assert erased["status"] == "completed" and erased["erasure_id"]
+    assert erased["status"] == "completed"
+    assert erased["erasure_id"]
     assert client.events(OTHER)["items"] == []
     assert served.double.tenants[TOKEN].events() == 1
 
@@ -167,7 +169,8 @@ def test_a_budget_excerpt_is_marked_in_the_content(client: V1Client) -> None:
     )
     (event,) = pack["layers"]["events"]
     content = event["content"]
-    assert content["_partial"] is True and content["_partial_reason"] == "budget_excerpt"
+    assert content["_partial"] is True
+    assert content["_partial_reason"] == "budget_excerpt"
     assert content["_original_bytes"] == len(text.encode())
     start, end = content["_excerpt_ranges"][0]
     assert text.encode()[start:end].decode() == content["text"]
