@@ -5,7 +5,9 @@ suite builds starts empty; the isolation check's two users are two tokens
 of the same double. The engine is built by the registry and speaks HTTP
 through its transport; the double answers in memory, through the
 transport's connection seam (no HTTP at all: test_faults.py and the docs
-examples run the engine over a real socket, through ``requests``).
+examples run the engine over a real socket, through ``requests``), and
+every request the engine sends is judged first by the vendor SDK's own
+body builders (:mod:`sdk_judge`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import ClassVar
 
 import pytest
 from conftest import build_against, fresh_token
+from sdk_judge import JudgingConnection
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
-from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, serve_in_memory
+from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble
 
 
 class TestLegacyLayout(ConformanceTests):
@@ -31,14 +34,19 @@ class TestLegacyLayout(ConformanceTests):
     def _double(self) -> Iterator[None]:
         self.built: list[MemoryEngine] = []
         self.double = CortexDouble()
+        self.judges: list[JudgingConnection] = []
         yield
+        verdicts = [verdict for judge in self.judges for verdict in judge.verdicts]
+        assert not verdicts, "\n".join(verdicts[:5])
+        assert sum(judge.judged for judge in self.judges) > 0
         for engine in self.built:
             engine.close()
 
     def make_engine(self) -> MemoryEngine:
-        engine = serve_in_memory(
-            build_against(MEMORY_ENDPOINT, fresh_token(), **self.settings), self.double
-        )
+        engine = build_against(MEMORY_ENDPOINT, fresh_token(), **self.settings)
+        judge = JudgingConnection(self.double)
+        self.judges.append(judge)
+        engine.transport.connection = judge  # type: ignore[attr-defined]
         self.built.append(engine)
         return engine
 

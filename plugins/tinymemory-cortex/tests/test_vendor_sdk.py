@@ -15,11 +15,13 @@ The pin lives in the plugin's ``test`` extra.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 from cortexdb.v1.client import V1Client
 from cortexdb.v1.exceptions import V1APIError, V1InvalidRequestError
+from sdk_judge import JudgingConnection
 
 from tinymemory_cortex.testing import CortexDouble, DoubleServer
 
@@ -177,3 +179,15 @@ def test_a_budget_excerpt_is_marked_in_the_content(client: V1Client) -> None:
     # The whole event is one request away, as the SDK's docstring says.
     whole = client._get(f"/v1/events/{written['event_id']}")
     assert whole["content"]["text"] == text
+
+
+def test_the_judge_refuses_a_body_the_sdk_would_not_build() -> None:
+    judge = JudgingConnection(CortexDouble())
+    answer = {"scope": SCOPE, "question": "q", "use_pack_id": "p", "cite_sources": True}
+    judge.judge("POST", "v1/answer", {}, json.dumps({**answer, "include_context": True}).encode())
+    judge.judge("POST", "v1/scopes", {}, json.dumps({"path": "org:1", "members": []}).encode())
+    judge.judge("PUT", "v1/scopes/members", {"path": "org:1"}, b"{}")
+    assert len(judge.verdicts) == 3
+    sdk_answer = {**answer, "view": "granular", "diagnostics": "none"}
+    judge.judge("POST", "v1/answer", {}, json.dumps(sdk_answer).encode())
+    assert len(judge.verdicts) == 3
