@@ -13,6 +13,7 @@ from tinymemory import (
     Conversation,
     Document,
     EngineCredential,
+    EngineError,
     EngineSettings,
     EraseRequest,
     FetchMode,
@@ -25,12 +26,14 @@ from tinymemory import (
     ListRequest,
     MemoryMeta,
     MetaFilter,
+    Namespace,
     Reach,
     RecallRequest,
     Turn,
     Unsupported,
     build_engine,
 )
+from tinymemory.plugin import json_and_id
 from tinymemory_cortex import CortexEngine
 from tinymemory_cortex.decoding import decode_event
 from tinymemory_cortex.envelope import MAX_EVENT_TEXT_BYTES
@@ -373,3 +376,78 @@ def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> No
     assert double.count("v1/scopes/members") == 0
     with pytest.raises(ConfigError, match="needs a `scope_root`"):
         CortexEngine(MEMORY_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")
+
+
+@pytest.mark.parametrize("status_route", [True, False])
+def test_an_accepted_erasure_is_followed_to_completion_or_taken_as_its_receipt(
+    double: CortexDouble, status_route: bool
+) -> None:
+    double.erasures_accepted = True
+    double.erasure_status_route = status_route
+    with engine(double) as memory:
+        memory.store(Learning(text="erase me"))
+        report = memory.erase(EraseRequest(reach=Reach.subtree(Namespace.ROOT), whole_tree=True))
+        assert report.erased_scopes == 1
+        assert report.receipts[0].startswith("erasure_")
+        assert not memory.list(ListRequest()).items
+    assert double.count("v1/erasures/" + report.receipts[0], "GET") == 1
+
+
+@pytest.mark.parametrize("read", ["fetch", "recall"])
+def test_a_budget_excerpt_is_never_passed_off_as_the_item(double: CortexDouble, read: str) -> None:
+    text = "prefers the dark colour scheme everywhere"
+    double.pack_token_cap = 6  # every pack holds excerpts of 6 bytes: "prefer"
+    with engine(double) as memory:
+        item_id = memory.store(Learning(text=text)).id
+        if read == "fetch":
+            hits = memory.fetch(FetchRequest(query="dark colour scheme")).hits
+            assert [(hit.id, hit.text) for hit in hits] == [(item_id, text)]
+        else:
+            answer = memory.recall(RecallRequest(question="dark colour scheme"))
+            assert [(cited.id, cited.snippet) for cited in answer.citations] == [(item_id, text)]
+
+
+def test_a_partial_bulk_names_what_was_refused_and_a_second_store_writes_only_that(
+    double: CortexDouble,
+) -> None:
+    turns = [Turn(role="user", text=f"turn {number}") for number in range(3)]
+    talk = Conversation(turns=[*turns[:1], Turn(role="user", text="turn refused"), *turns[2:]])
+    double.bulk_refused_text = "refused"
+    with engine(double) as memory:
+        with pytest.raises(
+            EngineError, match=r"wrote 2 of 3 events; refused: events \[1\]"
+        ) as raised:
+            memory.store(talk)
+        assert json_and_id(talk)[1] in raised.value.message
+        assert "— INVALID_BODY refused" in raised.value.message
+        double.bulk_refused_text = None
+        assert not memory.store(talk).replayed
+        sent = double.tenants[TOKEN].events()
+        assert sent == 3  # the two that landed, and the refused one now
+
+
+def test_scope_listings_are_read_in_every_shape_the_vendor_clients_read(
+    double: CortexDouble,
+) -> None:
+    from tinymemory_cortex.layout import Layout
+    from tinymemory_cortex.log import EventLog
+
+    paths = ["app:tinymemory/app:learnings", "app:tinymemory/agent:a/app:documents"]
+    shapes: list[object] = [
+        paths,
+        {"items": [{"path": path} for path in paths]},
+        {"items": [{"scope": path} for path in paths]},
+        {"scopes": paths},
+    ]
+
+    class Listing:
+        def __init__(self, shape: object) -> None:
+            self.shape = shape
+
+        def get(self, route: str, params: object) -> object:
+            return self.shape
+
+    for shape in shapes:
+        log = EventLog(Listing(shape), Layout(None))  # type: ignore[arg-type]
+        found = log.scopes_under("app:tinymemory", complete=True)
+        assert sorted(scope.path for scope in found) == sorted(paths)

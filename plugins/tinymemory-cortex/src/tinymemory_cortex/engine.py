@@ -469,13 +469,42 @@ class CortexEngine(MemoryEngine):
             if not isinstance(answer, dict):
                 raise EngineError(f"memory API recall on {self.transport.host} answered no pack")
             events = (answer.get("layers") or {}).get("events") or []
-            decoded = [event for event in map(decode_event, events) if event is not None]
             pack_id = answer.get("pack_id")
-            return (pack_id if isinstance(pack_id, str) else None), decoded
+            return (pack_id if isinstance(pack_id, str) else None), self._whole(scope, events)
 
         if not scopes:
             return []
         return list(self._threads().map(pack, scopes))
+
+    def _whole(self, scope: Scope, events: Sequence[object]) -> list[Decoded]:
+        """A pack's events decoded, a budget excerpt replaced by its whole event.
+
+        CortexDB serves an event longer than the pack's room as an excerpt
+        (``content._partial``, ``_partial_reason: "budget_excerpt"``); its text
+        is never passed off as the item's. The whole events come from the
+        scope's listing (their item labels, on both wires); an excerpt whose
+        whole event is not listed is left out of the ranking.
+        """
+        decoded: list[Decoded] = []
+        excerpts: set[str] = set()
+        for raw in events:
+            event = decode_event(raw)
+            if event is None:
+                continue
+            decoded.append(event)
+            content = raw.get("content") if isinstance(raw, dict) else None
+            if isinstance(content, dict) and content.get("_partial") is True:
+                excerpts.add(event.event_id)
+        if not excerpts:
+            return decoded
+        items = {event.item_id for event in decoded if event.event_id in excerpts}
+        listed = self.log.lookup(scope.path, items)
+        whole = {event.event_id: event for found in listed.values() for event in found}
+        return [
+            whole[event.event_id] if event.event_id in excerpts else event
+            for event in decoded
+            if event.event_id not in excerpts or event.event_id in whole
+        ]
 
     def _merge(
         self, scopes: Sequence[Scope], packs: Sequence[list[Decoded]], request: MetaFilter
@@ -718,7 +747,12 @@ class CortexEngine(MemoryEngine):
             threading.Event().wait(gap)
             waited += gap
             gap = min(gap * 2, 2.0)
-            polled = self.transport.request("GET", "erasures", suffix=(erasure_id,))
+            try:
+                polled = self.transport.request("GET", "erasures", suffix=(erasure_id,))
+            except NotFound:
+                # No client of the vendor reads a status route; a server without one has
+                # accepted the erasure (the SDK's 202), and its id is the receipt.
+                return erasure_id
             status = polled.get("status") if isinstance(polled, dict) else None
             if not isinstance(status, str):
                 raise EngineError(

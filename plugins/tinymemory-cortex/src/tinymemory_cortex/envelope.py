@@ -134,6 +134,8 @@ class Event:
     size: int
     #: The turn or piece index, None for an event that is the whole item.
     part: int | None = None
+    #: The id of the item the event belongs to.
+    item_id: str = ""
 
 
 def wire_meta(meta: MemoryMeta) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -347,7 +349,8 @@ class EventWriter:
         }
         body["idempotency_key"] = body_key(body)
         part = envelope.get("turn", envelope.get("chunk"))
-        return Event(body, size, None if part is None else int(part["index"]))
+        part_index = None if part is None else int(part["index"])
+        return Event(body, size, part_index, str(envelope["id"]))
 
 
 def _observed_at_of(envelope: Mapping[str, Any], at: object) -> str | None:

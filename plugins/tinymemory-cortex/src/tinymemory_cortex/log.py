@@ -184,11 +184,37 @@ class EventLog:
         body = {"items": [event.body for event in events], "ordering": "strict_temporal"}
         answer = self.transport.post("bulk", body, params, retry=True)
         results = answer.get("results") if isinstance(answer, dict) else None
+        if isinstance(answer, dict) and (answer.get("partial") is True or answer.get("failures")):
+            raise self._partial(events, answer)
         if not isinstance(results, list) or len(results) != len(events):
             raise EngineError(
                 f"memory API bulk on {self.transport.host} answered without one result per event"
             )
         return [self._result(result, "bulk") for result in results]
+
+    def _partial(self, events: Sequence[Event], answer: dict[str, Any]) -> TinyMemoryError:
+        """A 207 / ``partial`` bulk answer: which events landed and which was refused, and why.
+
+        The events that landed are durable: storing again replays them and
+        writes only what is missing.
+        """
+        failures = [f for f in answer.get("failures") or [] if isinstance(f, dict)]
+        refused = sorted(
+            {f["index"] for f in failures if isinstance(f.get("index"), int)}
+            & set(range(len(events)))
+        )
+        first = failures[0] if failures else {}
+        reason = " ".join(
+            str(first.get(name)) for name in ("error_code", "error", "message") if first.get(name)
+        )
+        items = sorted({events[index].item_id for index in refused})
+        message = (
+            f"memory API bulk on {self.transport.host} wrote {len(events) - len(refused)} of "
+            f"{len(events)} events; refused: events {refused} of items {items}"
+        )
+        if reason:
+            message += " — " + self.transport.redact(reason)[:300]
+        return EngineError(message)
 
     def _result(self, answer: object, route: str) -> tuple[str, bool]:
         event_id = answer.get("event_id") if isinstance(answer, dict) else None
@@ -273,7 +299,7 @@ class EventLog:
             answer = self.transport.get("scopes", {"prefix": prefix, "limit": str(SCOPES_LIMIT)})
         except NotFound:
             return []
-        entries = None
+        entries = answer  # a bare array, or `items` (Direct), or `scopes` (hosted)
         if isinstance(answer, dict):
             entries = (
                 answer.get("items")
@@ -287,7 +313,8 @@ class EventLog:
     def _parsed(self, prefix: str, entries: list[object]) -> list[Scope]:
         found = []
         for entry in entries:
-            path = entry.get("path") if isinstance(entry, dict) else entry
+            # An entry is a path, or an object naming it `path` (or `scope`, as the CLI reads).
+            path = (entry.get("path") or entry.get("scope")) if isinstance(entry, dict) else entry
             if not isinstance(path, str) or not below(prefix, path):
                 continue
             scope = self.layout.parse(path)

@@ -232,6 +232,10 @@ class Transport:
     def close(self) -> None:
         self.connection.close()
 
+    def redact(self, text: str) -> str:
+        """``text`` (a server's words) with no key, token handed out or configured secret."""
+        return self.redactor.redact(self._credential.redact(text))
+
     # --- one attempt -----------------------------------------------------------------
 
     def _attempt(

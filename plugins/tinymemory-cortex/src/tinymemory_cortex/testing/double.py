@@ -136,6 +136,11 @@ class CortexDouble:
     asynchronous one (``202 {erasure_id, status: "accepted", manifest_url,
     lifecycle_stream}``), its status route answering ``completed`` afterwards
     (or 404 with ``erasure_status_route`` off: a server without that route).
+    ``pack_token_cap`` caps every pack's ``max_tokens`` (a deployment's own
+    limit), so long events come back as budget excerpts. A bulk item whose
+    text holds ``bulk_refused_text`` is refused inside its batch: the batch
+    answers 207 ``{partial: true, results, failures: [{index, error_code,
+    error}]}`` as the CLI reads it, the other items written.
     """
 
     def __init__(
@@ -149,6 +154,8 @@ class CortexDouble:
         self.require_actor = require_actor
         self.erasures_accepted = False
         self.erasure_status_route = True
+        self.pack_token_cap: int | None = None
+        self.bulk_refused_text: str | None = None
         self.tenants: dict[str, Tenant] = {}
         #: Every request answered: ``(method, route)``, in order.
         self.requests: list[tuple[str, str]] = []
@@ -354,10 +361,17 @@ class CortexDouble:
         if body.get("ordering", "independent") not in _ORDERINGS:
             raise ApiError(422, "INVALID_BODY", "`ordering` is independent or strict_temporal")
         checked = [self._checked_experience(item) for item in items]
-        results = []
+        results, failures = [], []
+        refused = self.bulk_refused_text
         for index, item in enumerate(checked):
+            if refused is not None and refused in item["content"]["text"]:
+                failures.append({"index": index, "error_code": "INVALID_BODY", "error": "refused"})
+                continue
             answer = self._append(tenant, item)
             results.append({"index": index, **answer})
+        if failures:
+            partial = {"accepted": len(results), "partial": True, "failures": failures}
+            return Answer(207, {**partial, "results": results})
         return Answer(202, {"accepted": len(results), "results": results})
 
     # --- reads -----------------------------------------------------------------------
@@ -399,6 +413,8 @@ class CortexDouble:
         budgets = body.get("budgets") or {}
         limit = (budgets.get("per_layer_limits") or {}).get("events", 10)
         max_tokens = budgets.get("max_tokens", DEFAULT_MAX_TOKENS)
+        if self.pack_token_cap is not None:
+            max_tokens = min(max_tokens, self.pack_token_cap)
         filters = body.get("filters") or {}
         metadata = filters.get("metadata") or {}
         if set(filters) - {"metadata"} or set(metadata) - {
