@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -41,7 +41,7 @@ from cortexdb.v1.client import (
 )
 from cortexdb.v1.source import validate_modality
 
-from tinymemory_cortex.connection import Reply
+from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.testing import CortexDouble, InMemoryConnection
 
 _EVENTS_PARAMS = {"scope", "view", "limit", "cursor", "since", "labels", "modality"}
@@ -197,19 +197,12 @@ class JudgingConnection(InMemoryConnection):
         self.verdicts: list[str] = []
         self.judged = 0
 
-    def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str],
-        body: bytes | None,
-        timeout: tuple[float, float],
-    ) -> Reply:
-        parts = urlsplit(url)
+    def exchange(self, request: Request) -> Reply:
+        parts = urlsplit(request.url)
         route = parts.path.strip("/")
         if route.startswith("v1/"):
-            self.judge(method, route, dict(parse_qsl(parts.query)), body)
-        return super().exchange(method, url, headers, body, timeout)
+            self.judge(request.method, route, dict(parse_qsl(parts.query)), request.body)
+        return super().exchange(request)
 
     def judge(self, method: str, route: str, params: dict[str, str], raw: bytes | None) -> None:
         self.judged += 1

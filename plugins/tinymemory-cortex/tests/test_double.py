@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 import requests
 
+from tinymemory_cortex.connection import Request
 from tinymemory_cortex.testing import (
     MEMORY_ENDPOINT,
     CortexDouble,
@@ -241,8 +242,7 @@ def test_the_server_and_the_memory_connection_serve_the_same_double() -> None:
         )
         assert [item["content"]["text"] for item in listed.json()["items"]] == ["over the wire"] * 2
     double = CortexDouble()
-    reply = InMemoryConnection(double).exchange(
-        "POST", f"{MEMORY_ENDPOINT}/v1/experience", headers, body, (5.0, 5.0)
-    )
+    request = Request("POST", f"{MEMORY_ENDPOINT}/v1/experience", headers, body, (5.0, 5.0))
+    reply = InMemoryConnection(double).exchange(request)
     assert reply.status == 202
     assert double.count("v1/experience") == 1

@@ -39,7 +39,7 @@ from tinymemory import (
     build_engine,
 )
 from tinymemory_cortex import DIRECT, HOSTED, CortexEngine, Wire
-from tinymemory_cortex.connection import Reply
+from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.testing import (
     MEMORY_ENDPOINT,
     CortexDouble,
@@ -83,14 +83,7 @@ class Echoing:
     def __init__(self, status: int, echo: str, dialect: str) -> None:
         self.status, self.echo, self.dialect = status, echo, dialect
 
-    def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str],
-        body: bytes | None,
-        timeout: tuple[float, float],
-    ) -> Reply:
+    def exchange(self, request: Request) -> Reply:
         if self.dialect == "cortexdb":
             payload = json.dumps({"error_code": "INVALID_BODY", "message": self.echo}).encode()
         elif self.dialect == "hosted":

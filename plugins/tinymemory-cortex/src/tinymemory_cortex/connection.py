@@ -19,6 +19,20 @@ from requests.adapters import HTTPAdapter
 
 
 @attrs.frozen
+class Request:
+    """One request to carry: the method, the whole URL, the headers, the body, the timeouts.
+
+    ``timeout`` is ``(connect, read)`` in seconds.
+    """
+
+    method: str
+    url: str
+    headers: Mapping[str, str]
+    body: bytes | None
+    timeout: tuple[float, float]
+
+
+@attrs.frozen
 class Reply:
     """What came back: the status, the headers (names lowercased) and the body's bytes."""
 
@@ -38,14 +52,7 @@ class ConnectionFailed(Exception):
 class Connection(Protocol):
     """Carries one request; safe to share between threads."""
 
-    def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str],
-        body: bytes | None,
-        timeout: tuple[float, float],
-    ) -> Reply:
+    def exchange(self, request: Request) -> Reply:
         """Send one request and return its answer; :class:`ConnectionFailed` when none came."""
         ...
 
@@ -64,21 +71,14 @@ class RequestsConnection:
         self._session.mount("https://", adapter)
         self._session.trust_env = False
 
-    def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str],
-        body: bytes | None,
-        timeout: tuple[float, float],
-    ) -> Reply:
+    def exchange(self, request: Request) -> Reply:
         try:
             response = self._session.request(
-                method,
-                url,
-                headers=dict(headers),
-                data=body,
-                timeout=timeout,
+                request.method,
+                request.url,
+                headers=dict(request.headers),
+                data=request.body,
+                timeout=request.timeout,
                 allow_redirects=False,
             )
             content = response.content

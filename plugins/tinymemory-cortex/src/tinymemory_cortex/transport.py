@@ -52,7 +52,7 @@ from tinymemory import (
     Unavailable,
 )
 
-from .connection import Connection, ConnectionFailed, Reply, RequestsConnection
+from .connection import Connection, ConnectionFailed, Reply, Request, RequestsConnection
 from .pacing import Pacer
 from .secrets import Redactor
 from .wire import Wire
@@ -257,7 +257,7 @@ class Transport:
         with self._lock:
             self.sent += 1
         try:
-            reply = self.connection.exchange(method, url, headers, data, self.timeout)
+            reply = self.connection.exchange(Request(method, url, headers, data, self.timeout))
         except ConnectionFailed as failed:
             raise _failure(
                 Unavailable, f"memory API {path} on {self.host}: {failed.reason}", None, None

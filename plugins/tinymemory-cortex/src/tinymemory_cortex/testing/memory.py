@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from tinymemory import MemoryEngine
 
-from ..connection import ConnectionFailed, Reply
+from ..connection import ConnectionFailed, Reply, Request
 from .double import CortexDouble
 
 #: An endpoint for engines served in memory (nothing listens there).
@@ -34,20 +33,14 @@ class InMemoryConnection:
     def __init__(self, double: CortexDouble) -> None:
         self.double = double
 
-    def exchange(
-        self,
-        method: str,
-        url: str,
-        headers: Mapping[str, str],
-        body: bytes | None,
-        timeout: tuple[float, float],
-    ) -> Reply:
-        parts = urlsplit(url)
+    def exchange(self, request: Request) -> Reply:
+        parts = urlsplit(request.url)
         target = parts.path + (f"?{parts.query}" if parts.query else "")
-        answer = self.double.handle(method, target, headers, body or b"")
+        answer = self.double.handle(request.method, target, request.headers, request.body or b"")
         if answer.delay:
-            if answer.delay > timeout[1]:
-                time.sleep(timeout[1])
+            read_timeout = request.timeout[1]
+            if answer.delay > read_timeout:
+                time.sleep(read_timeout)
                 raise ConnectionFailed("timed out")
             time.sleep(answer.delay)
         if answer.drop:
