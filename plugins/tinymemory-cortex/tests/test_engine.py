@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import pytest
@@ -35,6 +36,7 @@ from tinymemory import (
 )
 from tinymemory.plugin import json_and_id
 from tinymemory_cortex import CortexEngine
+from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.decoding import decode_event
 from tinymemory_cortex.envelope import MAX_EVENT_TEXT_BYTES
 from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, Fault, InMemoryConnection
@@ -451,3 +453,31 @@ def test_scope_listings_are_read_in_every_shape_the_vendor_clients_read(
         log = EventLog(Listing(shape), Layout(None))  # type: ignore[arg-type]
         found = log.scopes_under("app:tinymemory", complete=True)
         assert sorted(scope.path for scope in found) == sorted(paths)
+
+
+@pytest.mark.parametrize("reset", ["1", "epoch+1"])
+def test_a_429_without_retry_after_pauses_on_x_ratelimit_reset(
+    double: CortexDouble, reset: str
+) -> None:
+    served = InMemoryConnection(double)
+
+    class Limited:
+        refused = 0
+
+        def exchange(self, request: Request) -> Reply:
+            if self.refused == 0 and "v1/events" in request.url:
+                self.refused += 1
+                value = str(int(time.time()) + 2) if reset == "epoch+1" else reset
+                return Reply(429, {"x-ratelimit-reset": value}, b"{}")
+            return served.exchange(request)
+
+        def close(self) -> None:
+            return None
+
+    memory = CortexEngine(
+        MEMORY_ENDPOINT, EngineCredential.static(TOKEN), connection=Limited(), backoff=0.0
+    )
+    with memory:
+        started = time.monotonic()
+        assert memory.list(ListRequest()).items == ()
+        assert time.monotonic() - started >= 0.9
