@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -60,11 +61,16 @@ class _Capture(V1Client):
         return {}
 
 
+_clients = threading.local()
+
+
 def _built(call: Callable[[_Capture], object]) -> tuple[str, Any]:
-    sdk = _Capture()
+    """The path and body the SDK builds in ``call`` (one capturing client per thread)."""
+    sdk = getattr(_clients, "sdk", None)
+    if sdk is None:
+        sdk = _clients.sdk = _Capture()
     call(sdk)
-    sdk.close()
-    return sdk.sent[-1]
+    return sdk.sent.pop()
 
 
 def _experience(body: dict[str, Any], wait: str | None) -> tuple[str, Any]:

@@ -31,6 +31,7 @@ from tinymemory import (
     Reach,
     RecallRequest,
     Turn,
+    Unauthorized,
     Unsupported,
     build_engine,
 )
@@ -376,6 +377,12 @@ def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> No
     assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
     assert double.count("v1/scopes", "POST") == 3
     assert double.count("v1/scopes/members") == 0
+    double.inject(Fault("v1/scopes", status=403, code="POLICY_DENIED"))
+    with owned("user:9") as refused:
+        token_events = double.tenants[TOKEN].events()
+        with pytest.raises(Unauthorized, match="could not be registered for its owner user:9"):
+            refused.store(Learning(text="never written under an unowned root"))
+        assert double.tenants[TOKEN].events() == token_events
     with pytest.raises(ConfigError, match="needs a `scope_root`"):
         CortexEngine(MEMORY_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")
 

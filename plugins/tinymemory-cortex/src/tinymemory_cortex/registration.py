@@ -4,8 +4,8 @@
 (``cortexdb scopes register``); a 409 (already registered) is done. No
 vendor client changes a scope's members, so neither does the engine (the
 Rust engine's ``PUT v1/scopes/members`` of the wire reference's §4.10 is
-not sent). Any other failure is logged, never fails the write, and is
-tried again on the next one.
+not sent). A transient failure is logged, never fails the write, and is
+tried again on the next one; a refusal is the write's error.
 """
 
 from __future__ import annotations
@@ -38,13 +38,25 @@ class RootRegistration:
         self._lock = threading.Lock()
 
     def ensure(self) -> None:
-        """Register the root (best effort): a failure is logged and tried again next time."""
+        """Register the root before a write.
+
+        A transient failure (a 429, a 5xx, no answer) is logged and tried again
+        on the next write, which goes ahead. A refusal (the credential, the
+        policy or the body refused) is the write's error: the owner configured
+        cannot own the root, and writing on would lay memory out under a root
+        nobody owns.
+        """
         with self._lock:
             if self.done:
                 return
             try:
                 self._register()
             except TinyMemoryError as error:
+                if not error.transient:
+                    raise type(error)(
+                        f"scope root {self.root} could not be registered for its owner "
+                        f"{self.owner}: {error.message}"
+                    ) from None
                 _log.warning("could not register scope root %s: %s", self.root, error.message)
                 return
             self.done = True
