@@ -204,8 +204,9 @@ class CortexDouble:
         """Answer one request: ``target`` is the path and query below the endpoint."""
         path, _, query = target.partition("?")
         route = unquote(path.strip("/"))
-        params = {name: values[-1] for name, values in parse_qs(query).items()}
-        labels_given = parse_qs(query).get("labels", [])
+        parsed = parse_qs(query)
+        params = {name: values[-1] for name, values in parsed.items()}
+        labels_given = parsed.get("labels", [])
         with self._lock:
             self.requests.append((method, route))
         if route == "memory" or route.startswith("memory/"):
