@@ -249,6 +249,8 @@ class EventWriter:
                 events.append(event)
         else:
             events.extend(self._document(item, base, scope, lookup, readable))
+        # `directives` is built by no vendor client: it is sent because the wire
+        # reference (§4.1) has the Rust engine send it, so nothing is derived.
         if item.meta.derive is False:
             for event in events:
                 event.body["directives"] = {"extract": []}

@@ -179,8 +179,8 @@ class EventLog:
             time.sleep(self.poll_interval)
 
     def _bulk(self, events: Sequence[Event], params: dict[str, str]) -> list[tuple[str, bool]]:
-        # `ordering` is what the Rust engine sends to live servers; the SDK does not
-        # show it (§4.1, unconfirmed there).
+        # `ordering`: the Rust engine sends it to live servers (§4.1); the vendor's
+        # CLI sends it too (`independent` by default), the SDK never.
         body = {"items": [event.body for event in events], "ordering": "strict_temporal"}
         answer = self.transport.post("bulk", body, params, retry=True)
         results = answer.get("results") if isinstance(answer, dict) else None
@@ -357,7 +357,10 @@ def forget_events(transport: Transport, scope: str, event_ids: Sequence[str]) ->
     """Forget named events, at most 100 per request, removing the events themselves.
 
     Direct sends each request once. Hosted retries a transient failure with
-    a new claim per attempt, and a 404 on a retry counts as done.
+    a new claim per attempt, and a 404 on a retry counts as done. The body is
+    the SDK's (``layers``, ``selector.memory_ids``, ``cascade``) with the
+    CLI's ``audit_note``; ``cascade: redact_events`` is one of the CLI's
+    choices (CortexDB's default, ``derived_only``, keeps the events).
     """
     for start in range(0, len(event_ids), 100):
         body = {
