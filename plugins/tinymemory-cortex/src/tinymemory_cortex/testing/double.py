@@ -10,11 +10,15 @@ describe: newest-first listings that emit each event twice, labels any-of
 with at most 50 per request, closed request bodies (an unknown key is 422),
 the 1 MiB text limit, scope types outside the shipped presets refused, and
 failures in CortexDB's error JSON. It is not a mock that answers whatever is
-asked: a request the real service refuses is refused here too.
+asked: a request the real service refuses is refused here too. Nor is it
+stricter than the service: what the vendor's own clients send (cortexdbai
+0.12, cortexdb-cli 0.6) is accepted, and a replay is judged on the write
+identity the SDK documents (:func:`write_identity`).
 
 :meth:`CortexDouble.handle` takes a request and returns an :class:`Answer`;
-:mod:`.server` serves it over HTTP on 127.0.0.1 and :func:`.mocked` through
-``responses``. Faults are armed with :meth:`CortexDouble.inject`.
+:mod:`.server` serves it over HTTP on 127.0.0.1 and :mod:`.memory` in
+memory, as the engine's connection. Faults are armed with
+:meth:`CortexDouble.inject`.
 """
 
 from __future__ import annotations
