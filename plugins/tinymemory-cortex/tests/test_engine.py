@@ -488,3 +488,24 @@ def test_a_429_without_retry_after_pauses_on_x_ratelimit_reset(
         started = time.monotonic()
         assert memory.list(ListRequest()).items == ()
         assert time.monotonic() - started >= 0.9
+
+
+def test_a_whoami_naming_actor_and_no_caller_names_the_actor() -> None:
+    double = CortexDouble({TOKEN: "user:x"}, require_actor=True)
+    served = InMemoryConnection(double)
+
+    class ActorOnly:
+        def exchange(self, request: Request) -> Reply:
+            reply = served.exchange(request)
+            if request.url.endswith("v1/auth/whoami"):
+                return Reply(reply.status, reply.headers, json.dumps({"actor": "user:x"}).encode())
+            return reply
+
+        def close(self) -> None:
+            return None
+
+    with CortexEngine(
+        MEMORY_ENDPOINT, EngineCredential.static(TOKEN), connection=ActorOnly()
+    ) as memory:
+        assert memory.list(ListRequest()).items == ()  # refused without the actor header
+    assert double.count("v1/auth/whoami") == 1
