@@ -307,3 +307,11 @@ def test_an_mcp_tool_result_holds_no_secret(tmp_path: Path) -> None:
     assert "INVALID_BODY" in done.stdout or "422" in done.stdout
     assert "***" in done.stdout  # the server's echo reached the tool result, redacted
     assert not leaked(done.stdout + done.stderr, secrets)
+
+
+def test_a_scheme_word_stays_readable_and_its_credential_does_not() -> None:
+    from tinymemory_cortex.secrets import Redactor
+
+    redactor = Redactor([basic("username", "password")])
+    shown = redactor.redact("Basic auth refused for USERNAME (cGFzc3dvcmQ=)")
+    assert shown == "Basic auth refused for *** (***)"

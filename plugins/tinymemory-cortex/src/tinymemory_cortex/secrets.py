@@ -18,6 +18,9 @@ from urllib.parse import quote, quote_plus
 
 #: Shorter values are not redacted: they would mangle ordinary words.
 SHORTEST_SECRET = 4
+#: The shortest word of a value taken as a secret of its own (a scheme such as
+#: ``Basic`` or ``Bearer`` is shorter, and stays readable).
+SHORTEST_WORD = 8
 MASK = "***"
 
 
@@ -32,8 +35,8 @@ def spellings(secret: str) -> set[str]:
         forms.add(encoded.decode("ascii").rstrip("="))
     # A value such as "Basic dXNlcjpwYXNz" or "Token abc": its words are secrets of their own.
     for word in secret.split():
-        if word != secret:
-            forms |= spellings(word) if len(word) >= SHORTEST_SECRET else set()
+        if word != secret and len(word) >= SHORTEST_WORD:
+            forms |= spellings(word)
     # Basic credentials: the user and the password inside the base64 of `user:pass`.
     for word in secret.split():
         decoded = _base64_text(word)

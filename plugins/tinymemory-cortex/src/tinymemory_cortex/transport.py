@@ -151,17 +151,15 @@ class Transport:
             raise ConfigError(f"the {wire.engine_id} endpoint has a `#` fragment; remove it")
         path = parts.path if parts.path.endswith("/") else parts.path + "/"
         self.base = f"{parts.scheme}://{parts.netloc}{path}"
-        #: The endpoint's own query parameters, sent on every request before the route's.
-        self.fixed_params = parse_qsl(parts.query, keep_blank_values=True)
+        # The endpoint's own query parameters, sent on every request before the route's.
+        self._query = parse_qsl(parts.query, keep_blank_values=True)
         self.host = parts.hostname or "?"
         if parts.port is not None:
             self.host += f":{parts.port}"
         self.wire = wire
         self._credential = credential
         self._headers = check_headers(headers or {})
-        self.redactor = Redactor(
-            [*self._headers.values(), *(value for _, value in self.fixed_params)]
-        )
+        self.redactor = Redactor([*self._headers.values(), *(value for _, value in self._query)])
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.backoff = backoff
         self.pacer = pacer
@@ -211,7 +209,7 @@ class Transport:
     ) -> Any:
         """One logical request, with the bounded retries the call allows (``claim`` as in post)."""
         path = self.wire.route(route, *(quote(part, safe="") for part in suffix))
-        pairs = [*self.fixed_params, *(params or {}).items()]
+        pairs = [*self._query, *(params or {}).items()]
         url = self.base + path + (f"?{query_string(pairs)}" if pairs else "")
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         if claim is None:
