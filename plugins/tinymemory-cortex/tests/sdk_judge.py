@@ -33,7 +33,7 @@ import json
 import threading
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
 from cortexdb.v1.client import (
     V1Client,
@@ -44,6 +44,7 @@ from cortexdb.v1.source import validate_modality
 
 from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.testing import CortexDouble, InMemoryConnection
+from tinymemory_cortex.testing.double import query_values
 
 _EVENTS_PARAMS = {"scope", "view", "limit", "cursor", "since", "labels", "modality"}
 _ORDERINGS = {"independent", "strict_temporal"}
@@ -207,7 +208,8 @@ class JudgingConnection(InMemoryConnection):
         parts = urlsplit(request.url)
         route = parts.path.strip("/")
         if route.startswith("v1/"):
-            self.judge(request.method, route, dict(parse_qsl(parts.query)), request.body)
+            params = {name: values[-1] for name, values in query_values(parts.query).items()}
+            self.judge(request.method, route, params, request.body)
         return super().exchange(request)
 
     def judge(self, method: str, route: str, params: dict[str, str], raw: bytes | None) -> None:

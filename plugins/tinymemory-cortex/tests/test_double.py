@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs, quote_plus
 
 import pytest
 import requests
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tinymemory_cortex.connection import Request
 from tinymemory_cortex.testing import (
@@ -15,6 +18,7 @@ from tinymemory_cortex.testing import (
     DoubleServer,
     InMemoryConnection,
 )
+from tinymemory_cortex.testing.double import query_values
 
 AUTH = {"Authorization": "Bearer key-a"}
 SCOPE = "app:tinymemory/app:learnings"
@@ -246,3 +250,9 @@ def test_the_server_and_the_memory_connection_serve_the_same_double() -> None:
     reply = InMemoryConnection(double).exchange(request)
     assert reply.status == 202
     assert double.count("v1/experience") == 1
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.text()), max_size=6))
+def test_the_double_reads_a_query_as_parse_qs_does(pairs: list[tuple[str, str]]) -> None:
+    query = "&".join(f"{quote_plus(name)}={quote_plus(value)}" for name, value in pairs)
+    assert query_values(query) == parse_qs(query)

@@ -61,7 +61,7 @@ from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_met
 from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
 from .envelope import Event, EventWriter, PathBook, digest16
 from .layout import KIND_ORDER, Layout, Scope
-from .log import EventLog, forget_events, with_attempts
+from .log import EventLog, event_id_of, forget_events, with_attempts
 from .pacing import Pacer
 from .registration import RootRegistration
 from .transport import Transport, code_of
@@ -338,15 +338,13 @@ class CortexEngine(MemoryEngine):
                 items, following = self.log.page(scope.path, engine_cursor, labels)
                 decoded: list[tuple[int, Decoded]] = []
                 for number in range(offset, len(items)):
+                    raw_id = event_id_of(items[number])
+                    if raw_id is not None and raw_id == last:
+                        continue  # the listing's second copy: not decoded again
+                    last = raw_id if raw_id is not None else last
                     event = decode_event(items[number])
-                    if event is None or event.event_id == last:
-                        if isinstance(items[number], dict) and isinstance(
-                            items[number].get("id"), str
-                        ):
-                            last = items[number]["id"]
-                        continue
-                    last = event.event_id
-                    decoded.append((number, event))
+                    if event is not None:
+                        decoded.append((number, event))
                 parts = self._assemble(scope, decoded)
                 for number, event in decoded:
                     entry = self._entry(scope, event, parts, request.filter)

@@ -85,11 +85,13 @@ class EventLog:
         for _ in range(MAX_PAGES):
             items, cursor = self.page(scope, cursor, labels)
             for raw in items:
+                raw_id = event_id_of(raw)
+                if raw_id is not None and raw_id == last:
+                    continue  # the listing's second copy: not decoded again
+                last = raw_id if raw_id is not None else last
                 decoded = decode_event(raw)
-                if decoded is None or decoded.event_id == last:
-                    continue
-                last = decoded.event_id
-                yield decoded
+                if decoded is not None:
+                    yield decoded
             if cursor is None:
                 return
         raise EngineError(
@@ -321,6 +323,12 @@ class EventLog:
             if scope is not None:
                 found.append(scope)
         return found
+
+
+def event_id_of(raw: object) -> str | None:
+    """A listed event's id, None when it has none."""
+    event_id = raw.get("id") if isinstance(raw, dict) else None
+    return event_id if isinstance(event_id, str) else None
 
 
 def _bulk_batches(events: Sequence[Event]) -> Iterator[list[Event]]:
