@@ -21,7 +21,7 @@ from sdk_judge import JudgingConnection
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
-from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble
+from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, connect
 
 
 class TestLegacyLayout(ConformanceTests):
@@ -43,10 +43,9 @@ class TestLegacyLayout(ConformanceTests):
             engine.close()
 
     def make_engine(self) -> MemoryEngine:
-        engine = build_against(MEMORY_ENDPOINT, fresh_token(), **self.settings)
         judge = JudgingConnection(self.double)
         self.judges.append(judge)
-        engine.transport.connection = judge  # type: ignore[attr-defined]
+        engine = connect(build_against(MEMORY_ENDPOINT, fresh_token(), **self.settings), judge)
         self.built.append(engine)
         return engine
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .double import CortexDouble
 from .hosted import HostedError, HostedFront
-from .memory import MEMORY_ENDPOINT, InMemoryConnection, serve_in_memory
+from .memory import MEMORY_ENDPOINT, InMemoryConnection, connect, serve_in_memory
 from .server import DoubleServer
 from .state import Answer, ApiError, Fault, Tenant
 
@@ -34,5 +34,6 @@ __all__ = [
     "HostedFront",
     "InMemoryConnection",
     "Tenant",
+    "connect",
     "serve_in_memory",
 ]

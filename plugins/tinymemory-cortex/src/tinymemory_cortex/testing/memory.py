@@ -5,7 +5,8 @@
     double = CortexDouble()
     engine = CortexEngine(ENDPOINT, credential, connection=InMemoryConnection(double))
 
-or, for an engine a registry built, :func:`serve_in_memory`. Each exchange
+or, for an engine a registry built, :func:`serve_in_memory` (:func:`connect`
+for any other connection). Each exchange
 goes straight to :meth:`CortexDouble.handle` with the bytes the engine would
 have sent; a slow answer past the request's timeout times out (after waiting
 out the timeout, as a real client would) and a dropped connection fails as
@@ -20,7 +21,8 @@ from urllib.parse import urlsplit
 
 from tinymemory import MemoryEngine
 
-from ..connection import ConnectionFailed, Reply, Request
+from ..connection import Connection, ConnectionFailed, Reply, Request
+from ..engine import CortexEngine
 from .double import CortexDouble
 
 #: An endpoint for engines served in memory (nothing listens there).
@@ -53,13 +55,17 @@ class InMemoryConnection:
         return None
 
 
-def serve_in_memory(engine: MemoryEngine, double: CortexDouble) -> MemoryEngine:
-    """Serve a CortexDB engine (one the registry built, say) from ``double``; returns it.
+def connect(engine: MemoryEngine, connection: Connection) -> MemoryEngine:
+    """Carry a CortexDB engine's requests (one the registry built, say) over ``connection``.
 
-    Call it before the engine's first request.
+    Call it before the engine's first request; returns the engine.
     """
-    transport = getattr(engine, "transport", None)
-    if transport is None:
-        raise TypeError("serve_in_memory takes a CortexDB engine built with scrub=False")
-    transport.connection = InMemoryConnection(double)
+    if not isinstance(engine, CortexEngine):
+        raise TypeError("connect takes a CortexDB engine (built with scrub=False)")
+    engine.transport.connection = connection
     return engine
+
+
+def serve_in_memory(engine: MemoryEngine, double: CortexDouble) -> MemoryEngine:
+    """Serve a CortexDB engine from ``double``, in memory; returns it."""
+    return connect(engine, InMemoryConnection(double))
