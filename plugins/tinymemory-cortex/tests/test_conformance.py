@@ -3,9 +3,11 @@
 Each engine is a tenant of its own (a fresh token), so every engine the
 suite builds starts empty; the isolation check's two users are two tokens
 of the same double. The engine is built by the registry and speaks HTTP
-through its own ``requests`` session; the double answers in-process, through
-``responses`` (a third of the cost of a loopback round trip; test_faults.py
-and the docs examples run the engine over a real socket).
+through its transport; the double answers in memory, through the
+transport's connection seam (no HTTP at all: test_faults.py and the docs
+examples run the engine over a real socket, through ``requests``), and
+every request the engine sends is judged first by the vendor SDK's own
+body builders (:mod:`sdk_judge`).
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from typing import ClassVar
 
 import pytest
 from conftest import build_against, fresh_token
+from sdk_judge import JudgingConnection
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import ConformanceTests
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
+from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, connect
 
 
 class TestLegacyLayout(ConformanceTests):
@@ -30,13 +33,19 @@ class TestLegacyLayout(ConformanceTests):
     @pytest.fixture(autouse=True)
     def _double(self) -> Iterator[None]:
         self.built: list[MemoryEngine] = []
-        with mocked(CortexDouble()):
-            yield
+        self.double = CortexDouble()
+        self.judges: list[JudgingConnection] = []
+        yield
+        verdicts = [verdict for judge in self.judges for verdict in judge.verdicts]
+        assert not verdicts, "\n".join(verdicts[:5])
+        assert sum(judge.judged for judge in self.judges) > 0
         for engine in self.built:
             engine.close()
 
     def make_engine(self) -> MemoryEngine:
-        engine = build_against(MOCK_ENDPOINT, fresh_token(), **self.settings)
+        judge = JudgingConnection(self.double)
+        self.judges.append(judge)
+        engine = connect(build_against(MEMORY_ENDPOINT, fresh_token(), **self.settings), judge)
         self.built.append(engine)
         return engine
 

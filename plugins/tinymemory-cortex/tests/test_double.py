@@ -4,11 +4,21 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import parse_qs, quote_plus
 
 import pytest
 import requests
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, DoubleServer, mocked
+from tinymemory_cortex.connection import Request
+from tinymemory_cortex.testing import (
+    MEMORY_ENDPOINT,
+    CortexDouble,
+    DoubleServer,
+    InMemoryConnection,
+)
+from tinymemory_cortex.testing.double import query_values
 
 AUTH = {"Authorization": "Bearer key-a"}
 SCOPE = "app:tinymemory/app:learnings"
@@ -225,7 +235,7 @@ def test_recall_is_exact_ranked_and_packs_feed_answers() -> None:
     assert status == 404
 
 
-def test_the_server_and_the_mock_serve_the_same_double() -> None:
+def test_the_server_and_the_memory_connection_serve_the_same_double() -> None:
     body = json.dumps(experience("over the wire")).encode()
     headers = {**AUTH, "Content-Type": "application/json"}
     with DoubleServer() as server:
@@ -236,9 +246,13 @@ def test_the_server_and_the_mock_serve_the_same_double() -> None:
         )
         assert [item["content"]["text"] for item in listed.json()["items"]] == ["over the wire"] * 2
     double = CortexDouble()
-    with mocked(double):
-        answer = requests.post(
-            f"{MOCK_ENDPOINT}/v1/experience", data=body, headers=headers, timeout=5
-        )
-        assert answer.status_code == 202
+    request = Request("POST", f"{MEMORY_ENDPOINT}/v1/experience", headers, body, (5.0, 5.0))
+    reply = InMemoryConnection(double).exchange(request)
+    assert reply.status == 202
     assert double.count("v1/experience") == 1
+
+
+@given(st.lists(st.tuples(st.text(min_size=1), st.text()), max_size=6))
+def test_the_double_reads_a_query_as_parse_qs_does(pairs: list[tuple[str, str]]) -> None:
+    query = "&".join(f"{quote_plus(name)}={quote_plus(value)}" for name, value in pairs)
+    assert query_values(query) == parse_qs(query)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
 from typing import Any
 
 import pytest
@@ -14,6 +14,7 @@ from tinymemory import (
     Conversation,
     Document,
     EngineCredential,
+    EngineError,
     EngineSettings,
     EraseRequest,
     FetchMode,
@@ -26,31 +27,34 @@ from tinymemory import (
     ListRequest,
     MemoryMeta,
     MetaFilter,
+    Namespace,
     Reach,
     RecallRequest,
     Turn,
+    Unauthorized,
     Unsupported,
     build_engine,
 )
+from tinymemory.plugin import json_and_id
 from tinymemory_cortex import CortexEngine
+from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.decoding import decode_event
 from tinymemory_cortex.envelope import MAX_EVENT_TEXT_BYTES
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, Fault, mocked
+from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, Fault, InMemoryConnection
 
 TOKEN = "engine-key"
 
 
 @pytest.fixture
-def double() -> Iterator[CortexDouble]:
-    served = CortexDouble()
-    with mocked(served):
-        yield served
+def double() -> CortexDouble:
+    return CortexDouble()
 
 
-def engine(scope_root: str | None = None) -> CortexEngine:
+def engine(double: CortexDouble, scope_root: str | None = None) -> CortexEngine:
     return CortexEngine(
-        MOCK_ENDPOINT,
+        MEMORY_ENDPOINT,
         EngineCredential.static(TOKEN),
+        connection=InMemoryConnection(double),
         scope_root=scope_root,
         poll_interval=0.005,
         wait_budget=FAST["wait_budget"],
@@ -63,7 +67,7 @@ def bodies(double: CortexDouble) -> list[dict[str, Any]]:
 
 
 def test_store_many_of_100_learnings_costs_five_requests(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         memory.health()  # learns the actor first, as any earlier call would
         sent = len(double.requests)
         receipts = memory.store_many(Learning(text=f"learning number {n}") for n in range(100))
@@ -82,7 +86,7 @@ def test_store_many_of_100_learnings_costs_five_requests(double: CortexDouble) -
 
 
 def test_an_item_repeated_in_a_batch_is_a_replay_of_its_first_copy(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         item = Learning(text="twice in one batch")
         first, second = memory.store_many([item, item])
         assert (first.replayed, second.replayed) == (False, True)
@@ -91,7 +95,7 @@ def test_an_item_repeated_in_a_batch_is_a_replay_of_its_first_copy(double: Corte
 
 
 def test_an_oversized_item_refuses_its_whole_batch_before_any_request(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         too_long = Learning(text="x" * (MAX_EVENT_TEXT_BYTES + 1))
         with pytest.raises(InvalidRequest, match="at most 786432"):
             memory.store_many([Learning(text="fine"), too_long])
@@ -101,7 +105,7 @@ def test_an_oversized_item_refuses_its_whole_batch_before_any_request(double: Co
 def test_a_long_document_is_cut_into_pieces_and_read_back_whole(double: CortexDouble) -> None:
     body = "# Intro\n" + "word " * 40_000 + "\f# Prices\n" + "ten dollars\n" * 30_000
     document = Document(title="Handbook", body=body, meta=MemoryMeta(tags=("manual",)))
-    with engine() as memory:
+    with engine(double) as memory:
         receipt = memory.store(document)
         events = bodies(double)
         assert len(events) >= 2
@@ -140,7 +144,7 @@ def test_no_local_path_leaves_the_machine(double: CortexDouble) -> None:
         folder="/home/ada/project/docs",
         file_path="/home/ada/project/docs/pricing.md",
     )
-    with engine() as memory:
+    with engine(double) as memory:
         receipt = memory.store(Document(body="the price list", meta=meta))
         sent = json.dumps(bodies(double))
         assert "/home/ada" not in sent
@@ -151,7 +155,7 @@ def test_no_local_path_leaves_the_machine(double: CortexDouble) -> None:
         assert hit.meta == meta
         assert memory.list(ListRequest(filter=MetaFilter(workspace="/home/ada/project"))).items
         assert not memory.list(ListRequest(filter=MetaFilter(folder="/home/bob"))).items
-    with engine() as elsewhere:
+    with engine(double) as elsewhere:
         (hit,) = elsewhere.list(
             ListRequest(filter=MetaFilter(file_path="/home/ada/project/docs"))
         ).items
@@ -166,7 +170,7 @@ def test_derive_false_and_tool_turns_are_written_with_no_extraction(double: Cort
     conversation = Conversation(
         turns=[Turn(role="user", text="run it"), Turn(role="tool", text="exit 0")]
     )
-    with engine() as memory:
+    with engine(double) as memory:
         memory.store(conversation)
         memory.store(Learning(text="do not derive", meta=MemoryMeta(derive=False)))
     directives = {event["content"]["text"]: event.get("directives") for event in bodies(double)}
@@ -180,7 +184,7 @@ def test_derive_false_and_tool_turns_are_written_with_no_extraction(double: Cort
 def test_an_event_with_too_many_labels_is_written_v2(double: CortexDouble) -> None:
     # Tags ride in the envelope: 40 of 400 characters need some 70 part labels.
     meta = MemoryMeta(tags=tuple(f"tag-{n}-" + "é" * 400 for n in range(40)))
-    with engine() as memory:
+    with engine(double) as memory:
         receipt = memory.store(Learning(text="labelled heavily", meta=meta))
         (event,) = bodies(double)
         assert json.loads(event["content"]["text"])["v"] == 2
@@ -189,7 +193,7 @@ def test_an_event_with_too_many_labels_is_written_v2(double: CortexDouble) -> No
 
 
 def test_layout_v3_scopes_below_the_root(double: CortexDouble) -> None:
-    with engine("org:42") as memory:
+    with engine(double, "org:42") as memory:
         memory.store(Learning(text="at the root"))
         memory.store(Document(body="from gmail", meta=MemoryMeta(namespace="source:gmail")))
         memory.store(Learning(text="a flow's", meta=MemoryMeta(namespace="ws:main/service:digest")))
@@ -202,13 +206,16 @@ def test_layout_v3_scopes_below_the_root(double: CortexDouble) -> None:
         inside = MetaFilter(reach=Reach.exact("ws:main/service:digest"))
         assert len(memory.list(ListRequest(filter=inside)).items) == 1
         with pytest.raises(InvalidRequest, match="repeats the scope root"):
-            CortexEngine(MOCK_ENDPOINT, EngineCredential.static(TOKEN), scope_root="team:a").store(
-                Learning(text="x", meta=MemoryMeta(namespace="team:a/agent:b"))
-            )
+            CortexEngine(
+                MEMORY_ENDPOINT,
+                EngineCredential.static(TOKEN),
+                scope_root="team:a",
+                connection=InMemoryConnection(double),
+            ).store(Learning(text="x", meta=MemoryMeta(namespace="team:a/agent:b")))
 
 
 def test_erase_goes_deepest_first_and_a_stored_again_item_is_new(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         item = Learning(text="erase me", meta=MemoryMeta(namespace="team:ops/agent:pager"))
         memory.store(item)
         memory.store(Learning(text="and me", meta=MemoryMeta(namespace="team:ops")))
@@ -221,7 +228,7 @@ def test_erase_goes_deepest_first_and_a_stored_again_item_is_new(double: CortexD
 def test_forget_sends_ids_in_batches_of_100_and_never_an_empty_selector(
     double: CortexDouble,
 ) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         receipts = memory.store_many(Learning(text=f"forget {n}") for n in range(100))
         receipts += memory.store_many(Learning(text=f"forget more {n}") for n in range(50))
         forgets = double.count("v1/forget")
@@ -233,7 +240,7 @@ def test_forget_sends_ids_in_batches_of_100_and_never_an_empty_selector(
 
 
 def test_recall_answers_from_one_pack_and_cites_every_scope(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         memory.store(Learning(text="the harbour cranes are red"))
         memory.store(
             Learning(text="the harbour cranes are tall", meta=MemoryMeta(namespace="agent:a"))
@@ -252,14 +259,14 @@ def test_recall_answers_from_one_pack_and_cites_every_scope(double: CortexDouble
 
 
 def test_only_hybrid_fetch_is_offered(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         with pytest.raises(Unsupported):
             memory.fetch(FetchRequest(query="x", mode=FetchMode.KEYWORD))
         assert double.requests == []
 
 
 def test_health_is_degraded_on_unavailable_and_down_on_refusal(double: CortexDouble) -> None:
-    with engine() as memory:
+    with engine(double) as memory:
         assert memory.health().state is HealthState.OK
         double.inject(Fault("v1/admin/health", status=503))
         health = memory.health()
@@ -275,7 +282,7 @@ def test_health_is_degraded_on_unavailable_and_down_on_refusal(double: CortexDou
 def test_a_listing_that_does_not_advance_is_an_engine_error(double: CortexDouble) -> None:
     from tinymemory import EngineError
 
-    with engine() as memory:
+    with engine(double) as memory:
         memory.store_many(Learning(text=f"n {n}") for n in range(100))
         memory.store_many(Learning(text=f"m {n}") for n in range(100))
         original = double._events
@@ -348,10 +355,11 @@ def test_listed_paths_are_ours_only_when_they_render_back(
 def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> None:
     def owned(scope_owner: str) -> CortexEngine:
         return CortexEngine(
-            MOCK_ENDPOINT,
+            MEMORY_ENDPOINT,
             EngineCredential.static(TOKEN),
             scope_root="org:42",
             scope_owner=scope_owner,
+            connection=InMemoryConnection(double),
             poll_interval=0.005,
             settle_budget=0.2,
         )
@@ -364,12 +372,140 @@ def test_a_v3_root_is_registered_with_its_owner_once(double: CortexDouble) -> No
         memory.store(Learning(text="and no write after it"))
     assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
     assert double.count("v1/scopes", "POST") == 2
-    with owned("user:43") as other:  # already registered: the owner is added once
+    with owned("user:43") as other:  # already registered (409): done, members untouched
         other.store(Learning(text="a second owner"))
-    assert double.tenants[TOKEN].registered["org:42"] == [
-        {"actor": "user:42", "role": "owner"},
-        {"actor": "user:43", "role": "owner"},
-    ]
-    assert double.count("v1/scopes/members", "PUT") == 1
+    assert double.tenants[TOKEN].registered["org:42"] == [{"actor": "user:42", "role": "owner"}]
+    assert double.count("v1/scopes", "POST") == 3
+    assert double.count("v1/scopes/members") == 0
+    double.inject(Fault("v1/scopes", status=403, code="POLICY_DENIED"))
+    with owned("user:9") as refused:
+        token_events = double.tenants[TOKEN].events()
+        with pytest.raises(Unauthorized, match="could not be registered for its owner user:9"):
+            refused.store(Learning(text="never written under an unowned root"))
+        assert double.tenants[TOKEN].events() == token_events
     with pytest.raises(ConfigError, match="needs a `scope_root`"):
-        CortexEngine(MOCK_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")
+        CortexEngine(MEMORY_ENDPOINT, EngineCredential.static(TOKEN), scope_owner="user:1")
+
+
+@pytest.mark.parametrize("status_route", [True, False])
+def test_an_accepted_erasure_is_followed_to_completion_or_taken_as_its_receipt(
+    double: CortexDouble, status_route: bool
+) -> None:
+    double.erasures_accepted = True
+    double.erasure_status_route = status_route
+    with engine(double) as memory:
+        memory.store(Learning(text="erase me"))
+        report = memory.erase(EraseRequest(reach=Reach.subtree(Namespace.ROOT), whole_tree=True))
+        assert report.erased_scopes == 1
+        assert report.receipts[0].startswith("erasure_")
+        assert not memory.list(ListRequest()).items
+    assert double.count("v1/erasures/" + report.receipts[0], "GET") == 1
+
+
+@pytest.mark.parametrize("read", ["fetch", "recall"])
+def test_a_budget_excerpt_is_never_passed_off_as_the_item(double: CortexDouble, read: str) -> None:
+    text = "prefers the dark colour scheme everywhere"
+    double.pack_token_cap = 6  # every pack holds excerpts of 6 bytes: "prefer"
+    with engine(double) as memory:
+        item_id = memory.store(Learning(text=text)).id
+        if read == "fetch":
+            hits = memory.fetch(FetchRequest(query="dark colour scheme")).hits
+            assert [(hit.id, hit.text) for hit in hits] == [(item_id, text)]
+        else:
+            answer = memory.recall(RecallRequest(question="dark colour scheme"))
+            assert [(cited.id, cited.snippet) for cited in answer.citations] == [(item_id, text)]
+
+
+def test_a_partial_bulk_names_what_was_refused_and_a_second_store_writes_only_that(
+    double: CortexDouble,
+) -> None:
+    turns = [Turn(role="user", text=f"turn {number}") for number in range(3)]
+    talk = Conversation(turns=[*turns[:1], Turn(role="user", text="turn refused"), *turns[2:]])
+    double.bulk_refused_text = "refused"
+    with engine(double) as memory:
+        with pytest.raises(
+            EngineError, match=r"wrote 2 of 3 events; refused: events \[1\]"
+        ) as raised:
+            memory.store(talk)
+        assert json_and_id(talk)[1] in raised.value.message
+        assert "— INVALID_BODY refused" in raised.value.message
+        double.bulk_refused_text = None
+        assert not memory.store(talk).replayed
+        sent = double.tenants[TOKEN].events()
+        assert sent == 3  # the two that landed, and the refused one now
+
+
+def test_scope_listings_are_read_in_every_shape_the_vendor_clients_read(
+    double: CortexDouble,
+) -> None:
+    from tinymemory_cortex.layout import Layout
+    from tinymemory_cortex.log import EventLog
+
+    paths = ["app:tinymemory/app:learnings", "app:tinymemory/agent:a/app:documents"]
+    shapes: list[object] = [
+        paths,
+        {"items": [{"path": path} for path in paths]},
+        {"items": [{"scope": path} for path in paths]},
+        {"scopes": paths},
+    ]
+
+    class Listing:
+        def __init__(self, shape: object) -> None:
+            self.shape = shape
+
+        def get(self, route: str, params: object) -> object:
+            return self.shape
+
+    for shape in shapes:
+        log = EventLog(Listing(shape), Layout(None))  # type: ignore[arg-type]
+        found = log.scopes_under("app:tinymemory", complete=True)
+        assert sorted(scope.path for scope in found) == sorted(paths)
+
+
+@pytest.mark.parametrize("reset", ["1", "epoch+1"])
+def test_a_429_without_retry_after_pauses_on_x_ratelimit_reset(
+    double: CortexDouble, reset: str
+) -> None:
+    served = InMemoryConnection(double)
+
+    class Limited:
+        refused = 0
+
+        def exchange(self, request: Request) -> Reply:
+            if self.refused == 0 and "v1/events" in request.url:
+                self.refused += 1
+                value = str(int(time.time()) + 2) if reset == "epoch+1" else reset
+                return Reply(429, {"x-ratelimit-reset": value}, b"{}")
+            return served.exchange(request)
+
+        def close(self) -> None:
+            return None
+
+    memory = CortexEngine(
+        MEMORY_ENDPOINT, EngineCredential.static(TOKEN), connection=Limited(), backoff=0.0
+    )
+    with memory:
+        started = time.monotonic()
+        assert memory.list(ListRequest()).items == ()
+        assert time.monotonic() - started >= 0.9
+
+
+def test_a_whoami_naming_actor_and_no_caller_names_the_actor() -> None:
+    double = CortexDouble({TOKEN: "user:x"}, require_actor=True)
+    served = InMemoryConnection(double)
+
+    class ActorOnly:
+        def exchange(self, request: Request) -> Reply:
+            reply = served.exchange(request)
+            if request.url.endswith("v1/auth/whoami"):
+                return Reply(reply.status, reply.headers, json.dumps({"actor": "user:x"}).encode())
+            return reply
+
+        def close(self) -> None:
+            return None
+
+    with CortexEngine(
+        MEMORY_ENDPOINT, EngineCredential.static(TOKEN), connection=ActorOnly()
+    ) as memory:
+        assert memory.list(ListRequest()).items == ()  # refused without the actor header
+    assert double.count("v1/auth/whoami") == 1

@@ -21,7 +21,7 @@ from tinymemory.plugin import from_data
 from tinymemory_cortex import CortexEngine
 from tinymemory_cortex.decoding import decode_event, rebuild
 from tinymemory_cortex.envelope import PathBook, item_label
-from tinymemory_cortex.testing import MOCK_ENDPOINT, CortexDouble, mocked
+from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, InMemoryConnection
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "rust_events.json").read_text("utf-8"))
 CASES = FIXTURES["cases"]
@@ -32,12 +32,13 @@ def _item(data: dict[str, Any]) -> StoreItem:
     return from_data(data, StoreItem)  # type: ignore[arg-type]
 
 
-def _engine() -> CortexEngine:
+def _engine(double: CortexDouble) -> CortexEngine:
     from tinymemory import EngineCredential
 
     return CortexEngine(
-        MOCK_ENDPOINT,
+        MEMORY_ENDPOINT,
         EngineCredential.static(TOKEN),
+        connection=InMemoryConnection(double),
         poll_interval=FAST["poll_interval"],
         wait_budget=FAST["wait_budget"],
         settle_budget=0.2,
@@ -66,7 +67,7 @@ def test_the_reference_worked_example_label() -> None:
 
 
 def test_rust_written_events_list_and_get_as_the_same_items(seeded: CortexDouble) -> None:
-    with mocked(seeded), _engine() as engine:
+    with _engine(seeded) as engine:
         listed = {hit.id: hit for hit in engine.list(ListRequest(limit=50)).items}
         exported = {entry.id: entry.item for entry in engine.export(ListRequest(limit=50)).items}
         got = engine.get(GetRequest(ids=[case["id"] for case in CASES]))
@@ -81,7 +82,7 @@ def test_rust_written_events_list_and_get_as_the_same_items(seeded: CortexDouble
 
 def test_what_this_engine_writes_matches_the_rust_events_and_reads_back() -> None:
     double = CortexDouble()
-    with mocked(double), _engine() as engine:
+    with _engine(double) as engine:
         for case in CASES:
             receipt = engine.store(_item(case.get("stored", case["item"])))
             assert receipt.id == case["id"]
@@ -110,7 +111,7 @@ def test_what_this_engine_writes_matches_the_rust_events_and_reads_back() -> Non
         assert ours["idempotency_key"].startswith("tm3:")
         assert len(ours["idempotency_key"]) == 60
     # A reader on another machine (no memory of the paths) sees the Rust reader's items.
-    with mocked(double), _engine() as elsewhere:
+    with _engine(double) as elsewhere:
         exported = {entry.id: entry.item for entry in elsewhere.export(ListRequest(limit=50)).items}
     assert exported == {case["id"]: _item(case["item"]) for case in CASES}
 

@@ -56,11 +56,12 @@ from tinymemory import (
 from tinymemory.plugin import MemoryEngine, json_and_id
 
 from . import cursors
+from .connection import Connection
 from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
 from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
 from .envelope import Event, EventWriter, PathBook, digest16
 from .layout import KIND_ORDER, Layout, Scope
-from .log import EventLog, forget_events, with_attempts
+from .log import EventLog, event_id_of, forget_events, with_attempts
 from .pacing import Pacer
 from .registration import RootRegistration
 from .transport import Transport, code_of
@@ -112,6 +113,8 @@ class CortexEngine(MemoryEngine):
     and ``settle_budget`` (seconds) pace the visibility waits after a write.
     ``rate_limit`` requests per ``rate_window`` seconds pace every request
     (default: the wire's own limit, 300 a minute on the hosted wire).
+    ``connection`` carries the requests (default: ``requests``; a test passes
+    :class:`tinymemory_cortex.testing.InMemoryConnection`).
     """
 
     def __init__(
@@ -131,6 +134,7 @@ class CortexEngine(MemoryEngine):
         rate_limit: int | None = None,
         rate_window: float = 60.0,
         descriptor: EngineDescriptor | None = None,
+        connection: Connection | None = None,
     ) -> None:
         self._descriptor = descriptor or (DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR)
         self.layout = Layout(scope_root)
@@ -143,6 +147,7 @@ class CortexEngine(MemoryEngine):
             timeout=timeout,
             backoff=backoff,
             pacer=None if limit is None else Pacer(limit, rate_window),
+            connection=connection,
         )
         self.log = EventLog(
             self.transport,
@@ -333,15 +338,13 @@ class CortexEngine(MemoryEngine):
                 items, following = self.log.page(scope.path, engine_cursor, labels)
                 decoded: list[tuple[int, Decoded]] = []
                 for number in range(offset, len(items)):
+                    raw_id = event_id_of(items[number])
+                    if raw_id is not None and raw_id == last:
+                        continue  # the listing's second copy: not decoded again
+                    last = raw_id if raw_id is not None else last
                     event = decode_event(items[number])
-                    if event is None or event.event_id == last:
-                        if isinstance(items[number], dict) and isinstance(
-                            items[number].get("id"), str
-                        ):
-                            last = items[number]["id"]
-                        continue
-                    last = event.event_id
-                    decoded.append((number, event))
+                    if event is not None:
+                        decoded.append((number, event))
                 parts = self._assemble(scope, decoded)
                 for number, event in decoded:
                     entry = self._entry(scope, event, parts, request.filter)
@@ -456,6 +459,7 @@ class CortexEngine(MemoryEngine):
                 "view": "granular",
                 "include": list(limits),
                 "budgets": {"max_tokens": _max_tokens(items), "per_layer_limits": limits},
+                **self.transport.wire.recall_fields,
             }
             if labels:
                 body["filters"] = {"metadata": {"labels": labels}}
@@ -463,13 +467,42 @@ class CortexEngine(MemoryEngine):
             if not isinstance(answer, dict):
                 raise EngineError(f"memory API recall on {self.transport.host} answered no pack")
             events = (answer.get("layers") or {}).get("events") or []
-            decoded = [event for event in map(decode_event, events) if event is not None]
             pack_id = answer.get("pack_id")
-            return (pack_id if isinstance(pack_id, str) else None), decoded
+            return (pack_id if isinstance(pack_id, str) else None), self._whole(scope, events)
 
         if not scopes:
             return []
         return list(self._threads().map(pack, scopes))
+
+    def _whole(self, scope: Scope, events: Sequence[object]) -> list[Decoded]:
+        """A pack's events decoded, a budget excerpt replaced by its whole event.
+
+        CortexDB serves an event longer than the pack's room as an excerpt
+        (``content._partial``, ``_partial_reason: "budget_excerpt"``); its text
+        is never passed off as the item's. The whole events come from the
+        scope's listing (their item labels, on both wires); an excerpt whose
+        whole event is not listed is left out of the ranking.
+        """
+        decoded: list[Decoded] = []
+        excerpts: set[str] = set()
+        for raw in events:
+            event = decode_event(raw)
+            if event is None:
+                continue
+            decoded.append(event)
+            content = raw.get("content") if isinstance(raw, dict) else None
+            if isinstance(content, dict) and content.get("_partial") is True:
+                excerpts.add(event.event_id)
+        if not excerpts:
+            return decoded
+        items = {event.item_id for event in decoded if event.event_id in excerpts}
+        listed = self.log.lookup(scope.path, items)
+        whole = {event.event_id: event for found in listed.values() for event in found}
+        return [
+            whole[event.event_id] if event.event_id in excerpts else event
+            for event in decoded
+            if event.event_id not in excerpts or event.event_id in whole
+        ]
 
     def _merge(
         self, scopes: Sequence[Scope], packs: Sequence[list[Decoded]], request: MetaFilter
@@ -540,15 +573,16 @@ class CortexEngine(MemoryEngine):
                 raise EngineError(
                     f"memory API recall on {self.transport.host} answered without a pack id"
                 )
+            # As the SDK builds it: instructions only when given (never a null), no
+            # `include_context` (the engine reads only the answer and its model).
             body: dict[str, Any] = {
                 "scope": scopes[best].path,
                 "question": request.question,
                 "use_pack_id": pack_id,
                 "cite_sources": True,
-                "include_context": True,
+                **self.transport.wire.answer_fields,
             }
-            # Direct sends a null; the hosted schema is strict and refuses one.
-            if request.instructions is not None or not self.transport.wire.enveloped:
+            if request.instructions is not None:
                 body["answer_instructions"] = request.instructions
             try:
                 answer = self.transport.post("answer", body)
@@ -711,7 +745,12 @@ class CortexEngine(MemoryEngine):
             threading.Event().wait(gap)
             waited += gap
             gap = min(gap * 2, 2.0)
-            polled = self.transport.request("GET", "erasures", suffix=(erasure_id,))
+            try:
+                polled = self.transport.request("GET", "erasures", suffix=(erasure_id,))
+            except NotFound:
+                # No client of the vendor reads a status route; a server without one has
+                # accepted the erasure (the SDK's 202), and its id is the receipt.
+                return erasure_id
             status = polled.get("status") if isinstance(polled, dict) else None
             if not isinstance(status, str):
                 raise EngineError(

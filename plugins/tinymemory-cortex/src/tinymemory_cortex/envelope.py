@@ -134,6 +134,8 @@ class Event:
     size: int
     #: The turn or piece index, None for an event that is the whole item.
     part: int | None = None
+    #: The id of the item the event belongs to.
+    item_id: str = ""
 
 
 def wire_meta(meta: MemoryMeta) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -247,6 +249,8 @@ class EventWriter:
                 events.append(event)
         else:
             events.extend(self._document(item, base, scope, lookup, readable))
+        # `directives` is built by no vendor client: it is sent because the wire
+        # reference (§4.1) has the Rust engine send it, so nothing is derived.
         if item.meta.derive is False:
             for event in events:
                 event.body["directives"] = {"extract": []}
@@ -347,7 +351,8 @@ class EventWriter:
         }
         body["idempotency_key"] = body_key(body)
         part = envelope.get("turn", envelope.get("chunk"))
-        return Event(body, size, None if part is None else int(part["index"]))
+        part_index = None if part is None else int(part["index"])
+        return Event(body, size, part_index, str(envelope["id"]))
 
 
 def _observed_at_of(envelope: Mapping[str, Any], at: object) -> str | None:

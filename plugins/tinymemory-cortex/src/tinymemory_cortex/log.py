@@ -85,11 +85,13 @@ class EventLog:
         for _ in range(MAX_PAGES):
             items, cursor = self.page(scope, cursor, labels)
             for raw in items:
+                raw_id = event_id_of(raw)
+                if raw_id is not None and raw_id == last:
+                    continue  # the listing's second copy: not decoded again
+                last = raw_id if raw_id is not None else last
                 decoded = decode_event(raw)
-                if decoded is None or decoded.event_id == last:
-                    continue
-                last = decoded.event_id
-                yield decoded
+                if decoded is not None:
+                    yield decoded
             if cursor is None:
                 return
         raise EngineError(
@@ -179,16 +181,42 @@ class EventLog:
             time.sleep(self.poll_interval)
 
     def _bulk(self, events: Sequence[Event], params: dict[str, str]) -> list[tuple[str, bool]]:
-        # `ordering` is what the Rust engine sends to live servers; the SDK does not
-        # show it (§4.1, unconfirmed there).
+        # `ordering`: the Rust engine sends it to live servers (§4.1); the vendor's
+        # CLI sends it too (`independent` by default), the SDK never.
         body = {"items": [event.body for event in events], "ordering": "strict_temporal"}
         answer = self.transport.post("bulk", body, params, retry=True)
         results = answer.get("results") if isinstance(answer, dict) else None
+        if isinstance(answer, dict) and (answer.get("partial") is True or answer.get("failures")):
+            raise self._partial(events, answer)
         if not isinstance(results, list) or len(results) != len(events):
             raise EngineError(
                 f"memory API bulk on {self.transport.host} answered without one result per event"
             )
         return [self._result(result, "bulk") for result in results]
+
+    def _partial(self, events: Sequence[Event], answer: dict[str, Any]) -> TinyMemoryError:
+        """A 207 / ``partial`` bulk answer: which events landed and which was refused, and why.
+
+        The events that landed are durable: storing again replays them and
+        writes only what is missing.
+        """
+        failures = [f for f in answer.get("failures") or [] if isinstance(f, dict)]
+        refused = sorted(
+            {f["index"] for f in failures if isinstance(f.get("index"), int)}
+            & set(range(len(events)))
+        )
+        first = failures[0] if failures else {}
+        reason = " ".join(
+            str(first.get(name)) for name in ("error_code", "error", "message") if first.get(name)
+        )
+        items = sorted({events[index].item_id for index in refused})
+        message = (
+            f"memory API bulk on {self.transport.host} wrote {len(events) - len(refused)} of "
+            f"{len(events)} events; refused: events {refused} of items {items}"
+        )
+        if reason:
+            message += " — " + self.transport.redact(reason)[:300]
+        return EngineError(message)
 
     def _result(self, answer: object, route: str) -> tuple[str, bool]:
         event_id = answer.get("event_id") if isinstance(answer, dict) else None
@@ -227,7 +255,13 @@ class EventLog:
     def wait_ranked(self, scope: str, event_id: str, text: str) -> None:
         """Best effort: poll a settle probe until ranked recall holds the event."""
         deadline = time.monotonic() + self.settle_budget
-        probe = {"scope": scope, "query": text[:256], "view": "granular", "include": ["events"]}
+        probe = {
+            "scope": scope,
+            "query": text[:256],
+            "view": "granular",
+            "include": ["events"],
+            **self.transport.wire.recall_fields,
+        }
         while True:
             try:
                 answer = self.transport.post("recall", probe, retry=False, claim=False)
@@ -267,7 +301,7 @@ class EventLog:
             answer = self.transport.get("scopes", {"prefix": prefix, "limit": str(SCOPES_LIMIT)})
         except NotFound:
             return []
-        entries = None
+        entries = answer  # a bare array, or `items` (Direct), or `scopes` (hosted)
         if isinstance(answer, dict):
             entries = (
                 answer.get("items")
@@ -281,13 +315,20 @@ class EventLog:
     def _parsed(self, prefix: str, entries: list[object]) -> list[Scope]:
         found = []
         for entry in entries:
-            path = entry.get("path") if isinstance(entry, dict) else entry
+            # An entry is a path, or an object naming it `path` (or `scope`, as the CLI reads).
+            path = (entry.get("path") or entry.get("scope")) if isinstance(entry, dict) else entry
             if not isinstance(path, str) or not below(prefix, path):
                 continue
             scope = self.layout.parse(path)
             if scope is not None:
                 found.append(scope)
         return found
+
+
+def event_id_of(raw: object) -> str | None:
+    """A listed event's id, None when it has none."""
+    event_id = raw.get("id") if isinstance(raw, dict) else None
+    return event_id if isinstance(event_id, str) else None
 
 
 def _bulk_batches(events: Sequence[Event]) -> Iterator[list[Event]]:
@@ -324,7 +365,10 @@ def forget_events(transport: Transport, scope: str, event_ids: Sequence[str]) ->
     """Forget named events, at most 100 per request, removing the events themselves.
 
     Direct sends each request once. Hosted retries a transient failure with
-    a new claim per attempt, and a 404 on a retry counts as done.
+    a new claim per attempt, and a 404 on a retry counts as done. The body is
+    the SDK's (``layers``, ``selector.memory_ids``, ``cascade``) with the
+    CLI's ``audit_note``; ``cascade: redact_events`` is one of the CLI's
+    choices (CortexDB's default, ``derived_only``, keeps the events).
     """
     for start in range(0, len(event_ids), 100):
         body = {

@@ -1,9 +1,11 @@
 """Registering a layout v3 root with its owner, once per engine, before the first write.
 
-``POST v1/scopes`` with the owner as a member; when the scope is already
-registered (409), its record is read and the owner added if missing (``PUT
-v1/scopes/members``). Any other failure is logged, never fails the write,
-and is tried again on the next one (the wire reference's §4.10).
+``POST v1/scopes`` with ``{path, owner}``, as the vendor's CLI sends it
+(``cortexdb scopes register``); a 409 (already registered) is done. No
+vendor client changes a scope's members, so neither does the engine (the
+Rust engine's ``PUT v1/scopes/members`` of the wire reference's §4.10 is
+not sent). A transient failure is logged, never fails the write, and is
+tried again on the next one; a refusal is the write's error.
 """
 
 from __future__ import annotations
@@ -36,30 +38,32 @@ class RootRegistration:
         self._lock = threading.Lock()
 
     def ensure(self) -> None:
-        """Register the root (best effort): a failure is logged and tried again next time."""
+        """Register the root before a write.
+
+        A transient failure (a 429, a 5xx, no answer) is logged and tried again
+        on the next write, which goes ahead. A refusal (the credential, the
+        policy or the body refused) is the write's error: the owner configured
+        cannot own the root, and writing on would lay memory out under a root
+        nobody owns.
+        """
         with self._lock:
             if self.done:
                 return
             try:
                 self._register()
             except TinyMemoryError as error:
+                if not error.transient:
+                    raise type(error)(
+                        f"scope root {self.root} could not be registered for its owner "
+                        f"{self.owner}: {error.message}"
+                    ) from None
                 _log.warning("could not register scope root %s: %s", self.root, error.message)
                 return
             self.done = True
 
     def _register(self) -> None:
-        owner = {"actor": self.owner, "role": "owner"}
         try:
-            self.transport.post("register", {"path": self.root, "members": [owner]})
-            return
+            self.transport.post("register", {"path": self.root, "owner": self.owner})
         except TinyMemoryError as error:
             if status_of(error) != 409:
                 raise
-        record = self.transport.get("register", {"path": str(self.root)})
-        members = record.get("members") if isinstance(record, dict) else None
-        members = [member for member in members or [] if isinstance(member, dict)]
-        if owner in [{"actor": m.get("actor"), "role": m.get("role")} for m in members]:
-            return
-        self.transport.request(
-            "PUT", "members", params={"path": str(self.root)}, body={"members": [*members, owner]}
-        )

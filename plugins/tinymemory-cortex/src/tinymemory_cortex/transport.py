@@ -1,4 +1,4 @@
-"""HTTP to CortexDB: one ``requests.Session``, the bearer, the actor, retries and errors.
+"""HTTP to CortexDB over a connection: the bearer, the actor, retries, pauses and errors.
 
 - The bearer is asked of the credential on every attempt (a dynamic source
   refreshes at once); a blank or malformed token is ``Unauthorized`` and no
@@ -19,7 +19,12 @@
   paced under the wire's rate limit (:mod:`.pacing`).
 - Errors follow the wire reference's §10: the route without its query, the
   endpoint's host, the status, and at most 300 characters of what the
-  backend said after `` — ``; never a credential. Redirects are not followed.
+  backend said after `` — ``; never a credential (:mod:`.secrets` takes every
+  configured secret out, in every form a server may echo it). Redirects are
+  not followed.
+- What goes over the network is a :class:`~.connection.Connection`'s
+  business: ``requests`` by default, anything that carries one exchange in
+  a test (:class:`tinymemory_cortex.testing.InMemoryConnection`).
 """
 
 from __future__ import annotations
@@ -31,12 +36,9 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import quote, urlsplit
-
-import requests
-from requests.adapters import HTTPAdapter
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from tinymemory import (
     ConfigError,
@@ -50,7 +52,9 @@ from tinymemory import (
     Unavailable,
 )
 
+from .connection import Connection, ConnectionFailed, Reply, Request, RequestsConnection
 from .pacing import Pacer
+from .secrets import Redactor
 from .wire import Wire
 
 #: Header names a host may not set (case-insensitive).
@@ -71,6 +75,8 @@ CONNECT_TIMEOUT = 10.0
 MAX_PAUSE = 10.0
 SUCCESS_BODY_CAP = 64 * 1024 * 1024
 EXCERPT_CHARS = 300
+#: A reset header above this many seconds is a Unix time, not a delay (2001-09-09).
+_EPOCH_FLOOR = 1_000_000_000
 _TRANSIENT = frozenset({408, 429, 500, 502, 503, 504})
 _STATE_CHANGED = "AUTHORIZATION_STATE_CHANGED"
 _UNKNOWN, _ABSENT = object(), object()
@@ -115,11 +121,9 @@ def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
     return dict(headers)
 
 
-def query_string(params: Mapping[str, str]) -> str:
+def query_string(pairs: Iterable[tuple[str, str]]) -> str:
     """``a=1&b=2`` with every byte but ``A-Z a-z 0-9 - . _ ~`` percent-encoded."""
-    return "&".join(
-        f"{quote(name, safe='')}={quote(value, safe='')}" for name, value in params.items()
-    )
+    return "&".join(f"{quote(name, safe='')}={quote(value, safe='')}" for name, value in pairs)
 
 
 class Transport:
@@ -135,23 +139,32 @@ class Transport:
         timeout: float = REQUEST_TIMEOUT,
         backoff: float = 0.25,
         pacer: Pacer | None = None,
+        connection: Connection | None = None,
     ) -> None:
-        self.base = endpoint if endpoint.endswith("/") else endpoint + "/"
         parts = urlsplit(endpoint)
+        if parts.username is not None or parts.password is not None:
+            raise ConfigError(
+                f"the {wire.engine_id} endpoint carries user info; give the key as the "
+                "engine's credential instead"
+            )
+        if parts.fragment:
+            raise ConfigError(f"the {wire.engine_id} endpoint has a `#` fragment; remove it")
+        path = parts.path if parts.path.endswith("/") else parts.path + "/"
+        self.base = f"{parts.scheme}://{parts.netloc}{path}"
+        # The endpoint's own query parameters, sent on every request before the route's.
+        self._query = parse_qsl(parts.query, keep_blank_values=True)
         self.host = parts.hostname or "?"
         if parts.port is not None:
             self.host += f":{parts.port}"
         self.wire = wire
         self._credential = credential
         self._headers = check_headers(headers or {})
+        self.redactor = Redactor([*self._headers.values(), *(value for _, value in self._query)])
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.backoff = backoff
         self.pacer = pacer
-        self._session = requests.Session()
-        adapter = HTTPAdapter(pool_connections=4, pool_maxsize=8, max_retries=0)
-        self._session.mount("http://", adapter)
-        self._session.mount("https://", adapter)
-        self._session.trust_env = False
+        #: What carries each exchange: ``requests`` unless a test serves the engine itself.
+        self.connection: Connection = connection or RequestsConnection()
         self._lock = threading.Lock()
         self._actor: object = _UNKNOWN
         self._paused_until = 0.0
@@ -196,7 +209,8 @@ class Transport:
     ) -> Any:
         """One logical request, with the bounded retries the call allows (``claim`` as in post)."""
         path = self.wire.route(route, *(quote(part, safe="") for part in suffix))
-        url = self.base + path + (f"?{query_string(params)}" if params else "")
+        pairs = [*self._query, *(params or {}).items()]
+        url = self.base + path + (f"?{query_string(pairs)}" if pairs else "")
         data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
         if claim is None:
             claim = method == "POST" and not retry
@@ -214,7 +228,11 @@ class Transport:
             time.sleep(self.backoff * 2 ** (attempt - 1))
 
     def close(self) -> None:
-        self._session.close()
+        self.connection.close()
+
+    def redact(self, text: str) -> str:
+        """``text`` (a server's words) with no key, token handed out or configured secret."""
+        return self.redactor.redact(self._credential.redact(text))
 
     # --- one attempt -----------------------------------------------------------------
 
@@ -223,7 +241,8 @@ class Transport:
     ) -> Any:
         self._wait_out_pause()
         headers = {**self._headers, "Accept": "application/json"}
-        headers["Authorization"] = "Bearer " + self._bearer()
+        bearer = self._bearer()
+        headers["Authorization"] = "Bearer " + bearer
         if data is not None:
             headers["Content-Type"] = "application/json"
         if claim is not None:
@@ -231,64 +250,36 @@ class Transport:
         actor = self._actor_header(path)
         if actor is not None:
             headers["X-Cortex-Actor"] = actor
-        response = self._send(method, path, url, headers, data)
-        return self._answer(path, response)
-
-    def _send(
-        self, method: str, path: str, url: str, headers: dict[str, str], data: bytes | None
-    ) -> requests.Response:
         if self.pacer is not None:
             self.pacer.take()
         with self._lock:
             self.sent += 1
         try:
-            return self._session.request(
-                method, url, headers=headers, data=data, timeout=self.timeout, allow_redirects=False
-            )
-        except requests.Timeout:
-            reason = "timed out"
-        except requests.exceptions.SSLError:
-            reason = "TLS failed"
-        except requests.ConnectionError as error:
-            dropped = "RemoteDisconnected" in repr(error) or "reset" in repr(error).lower()
-            reason = (
-                "the request did not complete" if dropped else "could not connect; check the URL"
-            )
-        except requests.RequestException:
-            reason = "the request did not complete"
-        raise _failure(Unavailable, f"memory API {path} on {self.host}: {reason}", None, None)
+            reply = self.connection.exchange(Request(method, url, headers, data, self.timeout))
+        except ConnectionFailed as failed:
+            raise _failure(
+                Unavailable, f"memory API {path} on {self.host}: {failed.reason}", None, None
+            ) from None
+        return self._answer(path, reply, bearer)
 
-    def _answer(self, path: str, response: requests.Response) -> Any:
-        status = response.status_code
+    def _answer(self, path: str, reply: Reply, bearer: str) -> Any:
+        status = reply.status
         if status in (401, 403):
             with self._lock:
                 self._actor = _UNKNOWN
         if status == 429:
-            self._pause(
-                response.headers.get("Retry-After") or response.headers.get("RateLimit-Reset")
-            )
+            self._pause(reply.headers)
         if 200 <= status < 300:
-            return self._json(path, response)
-        raise self._status_error(path, response)
+            return self._json(path, reply, bearer)
+        raise self._status_error(path, reply, bearer)
 
-    def _json(self, path: str, response: requests.Response) -> Any:
-        length = response.headers.get("Content-Length")
-        if length is not None and length.isdigit() and int(length) > SUCCESS_BODY_CAP:
+    def _json(self, path: str, reply: Reply, bearer: str) -> Any:
+        if len(reply.body) > SUCCESS_BODY_CAP:
             raise _failure(
                 EngineError, f"memory API {path} on {self.host} answered too much", None, None
             )
         try:
-            content = response.content
-        except requests.RequestException:
-            raise _failure(
-                Unavailable, f"memory API {path} on {self.host}: the answer was cut off", None, None
-            ) from None
-        if len(content) > SUCCESS_BODY_CAP:
-            raise _failure(
-                EngineError, f"memory API {path} on {self.host} answered too much", None, None
-            )
-        try:
-            data = json.loads(content) if content.strip() else None
+            data = json.loads(reply.body) if reply.body.strip() else None
         except ValueError:
             raise _failure(
                 EngineError,
@@ -301,20 +292,20 @@ class Transport:
         if isinstance(data, dict) and data.get("success") is True and "data" in data:
             return data["data"]
         if isinstance(data, dict) and data.get("success") is False:
-            raise self._status_error(path, response)
+            raise self._status_error(path, reply, bearer)
         raise _failure(
             EngineError,
             f"memory API {path} on {self.host} answered outside the {{success, data}} envelope",
-            response.status_code,
+            reply.status,
             None,
         )
 
     def _enveloped(self, path: str) -> bool:
         return self.wire.enveloped and path not in self.wire.passthrough
 
-    def _status_error(self, path: str, response: requests.Response) -> TinyMemoryError:
-        status = response.status_code
-        text = response.content[: 64 * 1024].decode("utf-8", "replace")
+    def _status_error(self, path: str, reply: Reply, bearer: str) -> TinyMemoryError:
+        status = reply.status
+        text = reply.body[: 64 * 1024].decode("utf-8", "replace")
         parsed: Any = None
         with contextlib.suppress(ValueError):
             parsed = json.loads(text)
@@ -342,7 +333,7 @@ class Transport:
             head = f"memory API {path} on {self.host} returned HTTP {status}"
         if hosted or (code == _STATE_CHANGED and status == 503):
             head = f"[{code}] {head}"
-        detail = self._credential.redact(text.strip())
+        detail = self.redactor.redact(self._credential.redact(text.strip()), bearer)
         if len(detail) > EXCERPT_CHARS:
             detail = detail[:EXCERPT_CHARS] + "…"
         return _failure(kind, f"{head} — {detail}" if detail else head, status, code)
@@ -384,15 +375,30 @@ class Transport:
                 with self._lock:
                     self._actor = _ABSENT
             return None
-        caller = answer.get("caller") if isinstance(answer, dict) else None
+        caller = None
+        if isinstance(answer, dict):  # `caller` (the SDK and the CLI), else `actor`
+            caller = answer.get("caller") or answer.get("actor")
         with self._lock:
             self._actor = caller if isinstance(caller, str) and caller else _ABSENT
             return self._actor if isinstance(self._actor, str) else None
 
-    def _pause(self, value: str | None) -> None:
-        if value is None or not value.strip().isdigit():
+    def _pause(self, headers: Mapping[str, str]) -> None:
+        """Hold every request until a 429 says: ``Retry-After``, else ``X-RateLimit-Reset``.
+
+        Both in whole seconds (an HTTP-date is ignored); a reset that reads as a
+        Unix time (the CLI shows it as "resets at") is turned into seconds from now.
+        """
+        seconds = None
+        for name in ("retry-after", "x-ratelimit-reset", "ratelimit-reset"):
+            value = headers.get(name, "").strip()
+            if value.isdigit():
+                seconds = float(value)
+                if seconds > _EPOCH_FLOOR:
+                    seconds -= time.time()
+                break
+        if seconds is None or seconds <= 0:
             return
-        until = time.monotonic() + min(float(value.strip()), MAX_PAUSE)
+        until = time.monotonic() + min(seconds, MAX_PAUSE)
         with self._lock:
             self._paused_until = max(self._paused_until, until)
 

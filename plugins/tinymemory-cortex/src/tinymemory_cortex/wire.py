@@ -41,6 +41,10 @@ class Wire:
     claims: bool = False
     #: Requests a minute the service allows one user (None: the server's own limit).
     rate_limit: int | None = None
+    #: Fields every recall body carries (Direct: ``diagnostics: none``, as the SDK always sends).
+    recall_fields: Mapping[str, str] = attrs.field(factory=dict)
+    #: Fields every answer body carries (Direct: the SDK's ``view`` and ``diagnostics``).
+    answer_fields: Mapping[str, str] = attrs.field(factory=dict)
 
     def route(self, name: str, *suffix: str) -> str:
         """The path of logical route ``name`` (an erasure id appended as a segment)."""
@@ -62,12 +66,15 @@ DIRECT = Wire(
         "erasures": "v1/erasures",
         "whoami": "v1/auth/whoami",
         "register": "v1/scopes",
-        "members": "v1/scopes/members",
     },
     sends_actor=True,
     bulk=True,
     waits_indexed=True,
     health=("health", {}),
+    # A token without the diagnostics.read capability is refused a read that asks for them;
+    # the SDK sends `none` on every recall and answer so that such tokens succeed.
+    recall_fields={"diagnostics": "none"},
+    answer_fields={"view": "granular", "diagnostics": "none"},
 )
 
 HOSTED = Wire(

@@ -1,6 +1,7 @@
 """A stateful CortexDB double for tests (Direct ``v1/*`` and hosted ``memory/*`` routes).
 
-In-process through ``responses``, or over HTTP.
+Served in memory (:class:`InMemoryConnection`, no network at all), or over
+HTTP on 127.0.0.1 (:class:`DoubleServer`).
 
 ::
 
@@ -16,13 +17,14 @@ as 429 with ``retry_after`` or 503, a dropped connection, a slow answer.
 
 from __future__ import annotations
 
-from .double import Answer, ApiError, CortexDouble, Fault, Tenant
+from .double import CortexDouble
 from .hosted import HostedError, HostedFront
-from .mocked import MOCK_ENDPOINT, mocked
+from .memory import MEMORY_ENDPOINT, InMemoryConnection, connect, serve_in_memory
 from .server import DoubleServer
+from .state import Answer, ApiError, Fault, Tenant
 
 __all__ = [
-    "MOCK_ENDPOINT",
+    "MEMORY_ENDPOINT",
     "Answer",
     "ApiError",
     "CortexDouble",
@@ -30,6 +32,8 @@ __all__ = [
     "Fault",
     "HostedError",
     "HostedFront",
+    "InMemoryConnection",
     "Tenant",
-    "mocked",
+    "connect",
+    "serve_in_memory",
 ]

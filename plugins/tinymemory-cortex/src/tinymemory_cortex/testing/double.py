@@ -10,11 +10,15 @@ describe: newest-first listings that emit each event twice, labels any-of
 with at most 50 per request, closed request bodies (an unknown key is 422),
 the 1 MiB text limit, scope types outside the shipped presets refused, and
 failures in CortexDB's error JSON. It is not a mock that answers whatever is
-asked: a request the real service refuses is refused here too.
+asked: a request the real service refuses is refused here too. Nor is it
+stricter than the service: what the vendor's own clients send (cortexdbai
+0.12, cortexdb-cli 0.6) is accepted, and a replay is judged on the write
+identity the SDK documents (:func:`write_identity`).
 
 :meth:`CortexDouble.handle` takes a request and returns an :class:`Answer`;
-:mod:`.server` serves it over HTTP on 127.0.0.1 and :func:`.mocked` through
-``responses``. Faults are armed with :meth:`CortexDouble.inject`.
+:mod:`.server` serves it over HTTP on 127.0.0.1 and :mod:`.memory` in
+memory, as the engine's connection. Faults are armed with
+:meth:`CortexDouble.inject`.
 """
 
 from __future__ import annotations
@@ -26,9 +30,22 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qs, unquote
+from urllib.parse import unquote, unquote_plus
 
 import attrs
+
+from .hosted import HostedFront
+from .state import (
+    ANSWER_KEYS,
+    Answer,
+    ApiError,
+    Event,
+    Fault,
+    Tenant,
+    below,
+    limit_param,
+    read_json,
+)
 
 #: The scope types every shipped CortexDB preset allows.
 ALLOWED_SCOPE_TYPES = frozenset(
@@ -66,124 +83,46 @@ _EXPERIENCE_KEYS = {
     "observed_actor",
     "subject",
     "source",
+    # The SDK's capture hints (capability capture_language_v1), outside write identity.
+    "language",
+    "scripts",
 }
-_RECALL_KEYS = {"scope", "query", "budgets", "view", "include", "temporal", "filters"}
-_ANSWER_KEYS = {
+_CONTEXT_KEYS = {"labels", "observed_at", "timezone", "refers_to"}
+#: What the SDK's recall sends besides the documented body: `diagnostics` always, hints.
+_RECALL_KEYS = {
     "scope",
-    "question",
-    "question_type",
-    "question_date",
+    "query",
+    "budgets",
+    "view",
+    "include",
     "temporal",
     "filters",
-    "answer_max_tokens",
-    "answer_instructions",
-    "cite_sources",
-    "include_context",
-    "use_pack_id",
+    "diagnostics",
+    "language",
+    "scripts",
+    "query_variants",
 }
-_FORGET_KEYS = {"scope", "layers", "selector", "cascade", "audit_note", "confirm_all", "reason"}
-_ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note"}
-_MODALITIES = {"observation", "conversation", "document", "message", "tool"}
+#: The Direct answer: the hosted keys, plus what the SDK always sends (`view`, `diagnostics`).
+_DIRECT_ANSWER_KEYS = ANSWER_KEYS | {"view", "diagnostics", "answer_model"}
+_DIAGNOSTICS = {"none", "summary", "full"}
+_FORGET_KEYS = {
+    "scope",
+    "layers",
+    "selector",
+    "cascade",
+    "audit_note",
+    "confirm_all",
+    "reason",
+    "from_preview_id",
+}
+_CASCADES = {"none", "derived_only", "redact_events"}
+_ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note", "idempotency_key"}
+#: Bulk `ordering` as the CLI sends it (`independent` is its default).
+_ORDERINGS = {"independent", "strict_temporal"}
 _ROLES = {"user", "assistant", "system", "tool"}
 _WAITS = {"accepted", "captured", "indexed", "consolidated", "settled"}
 #: What CortexDB's recall packs hold by default when no ``max_tokens`` is given.
 DEFAULT_MAX_TOKENS = 4000
-
-
-@attrs.frozen
-class Answer:
-    """What the double answers: a status and JSON body, or a fault to act out."""
-
-    status: int
-    body: Any = None
-    headers: Mapping[str, str] = attrs.field(factory=dict)
-    #: Close the connection without answering.
-    drop: bool = False
-    #: Seconds to wait before answering.
-    delay: float = 0.0
-
-
-@attrs.define
-class Fault:
-    """A failure the double acts out for the next ``times`` requests to ``route``.
-
-    ``route`` is a path below the endpoint such as ``v1/events`` (``*`` for
-    any). ``status`` answers that status in CortexDB's error JSON (with
-    ``retry_after`` as a ``Retry-After`` header); ``drop`` closes the
-    connection unanswered; ``delay`` answers normally, that many seconds late.
-    """
-
-    route: str
-    times: int = 1
-    status: int | None = None
-    code: str | None = None
-    retry_after: int | None = None
-    drop: bool = False
-    delay: float = 0.0
-    #: Apply the request first, then fail (a write that landed but whose answer was lost).
-    after_apply: bool = False
-    #: Hosted routes: take the request's ``Idempotency-Key`` claim, then fail without applying.
-    claimed: bool = False
-
-
-class ApiError(Exception):
-    """A refusal, in CortexDB's error JSON."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-
-    def answer(self) -> Answer:
-        body = {
-            "error_code": self.code,
-            "message": self.message,
-            "request_id": "req_double",
-            "retriable": self.status in (408, 429, 503),
-            "details": {},
-        }
-        return Answer(self.status, body)
-
-
-@attrs.define
-class _Event:
-    id: str
-    scope: str
-    body: dict[str, Any]
-    recorded_at: str
-
-    def listed(self) -> dict[str, Any]:
-        context = dict(self.body.get("context") or {})
-        context["recorded_at"] = self.recorded_at
-        return {
-            "id": self.id,
-            "scope": self.scope,
-            "modality": self.body["modality"],
-            "content": dict(self.body["content"]),
-            "context": context,
-        }
-
-
-@attrs.define
-class Tenant:
-    """Everything one token's caller holds."""
-
-    caller: str
-    #: Scope path -> its log, oldest first.
-    logs: dict[str, list[_Event]] = attrs.field(factory=dict)
-    #: Write key -> (event id, text).
-    keys: dict[str, tuple[str, str]] = attrs.field(factory=dict)
-    packs: dict[str, tuple[str, list[str]]] = attrs.field(factory=dict)
-    erasures: dict[str, str] = attrs.field(factory=dict)
-    registered: dict[str, list[dict[str, str]]] = attrs.field(factory=dict)
-
-    def events(self) -> int:
-        return sum(len(log) for log in self.logs.values())
-
-
-def _below(prefix: str, path: str) -> bool:
-    return path == prefix or path.startswith(prefix + "/")
 
 
 class CortexDouble:
@@ -196,6 +135,16 @@ class CortexDouble:
     ``hosted_rate_limit`` is the hosted routes' limit per token as
     ``(requests, seconds)``: the real 300 a minute by default, None for none
     (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`).
+
+    ``erasures_accepted`` answers an erasure as the SDK describes the
+    asynchronous one (``202 {erasure_id, status: "accepted", manifest_url,
+    lifecycle_stream}``), its status route answering ``completed`` afterwards
+    (or 404 with ``erasure_status_route`` off: a server without that route).
+    ``pack_token_cap`` caps every pack's ``max_tokens`` (a deployment's own
+    limit), so long events come back as budget excerpts. A bulk item whose
+    text holds ``bulk_refused_text`` is refused inside its batch: the batch
+    answers 207 ``{partial: true, results, failures: [{index, error_code,
+    error}]}`` as the CLI reads it, the other items written.
     """
 
     def __init__(
@@ -205,10 +154,12 @@ class CortexDouble:
         require_actor: bool = False,
         hosted_rate_limit: tuple[int, float] | None = (300, 60.0),
     ) -> None:
-        from .hosted import HostedFront
-
         self.tokens = dict(tokens) if tokens is not None else None
         self.require_actor = require_actor
+        self.erasures_accepted = False
+        self.erasure_status_route = True
+        self.pack_token_cap: int | None = None
+        self.bulk_refused_text: str | None = None
         self.tenants: dict[str, Tenant] = {}
         #: Every request answered: ``(method, route)``, in order.
         self.requests: list[tuple[str, str]] = []
@@ -257,8 +208,9 @@ class CortexDouble:
         """Answer one request: ``target`` is the path and query below the endpoint."""
         path, _, query = target.partition("?")
         route = unquote(path.strip("/"))
-        params = {name: values[-1] for name, values in parse_qs(query).items()}
-        labels_given = parse_qs(query).get("labels", [])
+        parsed = query_values(query)
+        params = {name: values[-1] for name, values in parsed.items()}
+        labels_given = parsed.get("labels", [])
         with self._lock:
             self.requests.append((method, route))
         if route == "memory" or route.startswith("memory/"):
@@ -304,28 +256,34 @@ class CortexDouble:
         raw: bytes,
     ) -> Answer:
         handlers: dict[tuple[str, str], Callable[[], Answer]] = {
-            ("POST", "v1/experience"): lambda: self._experience(tenant, _json(raw), params),
-            ("POST", "v1/experience/bulk"): lambda: self._bulk(tenant, _json(raw), params),
+            ("POST", "v1/experience"): lambda: self._experience(tenant, read_json(raw), params),
+            ("POST", "v1/experience/bulk"): lambda: self._bulk(tenant, read_json(raw), params),
             ("GET", "v1/events"): lambda: self._events(tenant, params, labels_given),
-            ("POST", "v1/recall"): lambda: self._recall(tenant, _json(raw)),
-            ("POST", "v1/answer"): lambda: self._answer(tenant, _json(raw)),
-            ("POST", "v1/forget"): lambda: self._forget(tenant, _json(raw)),
+            ("POST", "v1/recall"): lambda: self._recall(tenant, read_json(raw)),
+            ("POST", "v1/answer"): lambda: self._answer(tenant, read_json(raw)),
+            ("POST", "v1/forget"): lambda: self._forget(tenant, read_json(raw)),
             ("GET", "v1/scopes/list"): lambda: self._scopes(tenant, params),
-            ("POST", "v1/erasures"): lambda: self._erase(tenant, _json(raw)),
+            ("POST", "v1/erasures"): lambda: self._erase(tenant, read_json(raw)),
             ("GET", "v1/auth/whoami"): lambda: Answer(200, {"caller": tenant.caller}),
             ("GET", "v1/admin/health"): lambda: Answer(200, {"status": "healthy"}),
             ("GET", "v1/admin/version"): lambda: Answer(
-                200, {"version": "v0.10.5", "capabilities": ["refers_to_v1"]}
+                200,
+                {
+                    "version": "v0.10.5",
+                    "capabilities": ["refers_to_v1", "temporal_lenient_v1", "capture_language_v1"],
+                },
             ),
-            ("POST", "v1/scopes"): lambda: self._register(tenant, _json(raw)),
+            ("POST", "v1/scopes"): lambda: self._register(tenant, read_json(raw)),
             ("GET", "v1/scopes"): lambda: self._registration(tenant, params),
-            ("PUT", "v1/scopes/members"): lambda: self._members(tenant, params, _json(raw)),
+            ("PUT", "v1/scopes/members"): lambda: self._members(tenant, params, read_json(raw)),
         }
         handler = handlers.get((method, route))
         if handler is not None:
             with self._lock:
                 return handler()
-        if method == "GET" and route.startswith("v1/erasures/"):
+        if method == "GET" and route.startswith("v1/events/"):
+            return self._event(tenant, route.removeprefix("v1/events/"))
+        if method == "GET" and route.startswith("v1/erasures/") and self.erasure_status_route:
             with self._lock:
                 status = tenant.erasures.get(route.removeprefix("v1/erasures/"))
             if status is None:
@@ -346,8 +304,9 @@ class CortexDouble:
         if unknown:
             raise ApiError(422, "INVALID_BODY", f"unknown field `{sorted(unknown)[0]}`")
         check_scope(body.get("scope"))
-        if body.get("modality") not in _MODALITIES:
-            raise ApiError(422, "INVALID_BODY", "`modality` is not one CortexDB knows")
+        modality = body.get("modality")
+        if not isinstance(modality, str) or not modality:  # open-set, as the SDK says
+            raise ApiError(422, "INVALID_BODY", "`modality` is a non-empty string")
         content = body.get("content")
         if not isinstance(content, dict) or set(content) - {"kind", "role", "text"}:
             raise ApiError(422, "INVALID_BODY", "`content` is {kind, role, text}")
@@ -362,8 +321,8 @@ class CortexDouble:
         if flattened > MAX_TEXT_BYTES:
             raise ApiError(422, "INVALID_ENVELOPE", "the experience is over 1 MiB")
         context = body.get("context", {})
-        if not isinstance(context, dict) or set(context) - {"labels", "observed_at"}:
-            raise ApiError(422, "INVALID_BODY", "`context` is {labels, observed_at}")
+        if not isinstance(context, dict) or set(context) - _CONTEXT_KEYS:
+            raise ApiError(422, "INVALID_BODY", "`context` has an unknown field")
         labels = context.get("labels", [])
         if not isinstance(labels, list) or not all(isinstance(label, str) for label in labels):
             raise ApiError(422, "INVALID_BODY", "`context.labels` is a list of strings")
@@ -380,17 +339,17 @@ class CortexDouble:
         return body
 
     def _append(self, tenant: Tenant, body: dict[str, Any]) -> dict[str, Any]:
-        text = body["content"]["text"]
+        identity = write_identity(body)
         key = body.get("idempotency_key")
         if key is not None and key in tenant.keys:
-            event_id, first_text = tenant.keys[key]
-            if first_text != text:
+            event_id, first = tenant.keys[key]
+            if first != identity:
                 raise ApiError(409, "IDEMPOTENCY_CONFLICT", "the key was used for another body")
             return {"event_id": event_id, "status": "captured", "replayed_from_idempotency": True}
-        event = _Event(self._next("evt"), body["scope"], body, _now())
+        event = Event(self._next("evt"), body["scope"], body, _now())
         tenant.logs.setdefault(body["scope"], []).append(event)
         if key is not None:
-            tenant.keys[key] = (event.id, text)
+            tenant.keys[key] = (event.id, identity)
         return {"event_id": event.id, "status": "captured", "replayed_from_idempotency": False}
 
     def _experience(self, tenant: Tenant, body: object, params: dict[str, str]) -> Answer:
@@ -400,17 +359,24 @@ class CortexDouble:
     def _bulk(self, tenant: Tenant, body: object, params: dict[str, str]) -> Answer:
         _check_wait(params)
         if not isinstance(body, dict) or set(body) - {"items", "ordering"}:
-            raise ApiError(422, "INVALID_BODY", "a bulk append is {items, ordering}")
+            raise ApiError(422, "INVALID_BODY", "a bulk append is {items, ordering?}")
         items = body.get("items")
         if not isinstance(items, list) or not 1 <= len(items) <= MAX_BULK:
             raise ApiError(422, "INVALID_BODY", "a bulk append holds 1 to 1000 items")
-        if body.get("ordering", "strict_temporal") != "strict_temporal":
-            raise ApiError(422, "INVALID_BODY", "`ordering` is strict_temporal")
+        if body.get("ordering", "independent") not in _ORDERINGS:
+            raise ApiError(422, "INVALID_BODY", "`ordering` is independent or strict_temporal")
         checked = [self._checked_experience(item) for item in items]
-        results = []
+        results, failures = [], []
+        refused = self.bulk_refused_text
         for index, item in enumerate(checked):
+            if refused is not None and refused in item["content"]["text"]:
+                failures.append({"index": index, "error_code": "INVALID_BODY", "error": "refused"})
+                continue
             answer = self._append(tenant, item)
             results.append({"index": index, **answer})
+        if failures:
+            partial = {"accepted": len(results), "partial": True, "failures": failures}
+            return Answer(207, {**partial, "results": results})
         return Answer(202, {"accepted": len(results), "results": results})
 
     # --- reads -----------------------------------------------------------------------
@@ -420,7 +386,7 @@ class CortexDouble:
         if scope is None:
             raise ApiError(422, "INVALID_BODY", "`scope` is required")
         check_scope(scope)
-        limit = _limit(params.get("limit"), DEFAULT_LIMIT, 1000)
+        limit = limit_param(params.get("limit"), DEFAULT_LIMIT, 1000)
         wanted = _labels(",".join(labels_given)) if labels_given else None
         log = tenant.logs.get(scope, [])
         chosen = [e for e in reversed(log) if wanted is None or wanted & set(_event_labels(e))]
@@ -444,12 +410,16 @@ class CortexDouble:
             raise ApiError(422, "INVALID_BODY", f"unknown field `{sorted(unknown)[0]}`")
         scope, query = body.get("scope"), body.get("query")
         check_scope(scope)
+        if body.get("diagnostics", "none") not in _DIAGNOSTICS:
+            raise ApiError(422, "INVALID_BODY", "`diagnostics` is none, summary or full")
         if not isinstance(query, str) or not query.strip():
             raise ApiError(422, "INVALID_BODY", "`query` is required")
         view = body.get("view", "holistic")
         budgets = body.get("budgets") or {}
         limit = (budgets.get("per_layer_limits") or {}).get("events", 10)
         max_tokens = budgets.get("max_tokens", DEFAULT_MAX_TOKENS)
+        if self.pack_token_cap is not None:
+            max_tokens = min(max_tokens, self.pack_token_cap)
         filters = body.get("filters") or {}
         metadata = filters.get("metadata") or {}
         if set(filters) - {"metadata"} or set(metadata) - {
@@ -467,8 +437,8 @@ class CortexDouble:
             path
             for path in tenant.logs
             if path == scope
-            or (view in ("descend", "holistic") and _below(str(scope), path))
-            or (view == "holistic" and _below(path, str(scope)))
+            or (view in ("descend", "holistic") and below(str(scope), path))
+            or (view == "holistic" and below(path, str(scope)))
         ]
         words = [word.lower() for word in _WORD.findall(query)]
         ranked = []
@@ -486,16 +456,34 @@ class CortexDouble:
         listed = []
         for event in chosen:
             shown = event.listed()
-            text = shown["content"]["text"]
-            if len(text.encode("utf-8", "surrogatepass")) > max_tokens:
-                shown["content"]["text"] = text[: max(1, int(max_tokens) // 4)]
-                shown["budget_excerpt"] = True
+            stored = shown["content"]["text"].encode("utf-8", "surrogatepass")
+            if len(stored) > max_tokens:
+                # An excerpt, marked where the SDK says (budget_excerpt_v1): in the content.
+                cut = stored[: max(1, int(max_tokens))].decode("utf-8", "ignore")
+                shown["content"].update(
+                    text=cut,
+                    _partial=True,
+                    _partial_reason="budget_excerpt",
+                    _original_bytes=len(stored),
+                    _excerpt_ranges=[[0, len(cut.encode("utf-8", "surrogatepass"))]],
+                )
             listed.append(shown)
         return Answer(200, {"pack_id": pack_id, "layers": {"events": listed}})
 
+    def _event(self, tenant: Tenant, event_id: str) -> Answer:
+        """``GET v1/events/{id}``: the whole event (what a budget excerpt points to)."""
+        with self._lock:
+            for log in tenant.logs.values():
+                for event in log:
+                    if event.id == event_id:
+                        return Answer(200, event.listed())
+        raise ApiError(404, "NOT_FOUND", "no such event")
+
     def _answer(self, tenant: Tenant, body: object) -> Answer:
-        if not isinstance(body, dict) or set(body) - _ANSWER_KEYS:
+        if not isinstance(body, dict) or set(body) - _DIRECT_ANSWER_KEYS:
             raise ApiError(422, "INVALID_BODY", "unknown answer field")
+        if body.get("diagnostics", "none") not in _DIAGNOSTICS:
+            raise ApiError(422, "INVALID_BODY", "`diagnostics` is none, summary or full")
         pack = tenant.packs.get(str(body.get("use_pack_id")))
         if pack is None:
             raise ApiError(404, "UNKNOWN_PREVIEW_ID", "the pack is gone")
@@ -514,11 +502,11 @@ class CortexDouble:
             if prefix.endswith("/"):
                 raise ApiError(422, "INVALID_SCOPE_GRAMMAR", "a segment is empty")
             check_scope(prefix, check_types=False)
-        limit = _limit(params.get("limit"), DEFAULT_LIMIT, MAX_SCOPES_LIMIT)
+        limit = limit_param(params.get("limit"), DEFAULT_LIMIT, MAX_SCOPES_LIMIT)
         paths = sorted(
             path
             for path in {*tenant.logs, *tenant.registered}
-            if prefix is None or _below(prefix, path)
+            if prefix is None or below(prefix, path)
         )
         return Answer(200, {"items": [{"path": path} for path in paths[:limit]]})
 
@@ -539,8 +527,8 @@ class CortexDouble:
                 422, "EMPTY_SELECTOR_WITHOUT_CONFIRMATION", "an empty selector needs confirm_all"
             )
         cascade = body.get("cascade", "derived_only")
-        if cascade not in ("derived_only", "redact_events"):
-            raise ApiError(400, "INVALID_CASCADE", "cascade is derived_only or redact_events")
+        if cascade not in _CASCADES:
+            raise ApiError(400, "INVALID_CASCADE", "cascade is none, derived_only or redact_events")
         log = tenant.logs.get(str(scope), [])
         named = set(ids) if ids else {event.id for event in log}
         removed = (
@@ -569,24 +557,39 @@ class CortexDouble:
         gone = {event.id for event in own}
         for key in [key for key, (event_id, _) in tenant.keys.items() if event_id in gone]:
             del tenant.keys[key]
-        for path in [path for path in tenant.logs if _below(str(scope), path)]:
+        for path in [path for path in tenant.logs if below(str(scope), path)]:
             # Scopes below are redacted: their events go, their write keys stay.
             del tenant.logs[path]
         tenant.packs.clear()
         erasure_id = self._next("erasure")
         tenant.erasures[erasure_id] = "completed"
-        return Answer(202, {"erasure_id": erasure_id, "status": "completed"})
+        if not self.erasures_accepted:
+            return Answer(202, {"erasure_id": erasure_id, "status": "completed"})
+        return Answer(
+            202,
+            {
+                "erasure_id": erasure_id,
+                "status": "accepted",
+                "manifest_url": f"/v1/erasures/{erasure_id}/manifest",
+                "lifecycle_stream": f"/v1/erasures/{erasure_id}/events",
+            },
+        )
 
     # --- scope registration ----------------------------------------------------------
 
     def _register(self, tenant: Tenant, body: object) -> Answer:
-        if not isinstance(body, dict) or set(body) - {"path", "members"}:
-            raise ApiError(422, "INVALID_BODY", "a registration is {path, members}")
-        path = body.get("path")
+        if not isinstance(body, dict) or set(body) - {"path", "owner", "members"}:
+            raise ApiError(422, "INVALID_BODY", "a registration is {path, owner?, members?}")
+        path, owner = body.get("path"), body.get("owner")
         check_scope(path)
+        if owner is not None and not isinstance(owner, str):
+            raise ApiError(422, "INVALID_BODY", "`owner` is an actor")
         if path in tenant.registered:
             raise ApiError(409, "SCOPE_REGISTRATION_EXISTS", "the scope is registered")
-        tenant.registered[str(path)] = list(body.get("members") or [])
+        members = list(body.get("members") or [])
+        if owner is not None:  # the CLI's form: the owner named, no member list
+            members.append({"actor": owner, "role": "owner"})
+        tenant.registered[str(path)] = members
         return Answer(201, {"path": path, "members": tenant.registered[str(path)]})
 
     def _registration(self, tenant: Tenant, params: dict[str, str]) -> Answer:
@@ -606,6 +609,38 @@ class CortexDouble:
 # --- the rules every request shares ----------------------------------------------
 
 
+def query_values(query: str) -> dict[str, list[str]]:
+    """A query string's values by name, in order (``parse_qs``, without its generality's cost)."""
+    values: dict[str, list[str]] = {}
+    for pair in query.split("&"):
+        if not pair:
+            continue
+        name, _, value = pair.partition("=")
+        if not value:
+            continue  # as parse_qs: a blank value is no value
+        if "%" in value or "+" in value:
+            value = unquote_plus(value)
+        values.setdefault(unquote_plus(name), []).append(value)
+    return values
+
+
+def write_identity(body: dict[str, Any]) -> str:
+    """What a replay must repeat: the envelope less its key, ``context.observed_at`` and hints.
+
+    As the SDK documents it: occurrence time is outside write identity (a
+    retry after a default-now expansion replays), and so are the capture
+    hints (``language``, ``scripts``, ``context.timezone``).
+    """
+    identity = {
+        k: v for k, v in body.items() if k not in ("idempotency_key", "language", "scripts")
+    }
+    context = dict(identity.get("context") or {})
+    context.pop("observed_at", None)
+    context.pop("timezone", None)
+    identity["context"] = context
+    return json.dumps(identity, sort_keys=True, ensure_ascii=False)
+
+
 def check_scope(scope: object, *, check_types: bool = True) -> None:
     """Refuse a scope that is not ``type:id`` segments of allowed types."""
     if not isinstance(scope, str) or not scope:
@@ -618,13 +653,6 @@ def check_scope(scope: object, *, check_types: bool = True) -> None:
             raise ApiError(
                 422, "UNREGISTERED_SCOPE_TYPE", f"scope type `{match.group(1)}` is not allowed"
             )
-
-
-def _json(raw: bytes) -> Any:
-    try:
-        return json.loads(raw or b"null")
-    except ValueError:
-        raise ApiError(422, "INVALID_BODY", "the body is not JSON") from None
 
 
 def _check_wait(params: dict[str, str]) -> None:
@@ -640,16 +668,8 @@ def _labels(joined: str) -> set[str]:
     return labels
 
 
-def _event_labels(event: _Event) -> list[str]:
+def _event_labels(event: Event) -> list[str]:
     return list((event.body.get("context") or {}).get("labels", []))
-
-
-def _limit(value: str | None, default: int, ceiling: int) -> int:
-    if value is None:
-        return default
-    if not value.isdigit() or int(value) < 1:
-        raise ApiError(422, "INVALID_BODY", "`limit` is a positive number")
-    return min(int(value), ceiling)
 
 
 def _offset(cursor: str | None) -> int:

@@ -30,14 +30,21 @@ import re
 import time
 from collections import deque
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
 
-from .double import _ANSWER_KEYS, Answer, ApiError, Fault, Tenant, _below, _json, _limit
-
-if TYPE_CHECKING:
-    from .double import CortexDouble
+from .state import (
+    ANSWER_KEYS,
+    Answer,
+    ApiError,
+    Backend,
+    Fault,
+    Tenant,
+    below,
+    limit_param,
+    read_json,
+)
 
 _HOSTED_SEGMENT = re.compile(r"[A-Za-z0-9_-]+:[A-Za-z0-9_-]+", re.ASCII)
 MAX_HOSTED_SEGMENTS = 31
@@ -87,9 +94,12 @@ def _backend_429(wait: int | None) -> Answer:
 
 @attrs.define
 class HostedFront:
-    """The hosted routes of one :class:`CortexDouble`; ``rate_limit`` is (requests, seconds)."""
+    """The hosted routes in front of one Direct double; ``rate_limit`` is (requests, seconds).
 
-    double: CortexDouble
+    ``double`` is the :class:`.double.CortexDouble`, seen as a :class:`.state.Backend`.
+    """
+
+    double: Backend
     rate_limit: tuple[int, float] | None = (300, 60.0)
     legacy_conflicts: bool = False
     #: Requests the rate limiter refused.
@@ -121,7 +131,7 @@ class HostedFront:
             return self._faulted(route, fault)
         try:
             token, tenant = self._tenant(headers)
-            limited = self._limit(token)
+            limited = self.limit_param(token)
             if limited is not None:
                 return limited
             if method == "POST" and key is not None:
@@ -155,7 +165,7 @@ class HostedFront:
             self._orgs.setdefault(token, f"org:t{len(self._orgs) + 1}")
         return token, tenant
 
-    def _limit(self, token: str) -> Answer | None:
+    def limit_param(self, token: str) -> Answer | None:
         if self.rate_limit is None:
             return None
         limit, window = self.rate_limit
@@ -195,7 +205,7 @@ class HostedFront:
         if route in _WRITES and params:
             raise HostedError(400, "VALIDATION_ERROR", "a hosted write takes no query parameters")
         if (method, route) == ("POST", "memory/experience"):
-            body = _json(raw)
+            body = read_json(raw)
             check_hosted_scope(body.get("scope") if isinstance(body, dict) else None)
             return self._data(double._route(tenant, "POST", "v1/experience", {}, [], raw))
         if (method, route) == ("GET", "memory/events"):
@@ -204,13 +214,13 @@ class HostedFront:
             check_hosted_scope(params.get("scope"))
             return self._data(double._route(tenant, "GET", "v1/events", params, labels_given, raw))
         if (method, route) in (("POST", "memory/recall"), ("POST", "memory/forget")):
-            body = _json(raw)
+            body = read_json(raw)
             check_hosted_scope(body.get("scope") if isinstance(body, dict) else None)
             direct = "v1/" + route.removeprefix("memory/")
             return self._data(double._route(tenant, "POST", direct, {}, [], raw))
         if (method, route) == ("POST", "memory/answer"):
-            body = _json(raw)
-            if not isinstance(body, dict) or set(body) - _ANSWER_KEYS:
+            body = read_json(raw)
+            if not isinstance(body, dict) or set(body) - ANSWER_KEYS:
                 raise HostedError(400, "VALIDATION_ERROR", "unknown answer field")
             if "answer_instructions" in body and body["answer_instructions"] is None:
                 raise HostedError(400, "VALIDATION_ERROR", "`answer_instructions` is a string")
@@ -218,7 +228,7 @@ class HostedFront:
         if (method, route) == ("GET", "memory/scopes"):
             return self._scopes(tenant, token, params)
         if (method, route) == ("POST", PASSTHROUGH):
-            return self._erase(tenant, _json(raw))
+            return self._erase(tenant, read_json(raw))
         if (method, route) == ("DELETE", "memory"):
             with double._lock:
                 scopes = len({*tenant.logs, *tenant.registered})
@@ -233,12 +243,12 @@ class HostedFront:
         prefix = params.get("prefix")
         if prefix is not None:
             check_hosted_scope(prefix)
-        limit = _limit(params.get("limit"), 50, 1000)
+        limit = limit_param(params.get("limit"), 50, 1000)
         with self.double._lock:
             paths = sorted(
                 path
                 for path in {*tenant.logs, *tenant.registered}
-                if prefix is None or _below(prefix, path)
+                if prefix is None or below(prefix, path)
             )
         org = self._orgs[token]
         return self._data(Answer(200, {"scopes": [f"{org}/{path}" for path in paths[:limit]]}))
@@ -257,7 +267,7 @@ class HostedFront:
         check_hosted_scope(scope)
         with self.double._lock:
             doomed = sorted(
-                path for path in {*tenant.logs, *tenant.registered} if _below(scope, path)
+                path for path in {*tenant.logs, *tenant.registered} if below(scope, path)
             )
             ids = []
             for path in doomed:
