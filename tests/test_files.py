@@ -14,7 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import tinymemory as tm
-from tinymemory.files import MAX_FILE_BYTES, bounded_lines, read_file, read_stream, replacing
+from tinymemory.files import (
+    MAX_FILE_BYTES,
+    LineTooLong,
+    bounded_lines,
+    read_file,
+    read_line,
+    read_stream,
+    replacing,
+)
 
 GIB = 1024**3
 
@@ -178,3 +186,20 @@ def test_a_replacement_that_cannot_be_made_names_the_path(tmp_path: Path) -> Non
         replacing(missing),
     ):
         pass
+
+
+@given(
+    lines=st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"") + b"\n")),
+    bound=st.integers(min_value=1, max_value=45),
+)
+def test_a_line_over_the_bound_is_skipped_whole_and_the_next_is_read(
+    lines: list[bytes], bound: int
+) -> None:
+    stream = io.BytesIO(b"".join(lines))
+    for line in lines:
+        if len(line) <= bound:
+            assert read_line(stream, bound) == line
+        else:
+            with pytest.raises(LineTooLong):
+                read_line(stream, bound)
+    assert read_line(stream, bound) == b""

@@ -7,7 +7,9 @@ or stream is held in memory before its size is known to be within a bound:
   most one byte past the bound (a file that grows in between is still
   refused);
 - :func:`read_stream` reads a stream (stdin) to the same bound;
-- :func:`bounded_lines` yields a stream's lines, each held to a bound.
+- :func:`read_line` reads a stream's next line, held to a bound (a longer
+  line is skipped whole and refused), and :func:`bounded_lines` yields a
+  stream's lines so.
 
 :func:`replacing` writes a file aside and renames it over its target only
 once it is complete, so a reader never sees half of it and a failure leaves
@@ -28,7 +30,15 @@ from typing import IO, BinaryIO
 
 from tinymemory._errors import InvalidRequest
 
-__all__ = ["MAX_FILE_BYTES", "bounded_lines", "read_file", "read_stream", "replacing"]
+__all__ = [
+    "MAX_FILE_BYTES",
+    "LineTooLong",
+    "bounded_lines",
+    "read_file",
+    "read_line",
+    "read_stream",
+    "replacing",
+]
 
 #: The most bytes ``convert`` (and so ``store --file``) reads of one file: 32 MiB.
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -77,21 +87,46 @@ def read_stream(stream: BinaryIO, max_bytes: int, *, shown: str = "the input") -
     return b"".join(chunks)
 
 
+class LineTooLong(InvalidRequest):
+    """A line over the bound :func:`read_line` was given; the stream is past its end."""
+
+
+def read_line(stream: BinaryIO, max_bytes: int) -> bytes:
+    """The next line of ``stream`` with its line end (``b""`` at the end of the stream).
+
+    A line over ``max_bytes`` is read on to its end, no more than
+    ``max_bytes`` of it held at a time, then refused with :class:`LineTooLong`:
+    the next call reads the line after it, so a reader can answer and go on.
+    """
+    line = stream.readline(max_bytes + 1)
+    if len(line) <= max_bytes:
+        return line
+    ended = line.endswith(b"\n")
+    del line  # let it go before the rest is read
+    while not ended:
+        rest = stream.readline(_CHUNK)
+        ended = not rest or rest.endswith(b"\n")
+    raise LineTooLong(f"a line is over the {max_bytes:,}-byte limit of a line")
+
+
 def bounded_lines(
     stream: BinaryIO, max_line_bytes: int, *, shown: str = "the input"
 ) -> Iterator[bytes]:
     """The lines of ``stream`` (each with its line end), none held past ``max_line_bytes``.
 
-    A longer line is ``InvalidRequest`` naming its number, raised once its
-    first ``max_line_bytes`` are read: the rest of it is never held.
+    A longer line ends the lines: ``InvalidRequest`` naming its number.
     """
     number = 0
-    while line := stream.readline(max_line_bytes + 1):
+    while True:
         number += 1
-        if len(line) > max_line_bytes:
+        try:
+            line = read_line(stream, max_line_bytes)
+        except LineTooLong:
             raise InvalidRequest(
                 f"{shown}: line {number} is over the {max_line_bytes:,}-byte limit of a line"
-            )
+            ) from None
+        if not line:
+            return
         yield line
 
 
