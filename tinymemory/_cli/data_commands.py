@@ -755,6 +755,11 @@ def erase(
     with _open_engine() as engine:
         counted = None if as_json else _count_items(engine, reach, kinds)
         report = engine.erase(request)
+        health = engine.health()
+    if health.reason is not None:
+        # Say what the engine still holds, and how it is finished (the sqlite
+        # engine: erased text on disk while another connection reads).
+        click.echo(f"tinymemory: the erase is done, and the engine says: {health.reason}", err=True)
     if as_json:
         click.echo(to_json(report))
         return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,3 +70,84 @@ def test_it_shows_a_pending_purge(tmp_path: Path, tinymemory_command: RunCommand
         reader.close()
     engine.close()
     assert json.loads(tinymemory_command("sqlite", "--json").stdout)["pending_purge"] == 0
+
+
+def file_bytes(path: Path) -> bytes:
+    """The database's bytes and its WAL's, where erased text must not stay."""
+    wal = Path(f"{path}-wal")
+    return path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
+def test_an_erase_while_another_connection_reads_says_the_text_stays_until_a_purge(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
+    path = tmp_path / "data" / "tinymemory" / "memory.db"
+    with SqliteEngine(path) as engine:
+        engine.store(
+            tm.Learning(text="the zeppelin code is 4417", meta=tm.MemoryMeta(namespace="agent:a"))
+        )
+        engine.store(tm.Learning(text="kept at the root"))
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM items").fetchone()  # holds its snapshot from here
+    try:
+        erased = tinymemory_command("erase", "--at", "agent:a", "--yes")
+        assert erased.returncode == 0, erased.stderr
+        assert erased.stdout == "erased 1 item at agent:a\n"
+        assert erased.stderr == (
+            "tinymemory: the erase is done, and the engine says: pending_purge 1: forgotten or "
+            "erased text is still in the file's bytes while another connection holds an old "
+            "snapshot; it is purged at the next write or close once that reader lets go, or "
+            "by `tinymemory sqlite purge`\n"
+        )
+        assert b"zeppelin" in file_bytes(path)  # gone from every read, not yet from the disk
+        waited = tinymemory_command("sqlite", "purge", "--wait", "0.3")
+        assert waited.returncode == 1
+        assert waited.stdout == ""
+        assert waited.stderr == (
+            "tinymemory: unavailable: pending_purge 1: another connection still holds an old "
+            "snapshot of the file; run `tinymemory sqlite purge` again once it is gone "
+            "(--wait SECONDS waits for it)\n"
+        )
+    finally:
+        reader.execute("COMMIT")
+        reader.close()
+    purged = tinymemory_command("sqlite", "purge")
+    assert purged.returncode == 0, purged.stderr
+    assert purged.stdout == "purged: no forgotten or erased text is left in the file's bytes\n"
+    assert b"zeppelin" not in file_bytes(path)
+    assert json.loads(tinymemory_command("sqlite", "--json").stdout)["pending_purge"] == 0
+    assert tinymemory_command("sqlite", "purge").stdout == purged.stdout  # nothing to do
+
+
+def test_an_erase_no_one_holds_up_says_nothing_more(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
+    path = tmp_path / "data" / "tinymemory" / "memory.db"
+    with SqliteEngine(path) as engine:
+        engine.store(tm.Learning(text="the zeppelin code is 4417"))
+    erased = tinymemory_command("erase", "--at", "root", "--yes")
+    assert (erased.returncode, erased.stderr) == (0, "")
+    assert b"zeppelin" not in file_bytes(path)
+
+
+def test_a_purge_waits_for_the_reader_to_let_go(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
+    path = tmp_path / "data" / "tinymemory" / "memory.db"
+    engine = SqliteEngine(path)
+    doomed = engine.store(tm.Learning(text="the zeppelin code is 4417")).id
+    reader = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM items").fetchone()
+    engine.forget(tm.ForgetTarget.by_ids([doomed]))
+    engine.close()
+    assert b"zeppelin" in file_bytes(path)
+    timer = threading.Timer(1.0, lambda: (reader.execute("COMMIT"), reader.close()))
+    timer.start()
+    try:
+        purged = tinymemory_command("sqlite", "purge", "--wait", "30")
+    finally:
+        timer.join()
+    assert purged.returncode == 0, purged.stderr
+    assert b"zeppelin" not in file_bytes(path)
