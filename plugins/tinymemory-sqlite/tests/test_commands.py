@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import sqlite3
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -151,3 +154,81 @@ def test_a_purge_waits_for_the_reader_to_let_go(
         timer.join()
     assert purged.returncode == 0, purged.stderr
     assert b"zeppelin" not in file_bytes(path)
+
+
+def test_a_folder_where_the_database_should_be_is_a_clean_error(
+    tmp_path: Path, tinymemory_command: RunCommand
+) -> None:
+    path = tmp_path / "data" / "tinymemory" / "memory.db"
+    path.mkdir(parents=True)
+    for args in (("sqlite",), ("sqlite", "--json")):
+        result = tinymemory_command(*args)
+        assert result.returncode == 1
+        assert result.stdout == ""
+        assert result.stderr == (
+            f"tinymemory: configuration error: the sqlite database path `{path}` is a folder, "
+            "not a database file\n"
+        )
+
+
+#: prctl's PR_CAPBSET_DROP: take a capability out of the bounding set for good.
+_PR_CAPBSET_DROP = 24
+
+
+def _without_privileges() -> None:
+    """In the child before it runs: no capability survives its exec, so a root user is
+    held to file permissions as any user is (the bypass is CAP_DAC_OVERRIDE)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in range(64):
+        libc.prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)  # past the last one: EINVAL
+
+
+def unprivileged(
+    args: list[str], env: dict[str, str], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        preexec_fn=_without_privileges,
+    )
+
+
+def test_a_database_in_a_read_only_folder_is_read_and_nothing_is_made_beside_it(
+    tmp_path: Path, new_user: dict[str, str]
+) -> None:
+    folder = tmp_path / "data" / "tinymemory"
+    with SqliteEngine(folder / "memory.db") as engine:
+        kept = engine.store(tm.Learning(text="kept in a read-only folder")).id
+    assert sorted(path.name for path in folder.iterdir()) == ["memory.db"]
+    command = str(Path(sys.executable).parent / "tinymemory")
+    folder.chmod(0o555)
+    try:
+        # The folder truly refuses a write from the commands' processes (root included).
+        probe = unprivileged(
+            [sys.executable, "-c", f"open({str(folder / 'probe')!r}, 'w')"], new_user, tmp_path
+        )
+        assert "PermissionError" in probe.stderr
+        described = unprivileged([command, "sqlite", "--json"], new_user, tmp_path)
+        assert described.returncode == 0, described.stderr
+        facts = json.loads(described.stdout)
+        assert (facts["exists"], facts["items"], facts["pending_purge"]) == (True, 1, 0)
+        listed = unprivileged([command, "list", "--json"], new_user, tmp_path)
+        assert listed.returncode == 0, listed.stderr
+        assert [item["id"] for item in json.loads(listed.stdout)["items"]] == [kept]
+        fetched = unprivileged([command, "fetch", "read-only", "--json"], new_user, tmp_path)
+        assert fetched.returncode == 0, fetched.stderr
+        assert [hit["id"] for hit in json.loads(fetched.stdout)["hits"]] == [kept]
+        stored = unprivileged([command, "store", "not kept"], new_user, tmp_path)
+        assert stored.returncode == 1
+        assert stored.stderr == (
+            f"tinymemory: unsupported: the sqlite database `{folder / 'memory.db'}` can only be "
+            "read here: this process cannot write it or its folder\n"
+        )
+        assert sorted(path.name for path in folder.iterdir()) == ["memory.db"]
+    finally:
+        folder.chmod(0o755)

@@ -16,9 +16,10 @@ from typing import Any
 import attrs
 import click
 
-from tinymemory import EngineCredential, MemoryConfig, Unavailable
+from tinymemory import ConfigError, EngineCredential, MemoryConfig, Unavailable
 from tinymemory.plugin import canonical_json
 
+from .connections import read_only_uri
 from .location import IN_MEMORY, database_path
 from .purge import pending_purges
 from .schema import VERSION
@@ -56,12 +57,14 @@ def describe(path: str) -> dict[str, Any]:
     """
     facts: dict[str, Any] = {"path": path, "exists": False, "bytes": None, "schema": None}
     facts.update({"embedder": None, "items": None, "pieces": None, "pending_purge": None})
+    if path != IN_MEMORY and Path(path).is_dir():
+        raise ConfigError(f"the sqlite database path `{path}` is a folder, not a database file")
     if path == IN_MEMORY or not Path(path).is_file():
         return facts
     wal = Path(f"{path}-wal")
     facts["exists"] = True
     facts["bytes"] = Path(path).stat().st_size + (wal.stat().st_size if wal.exists() else 0)
-    connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    connection = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         facts["schema"] = connection.execute("PRAGMA user_version").fetchone()[0]
         if facts["schema"] == VERSION:
@@ -71,7 +74,7 @@ def describe(path: str) -> dict[str, Any]:
             facts["pieces"] = connection.execute("SELECT count(*) FROM pieces").fetchone()[0]
             facts["pending_purge"] = pending_purges(connection)
     except sqlite3.Error as error:
-        raise click.ClickException(f"`{path}` cannot be read as a database: {error}") from None
+        raise ConfigError(f"`{path}` cannot be read as a database: {error}") from None
     finally:
         connection.close()
     return facts
@@ -118,7 +121,7 @@ def purge_command(wait: float) -> None:
 
 def _pending(path: str) -> int:
     """The file's ``pending_purge`` count, read through a read-only connection."""
-    connection = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    connection = sqlite3.connect(read_only_uri(path), uri=True)
     try:
         return pending_purges(connection)
     finally:
