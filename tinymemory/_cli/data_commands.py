@@ -598,8 +598,8 @@ def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
     and every bad line is named.
     """
     with _opened(source) as stream:
-        shown = "stdin" if source == "-" else f"`{source}`"
-        items, notes = read_items(bounded_lines(stream, max_line_bytes(), shown=shown), at)
+        named = "stdin" if source == "-" else f"`{source}`"
+        items, notes = read_items(bounded_lines(stream, max_line_bytes(), shown=named), at)
     for note in notes:
         click.echo(f"tinymemory: {note}", err=True)
     report = SyncReport()
