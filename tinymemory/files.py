@@ -134,8 +134,10 @@ def bounded_lines(
 def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """A UTF-8 text file beside ``path`` (through symlinks), renamed over it once complete.
 
-    The new file is readable by its owner only (memory is private), unless it
-    replaces a file, whose permissions it keeps. When the block raises, the
+    The new file is flushed to disk before the rename, so a crash leaves the
+    old file or the whole new one. It is readable by its owner only (memory
+    is private), unless it replaces a file, whose permissions it keeps. When
+    the block raises, the
     file aside is removed and ``path`` is left as it was. A file that cannot be
     made or renamed is ``InvalidRequest`` naming ``path`` and why.
     """
@@ -151,6 +153,8 @@ def replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     try:
         with open(descriptor, "w", encoding="utf-8") as handle:
             yield handle
+            handle.flush()
+            os.fsync(handle.fileno())  # on disk before it takes the old file's place
         os.replace(temporary, target)
     except BaseException as error:
         Path(temporary).unlink(missing_ok=True)
