@@ -4,16 +4,15 @@ Each line of an export is one :class:`~tinymemory.Exported`, ``{"id": ...,
 "item": {...}}``, written by :func:`export_line`. :func:`read_items` reads
 such lines back, or lines holding one bare item each (tagged by ``"type"``),
 strictly: each item is checked as ``store`` checks it, and a key its JSON
-form does not have, a key given twice, text that is not UTF-8 or JSON, or a
-line over :func:`max_line_bytes` is refused. Every line is read before any
+form does not have, a key given twice, text that is not UTF-8 or JSON (``NaN``
+is no JSON number), or a line over :func:`max_line_bytes` is refused. Every line is read before any
 is returned, so a caller stores all of them or none.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import cast
 
 import attrs
 
@@ -22,7 +21,7 @@ from tinymemory._items import StoreItem, validate_item
 from tinymemory._limits import item_limits
 from tinymemory._namespace import Namespace
 from tinymemory._operations import Exported
-from tinymemory._wire import from_data, to_json, unknown_key
+from tinymemory._wire import from_data, strict_json, to_json, unknown_key
 
 __all__ = ["BOM", "MAX_BAD_LINES", "export_line", "max_line_bytes", "read_items"]
 
@@ -89,16 +88,6 @@ def read_items(
     return items, notes
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object's keys, each once: a key given twice is refused, not silently the last."""
-    found: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in found:
-            raise InvalidRequest(f"duplicate key `{key}`")
-        found[key] = value
-    return found
-
-
 def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None] | None:
     """The line's item (checked, re-homed) and a note on its exported id; ``None`` when blank."""
     try:
@@ -107,12 +96,7 @@ def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None
         raise InvalidRequest("not UTF-8 text") from None
     if not text.strip():
         return None
-    try:
-        data = json.loads(text, object_pairs_hook=_unique_keys)
-    except ValueError as error:
-        raise InvalidRequest(f"not valid json: {error}") from None
-    except RecursionError:
-        raise InvalidRequest("not valid json: nested too deeply") from None
+    data = strict_json(text)
     # An export line wraps the item ({"id", "item"}); a bare item is tagged by "type".
     wrapped = isinstance(data, dict) and "item" in data and "type" not in data
     # StoreItem is a union, which mypy will not take as a type[T].

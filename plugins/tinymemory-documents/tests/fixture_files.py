@@ -224,21 +224,7 @@ def billion_laughs_docx() -> bytes:
 def zip_bomb_docx(megabytes: int) -> bytes:
     """A DOCX whose ``word/document.xml`` unpacks to ``megabytes`` MB of paragraphs."""
     paragraph = b"<w:p><w:r><w:t>" + b"bomb " * 20_000 + b"</w:t></w:r></w:p>"
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(sample_docx())) as source, zipfile.ZipFile(out, "w") as target:
-        for entry in source.infolist():
-            if entry.filename != "word/document.xml":
-                target.writestr(entry.filename, source.read(entry), zipfile.ZIP_DEFLATED)
-                continue
-            info = zipfile.ZipInfo("word/document.xml")
-            info.compress_type = zipfile.ZIP_DEFLATED
-            with target.open(info, "w", force_zip64=True) as part:
-                part.write(b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.'
-                           b'openxmlformats.org/wordprocessingml/2006/main"><w:body>')  # fmt: skip
-                for _ in range(megabytes * 1_000_000 // len(paragraph)):
-                    part.write(paragraph)
-                part.write(b"</w:body></w:document>")
-    return out.getvalue()
+    return _with_document_xml(itertools.repeat(paragraph, megabytes * 1_000_000 // len(paragraph)))
 
 
 def lying_size_docx() -> bytes:
