@@ -328,3 +328,11 @@ def many_parts_docx(parts: int, part_bytes: int) -> bytes:
         return b"<?xml version='1.0'?><x>" + text + b"</x>"
 
     return _with_document_xml([], {f"customXml/extra{n}.xml": part() for n in range(parts)})
+
+
+def xml_under_another_name_docx(elements: int) -> bytes:
+    """The sample DOCX with a part ``word/media/blob.bin`` holding ``elements`` XML elements."""
+    rng = random.Random(elements)
+    empty = b"".join(b'<p r="%08X"/>' % rng.getrandbits(32) for _ in range(elements))
+    blob = b'<?xml version="1.0"?><x>' + empty + b"</x>"
+    return _with_document_xml([_TEXT], {"word/media/blob.bin": blob})

@@ -33,6 +33,7 @@ from fixture_files import (
     text_pdf,
     xlsx_declaring,
     xlsx_of_cells,
+    xml_under_another_name_docx,
     zip_bomb_docx,
 )
 
@@ -100,6 +101,10 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "many-parts.docx": (
         lambda: many_parts_docx(5_000, 4_000),
         r"holds over 16,777,216 bytes of XML, the limit \(at part `customXml/extra\d+\.xml`\)",
+    ),
+    "xml-under-another-name.docx": (
+        lambda: xml_under_another_name_docx(600_000),
+        r"holds over 500,000 XML elements, the limit \(at part `word/media/blob\.bin`\)",
     ),
     "not-a-zip.docx": (lambda: b"PK\x03\x04" + b"\x00" * 200, r"is not a readable zip package"),
     "garbage-part.xlsx": (

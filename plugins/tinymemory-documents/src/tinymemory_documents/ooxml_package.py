@@ -6,7 +6,8 @@ declared total, encrypted entries, absolute or ``..`` names. A directory that
 lies about a size cannot make more come out: ``zipfile`` stops each entry at
 its declared size and then fails its CRC check, which is a ``BadZipFile``.
 
-Then every XML part is streamed once through ``expat``, a chunk at a time,
+Then every XML part (by its name, or by its first bytes: a library picks
+parts by content type) is streamed once through ``expat``, a chunk at a time,
 before any library parses it: the XML the parts hold together is counted
 as it inflates (bytes, elements, nesting depth) and refused past
 :class:`Limits`, so what a library later holds as a tree is bounded
@@ -20,6 +21,7 @@ core properties hold, if it has any.
 from __future__ import annotations
 
 import io
+import itertools
 import re
 import zipfile
 import zlib
@@ -126,19 +128,19 @@ class _XmlTally:
         self.depth = 0
         self.name = ""
 
-    def part(self, name: str, stream: IO[bytes]) -> None:
-        """Count the part ``name`` read from ``stream``; ``InvalidRequest`` past a limit."""
+    def part(self, name: str, head: bytes, stream: IO[bytes]) -> None:
+        """Count the part ``name``: its ``head``, then the rest of ``stream``.
+
+        ``InvalidRequest`` past a limit.
+        """
+        _check_prolog(head, name, self.shown)
         self.name, self.depth = name, 0
         parser = expat.ParserCreate()
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
         parser.StartDoctypeDeclHandler = self._doctype
         parsing = True
-        first = True
-        while chunk := stream.read(_CHUNK):
-            if first:
-                _check_prolog(chunk[:_PROLOG_BYTES], name, self.shown)
-                first = False
+        for chunk in itertools.chain([head], iter(lambda: stream.read(_CHUNK), b"")):
             self.bytes += len(chunk)
             if self.bytes > self.limits.max_xml_bytes:
                 raise InvalidRequest(
@@ -175,17 +177,29 @@ class _XmlTally:
 
 
 def _check_parts(package: zipfile.ZipFile, limits: Limits, shown: str) -> None:
+    """Stream every part that is XML by its name or by its first bytes through the tally.
+
+    A library picks the parts it parses by content type, not by name, so a part
+    holding XML under another name (``word/document.bin``) is counted too.
+    """
     tally = _XmlTally(limits, shown)
     for entry in package.infolist():
-        if not entry.filename.endswith((".xml", ".rels")):
-            continue
         try:
             with package.open(entry) as part:
-                tally.part(entry.filename, part)
+                head = part.read(_PROLOG_BYTES)
+                if entry.filename.endswith((".xml", ".rels")) or _looks_like_xml(head):
+                    tally.part(entry.filename, head, part)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, zlib.error) as error:
             raise InvalidRequest(
                 f"{shown}: zip entry `{entry.filename}` is damaged ({error})"
             ) from None
+
+
+def _looks_like_xml(head: bytes) -> bool:
+    """Whether a part starts as XML does (a byte-order mark and blanks, then ``<``)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"<")
 
 
 def _check_prolog(head: bytes, name: str, shown: str) -> None:
