@@ -91,8 +91,8 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
         r"holds over 16,777,216 bytes of XML, the limit \(at part `word/document.xml`\)",
     ),
     "many-elements.docx": (
-        lambda: many_elements_docx(600_000),
-        r"holds over 500,000 XML elements, the limit \(at part `word/document.xml`\)",
+        lambda: many_elements_docx(400_000),
+        r"holds over 300,000 XML elements, the limit \(at part `word/document.xml`\)",
     ),
     "deep-nesting.docx": (
         lambda: deep_docx(3_000),
@@ -103,8 +103,8 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
         r"holds over 16,777,216 bytes of XML, the limit \(at part `customXml/extra\d+\.xml`\)",
     ),
     "xml-under-another-name.docx": (
-        lambda: xml_under_another_name_docx(600_000),
-        r"holds over 500,000 XML elements, the limit \(at part `word/media/blob\.bin`\)",
+        lambda: xml_under_another_name_docx(400_000),
+        r"holds over 300,000 XML elements, the limit \(at part `word/media/blob\.bin`\)",
     ),
     "not-a-zip.docx": (lambda: b"PK\x03\x04" + b"\x00" * 200, r"is not a readable zip package"),
     "garbage-part.xlsx": (

@@ -43,7 +43,7 @@ class Limits:
     #: holds a part's XML as a tree: this and the next two keep that tree's memory bounded.
     max_xml_bytes: int = attrs.field(default=16 * MIB, validator=_positive)
     #: Most XML elements a package's parts hold together (a million take about 200 MB as a tree).
-    max_xml_elements: int = attrs.field(default=500_000, validator=_positive)
+    max_xml_elements: int = attrs.field(default=300_000, validator=_positive)
     #: Deepest an XML element may be nested (libxml2's own limit without huge trees is 256).
     max_xml_depth: int = attrs.field(default=256, validator=_positive)
     #: Most cells of a spreadsheet, all sheets together (declared ranges and cells read).

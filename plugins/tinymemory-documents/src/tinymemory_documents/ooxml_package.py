@@ -127,6 +127,8 @@ class _XmlTally:
         self.elements = 0
         self.depth = 0
         self.name = ""
+        self.max_elements = limits.max_xml_elements
+        self.max_depth = limits.max_xml_depth
 
     def part(self, name: str, head: bytes, stream: IO[bytes]) -> None:
         """Count the part ``name``: its ``head``, then the rest of ``stream``.
@@ -156,6 +158,8 @@ class _XmlTally:
     def _start(self, name: str, attributes: object) -> None:
         self.elements += 1
         self.depth += 1
+        if self.elements <= self.max_elements and self.depth <= self.max_depth:
+            return  # the common case, kept short: it runs for every element
         if self.elements > self.limits.max_xml_elements:
             raise InvalidRequest(
                 f"{self.shown} holds over {self.limits.max_xml_elements:,} XML elements, the "
