@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 
 import tinymemory as tm
 import tinymemory._plugin_manager
+import tinymemory.jsonl
 from tinymemory._cli import data_commands
 from tinymemory._cli.main import cli, main
 from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
@@ -799,7 +800,7 @@ def test_import_names_every_bad_line_up_to_a_cap(
         "line 1 column 2 (char 1)",
         "line 5: learning text must not be empty",
     ]
-    monkeypatch.setattr(data_commands, "MAX_BAD_LINES", 2)
+    monkeypatch.setattr(tinymemory.jsonl, "MAX_BAD_LINES", 2)
     result = invoke("import", "-", input="\n".join(lines))
     assert result.stderr.splitlines()[1:] == [
         "line 2: learning text must not be empty",
@@ -999,8 +1000,8 @@ def test_export_into_a_missing_folder_is_a_clean_file_error(
     fill(engine)
     result = invoke("export", "-o", str(tmp_path / "missing" / "memory.jsonl"))
     assert result.exit_code == 1
-    assert "Could not open file" in result.stderr
-    assert "No such file or directory" in result.stderr
+    assert result.stderr.startswith("tinymemory: invalid request: `")
+    assert "memory.jsonl` cannot be written: No such file or directory" in result.stderr
     assert "Traceback" not in result.output
 
 

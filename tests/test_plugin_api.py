@@ -11,8 +11,11 @@ import tinymemory.plugin
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src/**/*.py"))
-#: What a plugin may import of the core.
-ALLOWED = {"tinymemory", "tinymemory.plugin"}
+#: What a plugin may import of the core: the package and its public modules
+#: (``tinymemory.plugin``, ``tinymemory.files``, ...), never a private one.
+ALLOWED = {"tinymemory"} | {
+    f"tinymemory.{module.stem}" for module in (ROOT / "tinymemory").glob("[!_]*.py")
+}
 
 
 def test_the_plugin_api_is_exactly_these_names() -> None:

@@ -487,6 +487,23 @@ def test_a_missing_explicit_file_is_refused(tmp_path: Path) -> None:
         MemoryConfig.load(environ={**xdg, "TINYMEMORY_CONFIG": str(missing)})
 
 
+def test_a_folder_where_the_file_should_be_is_reported_as_a_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "config.toml"
+    folder.mkdir()
+    default = tmp_path / "xdg" / "tinymemory" / "config.toml"
+    default.mkdir(parents=True)
+    message = "configuration file `{}` is a folder, not a file"
+    for given, environ in (
+        (folder, {}),
+        (None, {"TINYMEMORY_CONFIG": str(folder)}),
+        (None, {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}),
+    ):
+        with pytest.raises(ConfigError) as caught:
+            MemoryConfig.load(given, environ=environ)
+        shown = folder if given or "TINYMEMORY_CONFIG" in environ else default
+        assert caught.value.message == message.format(shown)
+
+
 def test_a_bad_file_is_refused_naming_the_file(tmp_path: Path) -> None:
     file = write(tmp_path / "bad.toml", "engine = [\n")
     with pytest.raises(ConfigError, match="is not valid toml") as caught:

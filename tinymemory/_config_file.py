@@ -40,11 +40,14 @@ def read_config_text(
 ) -> tuple[str | None, str]:
     """The file's text (``None`` when the default file is missing) and its path.
 
-    A file named by ``path`` or ``$TINYMEMORY_CONFIG`` that does not exist, or
-    one that cannot be read, is ``ConfigError``.
+    A file named by ``path`` or ``$TINYMEMORY_CONFIG`` that does not exist, a
+    folder where the file should be, or a file that cannot be read, is
+    ``ConfigError``.
     """
     env = os.environ if environ is None else environ
     file = config_path(path, env)
+    if file.is_dir():
+        raise ConfigError(f"configuration file `{file}` is a folder, not a file")
     if file.is_file():
         try:
             return file.read_text(encoding="utf-8"), str(file)

@@ -32,6 +32,7 @@ from tinymemory._items import MAX_STORE_MANY, Document, StoreItem, validate_item
 from tinymemory._meta import MemoryMeta, SourceKind, SourceRef
 from tinymemory._plugin_manager import default_fetcher, document_converters, source_readers
 from tinymemory._settings import EngineCredential
+from tinymemory.files import read_file
 
 #: Magic numbers of formats worth naming when nothing converts them.
 _MAGIC = (
@@ -86,6 +87,8 @@ def convert(
     kept as it is when it is UTF-8 text, else it is ``Unsupported`` naming
     its format and the converters installed.
 
+    A path is read only when its size is within :data:`~tinymemory.files.MAX_FILE_BYTES`
+    (32 MiB); a larger file is ``InvalidRequest`` before any of it is read.
     A path sets ``name`` (its file name), ``meta.file_path`` and a ``file``
     source. Kept as text, a document's ``mime`` defaults to the one the name
     suggests. The fields set in ``meta`` (and the title the name gives) win
@@ -101,10 +104,7 @@ def convert(
     else:
         path = Path(data_or_path)
         shown = f"`{path}`"
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            raise InvalidRequest(f"`{path}` cannot be read: {error.strerror}") from None
+        data = read_file(path)
         name = name or path.name
         placed = attrs.evolve(
             meta or MemoryMeta(),

@@ -263,14 +263,32 @@ def to_json(value: object) -> str:
 
 
 def from_json(text: str | bytes, cls: type[T]) -> T:
-    """Read a contract value of type ``cls`` from JSON text."""
+    """Read a contract value of type ``cls`` from JSON text (read by :func:`strict_json`)."""
+    return from_data(strict_json(text), cls)
+
+
+def strict_json(text: str | bytes) -> Any:
+    """JSON text as plain data; ``InvalidRequest`` for what JSON (and serde_json) would refuse.
+
+    Beyond Python's own reading: ``NaN`` and ``Infinity`` are no JSON numbers,
+    and a key given twice in one object is refused rather than the last
+    silently kept.
+    """
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
     except ValueError as error:
         raise InvalidRequest(f"not valid json: {error}") from None
     except RecursionError:
         raise InvalidRequest("not valid json: nested too deeply") from None
-    return from_data(data, cls)
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise InvalidRequest(f"duplicate key `{key}`")
+        found[key] = value
+    return found
 
 
 def _refuse_constant(name: str) -> float:

@@ -12,15 +12,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
-import json
 import os
-import re
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any, BinaryIO, TypeVar, cast
+from typing import IO, Any, BinaryIO, TypeVar
 
 import attrs
 import click
@@ -48,8 +45,8 @@ from tinymemory._items import (
     LearningKind,
     StoreItem,
     StoreReceipt,
-    validate_item,
 )
+from tinymemory._limits import item_limits
 from tinymemory._meta import MemoryMeta, MetaFilter
 from tinymemory._namespace import Namespace, Reach
 from tinymemory._operations import (
@@ -72,7 +69,10 @@ from tinymemory._operations import (
 from tinymemory._registry import MemoryConfig
 from tinymemory._settings import EngineCredential
 from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
-from tinymemory._wire import dumps, from_data, to_data, to_json, unknown_key
+from tinymemory._wire import dumps, to_data, to_json
+from tinymemory.files import bounded_lines, read_stream, replacing
+from tinymemory.jsonl import export_line, max_line_bytes, read_items
+from tinymemory.passages import passage
 
 T = TypeVar("T")
 Command = Callable[..., None]
@@ -141,28 +141,9 @@ def _clip(line: str) -> str:
     return line if len(line) <= TEXT_WIDTH else line[: TEXT_WIDTH - 3] + "..."
 
 
-_WORD = re.compile(r"[^\W_]+")
-_HEADING = re.compile(r"#{1,6}(?:\s|$)")
-
-
 def _passage(text: str, query: str) -> str:
-    """The line of ``text`` holding the most words of ``query``: what a ranked hit shows.
-
-    Headings and blank lines are passed over; with no line holding a query word
-    (a vector match), the first line of text that is not a heading. Words are
-    compared case-folded.
-    """
-    wanted = {word.casefold() for word in _WORD.findall(query)}
-    lines = [line.strip() for line in text.splitlines()]
-    body = [line for line in lines if line and not _HEADING.match(line)]
-    if not body:
-        return _first_line(text)
-    best, held = body[0], 0
-    for line in body:
-        count = len(wanted & {word.casefold() for word in _WORD.findall(line)})
-        if count > held:
-            best, held = line, count
-    return _clip(best)
+    """What a ranked hit shows: its :func:`~tinymemory.passages.passage`, clipped."""
+    return _clip(passage(text, query))
 
 
 def _source(citation: Citation) -> str:
@@ -267,7 +248,7 @@ def store(
         item = attrs.evolve(converted, title=title) if title else converted
     else:
         # Trailing newlines from stdin are dropped, as the shell's $(...) drops them.
-        body = sys.stdin.read().rstrip("\r\n") if text == "-" else str(text)
+        body = _stdin_text().rstrip("\r\n") if text == "-" else str(text)
         if document:
             item = Document(title=title, body=body, meta=meta)
         else:
@@ -283,6 +264,15 @@ def store(
         click.echo(to_json(receipt))
     else:
         click.echo(_receipt_line(receipt))
+
+
+def _stdin_text() -> str:
+    """What stdin holds, as UTF-8 text, read no further than an item may hold (and a line end)."""
+    data = read_stream(sys.stdin.buffer, item_limits().max_item_bytes + 2, shown="stdin")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidRequest("stdin is not UTF-8 text") from None
 
 
 def _receipt_line(receipt: StoreReceipt) -> str:
@@ -314,7 +304,7 @@ def convert_command(file: Path, output: Path | None, as_json: bool) -> None:
     if output is None:
         click.echo(text)
         return
-    with _replacing(output) as handle:
+    with replacing(output) as handle:
         handle.write(text + "\n")
     click.echo(f"wrote {output}: {len(document.body.content):,} characters of {document.mime}")
 
@@ -546,11 +536,11 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
                 yield from page.items
 
         with contextlib.ExitStack() as stack:
-            sink = sys.stdout if output is None else stack.enter_context(_replacing(output))
+            sink = sys.stdout if output is None else stack.enter_context(replacing(output))
             # The bar is drawn on stderr, so stdout holds the items alone.
             items = stack.enter_context(_progress(exported(), "exporting"))
             for item in items:
-                sink.write(to_json(item) + "\n")
+                sink.write(export_line(item) + "\n")
                 count += 1
             sink.flush()
     if incomplete:
@@ -585,33 +575,6 @@ def _same_file(one: Path, other: Path) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def _replacing(path: Path) -> Iterator[IO[str]]:
-    """A new file beside ``path`` (through symlinks), renamed over it only once it is complete.
-
-    It is readable by its owner only, as memory is private, unless it replaces
-    a file, whose permissions it keeps.
-    """
-    target = path.resolve()
-    try:
-        descriptor, temporary = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=".part"
-        )
-        if target.is_file():
-            os.chmod(descriptor, target.stat().st_mode & 0o777)
-    except OSError as error:
-        raise click.FileError(str(path), error.strerror) from None
-    try:
-        with open(descriptor, "w", encoding="utf-8") as handle:
-            yield handle
-        os.replace(temporary, target)
-    except BaseException as error:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(error, OSError):
-            raise click.FileError(str(path), error.strerror) from None
-        raise
-
-
 def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPage]:
     cursor: str | None = None
     while True:
@@ -634,8 +597,9 @@ def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
     Every line is checked before anything is stored: a bad line stores nothing,
     and every bad line is named.
     """
-    with _opened(source) as lines:
-        items, notes = read_items(lines, at)
+    with _opened(source) as stream:
+        named = "stdin" if source == "-" else f"`{source}`"
+        items, notes = read_items(bounded_lines(stream, max_line_bytes(), shown=named), at)
     for note in notes:
         click.echo(f"tinymemory: {note}", err=True)
     report = SyncReport()
@@ -661,89 +625,6 @@ def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
         return open(source, "rb")
     except OSError as error:
         raise click.BadParameter(f"{source}: {error.strerror}", param_hint="FILE") from None
-
-
-#: How many bad lines an import names before it only counts the rest.
-MAX_BAD_LINES = 20
-
-
-def read_items(
-    lines: Iterable[bytes], at: Namespace | None = None
-) -> tuple[list[StoreItem], list[str]]:
-    """The items of JSON lines, each an ``Exported`` or a bare StoreItem, and notes on them.
-
-    Blank lines are skipped and a UTF-8 byte-order mark is allowed. Each item
-    is checked as ``store`` checks it, and a key the item's JSON form does not
-    have is refused. ``at`` re-homes every item to that node. Bad lines are
-    ``InvalidRequest`` naming each (up to ``MAX_BAD_LINES``) by number; an
-    export line whose ``id`` is not its item's fingerprint gets a note.
-    """
-    items: list[StoreItem] = []
-    notes: list[str] = []
-    problems: list[str] = []
-    bad = 0
-    for number, line in enumerate(lines, start=1):
-        try:
-            read = _read_line(line[3:] if number == 1 and line[:3] == BOM else line, at)
-        except TinyMemoryError as error:
-            bad += 1
-            if len(problems) < MAX_BAD_LINES:
-                problems.append(f"line {number}: {error.message}")
-            continue
-        if read is None:
-            continue
-        item, note = read
-        items.append(item)
-        if note is not None:
-            notes.append(f"line {number}: {note}")
-    if bad == 1:
-        raise InvalidRequest(problems[0])
-    if bad:
-        more = [f"and {bad - len(problems)} more"] if bad > len(problems) else []
-        listed = "\n".join([*problems, *more])
-        raise InvalidRequest(f"{bad} lines are bad, so nothing was stored:\n{listed}")
-    return items, notes
-
-
-#: The UTF-8 byte-order mark some editors put at the start of a file.
-BOM = b"\xef\xbb\xbf"
-
-
-def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None] | None:
-    """The line's item (checked, re-homed) and a note on its exported id; ``None`` when blank."""
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidRequest("not UTF-8 text") from None
-    if not text.strip():
-        return None
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise InvalidRequest(f"not valid json: {error}") from None
-    except RecursionError:
-        raise InvalidRequest("not valid json: nested too deeply") from None
-    # An export line wraps the item ({"id", "item"}); a bare item is tagged by "type".
-    wrapped = isinstance(data, dict) and "item" in data and "type" not in data
-    # StoreItem is a union, which mypy will not take as a type[T].
-    cls = Exported if wrapped else cast("type[StoreItem]", StoreItem)
-    unknown = unknown_key(data, cls)
-    if unknown is not None:
-        raise InvalidRequest(f"unknown key `{unknown}`")
-    note = None
-    if wrapped:
-        exported = from_data(data, Exported)
-        item = validate_item(exported.item)
-        if exported.id != (own := item.fingerprint()):
-            note = (
-                f"id `{exported.id}` is not its item's fingerprint `{own}`; "
-                "the item is stored under the id the engine gives it"
-            )
-    else:
-        item = validate_item(from_data(data, cast("type[StoreItem]", StoreItem)))
-    if at is not None:
-        item = item.with_meta(attrs.evolve(item.meta, namespace=at))
-    return item, note
 
 
 #: The readers ``ingest`` can name with ``--reader`` (the sources plugin offers them).
@@ -874,6 +755,11 @@ def erase(
     with _open_engine() as engine:
         counted = None if as_json else _count_items(engine, reach, kinds)
         report = engine.erase(request)
+        health = engine.health()
+    if health.reason is not None:
+        # Say what the engine still holds, and how it is finished (the sqlite
+        # engine: erased text on disk while another connection reads).
+        click.echo(f"tinymemory: the erase is done, and the engine says: {health.reason}", err=True)
     if as_json:
         click.echo(to_json(report))
         return

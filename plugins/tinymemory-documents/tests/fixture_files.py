@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import datetime
 import io
+import itertools
+import random
 import re
+import string
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 
 def _pdf_string(text: str) -> bytes:
@@ -221,21 +224,7 @@ def billion_laughs_docx() -> bytes:
 def zip_bomb_docx(megabytes: int) -> bytes:
     """A DOCX whose ``word/document.xml`` unpacks to ``megabytes`` MB of paragraphs."""
     paragraph = b"<w:p><w:r><w:t>" + b"bomb " * 20_000 + b"</w:t></w:r></w:p>"
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(sample_docx())) as source, zipfile.ZipFile(out, "w") as target:
-        for entry in source.infolist():
-            if entry.filename != "word/document.xml":
-                target.writestr(entry.filename, source.read(entry), zipfile.ZIP_DEFLATED)
-                continue
-            info = zipfile.ZipInfo("word/document.xml")
-            info.compress_type = zipfile.ZIP_DEFLATED
-            with target.open(info, "w", force_zip64=True) as part:
-                part.write(b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.'
-                           b'openxmlformats.org/wordprocessingml/2006/main"><w:body>')  # fmt: skip
-                for _ in range(megabytes * 1_000_000 // len(paragraph)):
-                    part.write(paragraph)
-                part.write(b"</w:body></w:document>")
-    return out.getvalue()
+    return _with_document_xml(itertools.repeat(paragraph, megabytes * 1_000_000 // len(paragraph)))
 
 
 def lying_size_docx() -> bytes:
@@ -270,3 +259,80 @@ def xlsx_of_cells(rows: int, columns: int) -> bytes:
     for row in range(rows):
         sheet.append([row * columns + column for column in range(columns)])
     return _saved(workbook)
+
+
+_WORDML = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+#: A paragraph of text: three elements, nested three deep.
+_TEXT = b"<w:p><w:r><w:t>the end</w:t></w:r></w:p>"
+
+
+def _with_document_xml(chunks: Iterable[bytes], extra: dict[str, bytes] | None = None) -> bytes:
+    """The sample DOCX with ``word/document.xml`` streamed from ``chunks``, and ``extra`` parts."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(sample_docx())) as source, zipfile.ZipFile(out, "w") as target:
+        for entry in source.infolist():
+            if entry.filename != "word/document.xml":
+                target.writestr(entry.filename, source.read(entry), zipfile.ZIP_DEFLATED)
+                continue
+            info = zipfile.ZipInfo("word/document.xml")
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with target.open(info, "w", force_zip64=True) as part:
+                part.write(b'<?xml version="1.0"?><w:document ' + _WORDML + b"><w:body>")
+                for chunk in chunks:
+                    part.write(chunk)
+                part.write(b"</w:body></w:document>")
+        for name, data in (extra or {}).items():
+            target.writestr(name, data, zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def prose_docx(megabytes: int) -> bytes:
+    """A DOCX of ``megabytes`` MB of XML: paragraphs of Zipf-drawn words, compressed ~4 to 1."""
+    rng = random.Random(megabytes)
+    letters = string.ascii_lowercase
+    words = ["".join(rng.choices(letters, k=rng.randint(2, 7))) for _ in range(200)]
+    weights = list(itertools.accumulate(1 / rank for rank in range(1, len(words) + 1)))  # Zipf
+
+    def paragraphs() -> Iterator[bytes]:
+        written = 0
+        while written < megabytes * 1_000_000:
+            text = " ".join(rng.choices(words, cum_weights=weights, k=10_000)).encode()
+            chunk = b"<w:p><w:r><w:t>" + text + b"</w:t></w:r></w:p>"
+            written += len(chunk)
+            yield chunk
+
+    return _with_document_xml(paragraphs())
+
+
+def many_elements_docx(elements: int) -> bytes:
+    """A DOCX of ``elements`` empty paragraphs (a random id each, so it compresses little),
+    then one of text."""
+    rng = random.Random(elements)
+    empty = (b'<w:p w:rsidR="%08X"/>' % rng.getrandbits(32) for _ in range(elements))
+    return _with_document_xml(itertools.chain(empty, [_TEXT]))
+
+
+def deep_docx(depth: int) -> bytes:
+    """A DOCX of text, then ``depth // 3`` tables nested each in the other's only cell, then
+    text in the innermost."""
+    opening = b"<w:tbl><w:tr><w:tc>" * (depth // 3)
+    return _with_document_xml([_TEXT, opening, _TEXT, b"</w:tc></w:tr></w:tbl>" * (depth // 3)])
+
+
+def many_parts_docx(parts: int, part_bytes: int) -> bytes:
+    """The sample DOCX with ``parts`` more XML parts of ``part_bytes`` random bytes of text each."""
+    rng = random.Random(parts)
+
+    def part() -> bytes:
+        text = rng.randbytes(part_bytes // 2).hex().encode()
+        return b"<?xml version='1.0'?><x>" + text + b"</x>"
+
+    return _with_document_xml([], {f"customXml/extra{n}.xml": part() for n in range(parts)})
+
+
+def xml_under_another_name_docx(elements: int) -> bytes:
+    """The sample DOCX with a part ``word/media/blob.bin`` holding ``elements`` XML elements."""
+    rng = random.Random(elements)
+    empty = b"".join(b'<p r="%08X"/>' % rng.getrandbits(32) for _ in range(elements))
+    blob = b'<?xml version="1.0"?><x>' + empty + b"</x>"
+    return _with_document_xml([_TEXT], {"word/media/blob.bin": blob})

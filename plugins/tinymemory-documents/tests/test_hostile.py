@@ -8,10 +8,12 @@ converts every file in turn: its peak bounds each one's.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
 import sys
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -19,14 +21,19 @@ import pytest
 from fixture_files import (
     BILLION_LAUGHS,
     billion_laughs_docx,
+    deep_docx,
     encrypted_pdf,
     lying_size_docx,
+    many_elements_docx,
+    many_parts_docx,
     pdf_declaring_pages,
+    prose_docx,
     rewritten,
     sample_xlsx,
     text_pdf,
     xlsx_declaring,
     xlsx_of_cells,
+    xml_under_another_name_docx,
     zip_bomb_docx,
 )
 
@@ -76,6 +83,28 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "two-million-cells.xlsx": (
         lambda: xlsx_declaring("A1:T100000"),
         r"declares 2,000,000 cells, over the limit of 1,000,000",
+    ),
+    # Under every limit of the zip directory (32 MiB file, 64 MiB unpacked, ratio 4 to 1),
+    # yet more XML than a library may hold as a tree.
+    "xml-heavy.docx": (
+        lambda: prose_docx(60),
+        r"holds over 16,777,216 bytes of XML, the limit \(at part `word/document.xml`\)",
+    ),
+    "many-elements.docx": (
+        lambda: many_elements_docx(400_000),
+        r"holds over 300,000 XML elements, the limit \(at part `word/document.xml`\)",
+    ),
+    "deep-nesting.docx": (
+        lambda: deep_docx(3_000),
+        r"part `word/document.xml` nests XML elements over 256 deep, the limit",
+    ),
+    "many-parts.docx": (
+        lambda: many_parts_docx(5_000, 4_000),
+        r"holds over 16,777,216 bytes of XML, the limit \(at part `customXml/extra\d+\.xml`\)",
+    ),
+    "xml-under-another-name.docx": (
+        lambda: xml_under_another_name_docx(400_000),
+        r"holds over 300,000 XML elements, the limit \(at part `word/media/blob\.bin`\)",
     ),
     "not-a-zip.docx": (lambda: b"PK\x03\x04" + b"\x00" * 200, r"is not a readable zip package"),
     "garbage-part.xlsx": (
@@ -165,3 +194,30 @@ def test_a_library_failure_names_no_content_of_the_file(tmp_path: Path) -> None:
         tm.convert(data, name="broken.docx")
     assert "hunter2" not in str(caught.value)
     assert "could not be read as docx" in caught.value.message
+
+
+def test_the_xml_heavy_file_is_under_every_limit_of_its_zip_directory() -> None:
+    data = prose_docx(60)
+    limits = Limits()
+    assert 14_000_000 < len(data) < 17_000_000 < limits.max_bytes
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        unpacked = sum(entry.file_size for entry in package.infolist())
+        xml = package.getinfo("word/document.xml")
+    assert 60_000_000 < unpacked < limits.max_unzipped_bytes
+    assert xml.file_size / xml.compress_size < limits.max_ratio
+
+
+def test_xml_just_within_the_limits_converts() -> None:
+    # Beside the body, the sample's parts hold 18,632 elements; the body wraps its own in
+    # two (document, body) and ends with a paragraph of text (three).
+    elements = 18_632 + 2 + 4_000 + 3
+    # The text of 12 nested tables is 2 + 3 * 12 + 3 deep.
+    depth = 2 + 36 + 3
+    converter = OfficeConverter(Limits(max_xml_elements=elements, max_xml_depth=depth))
+    for data in (many_elements_docx(4_000), deep_docx(36)):
+        assert "the end" in tm.convert(data, name="within.docx", converters=[converter]).body.text
+    converter = OfficeConverter(Limits(max_xml_elements=elements - 1, max_xml_depth=depth - 1))
+    with pytest.raises(tm.InvalidRequest, match=f"over {elements - 1:,} XML elements"):
+        tm.convert(many_elements_docx(4_000), name="over.docx", converters=[converter])
+    with pytest.raises(tm.InvalidRequest, match=f"over {depth - 1} deep"):
+        tm.convert(deep_docx(36), name="over.docx", converters=[converter])

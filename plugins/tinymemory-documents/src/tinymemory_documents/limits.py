@@ -1,9 +1,10 @@
 """The limits every conversion runs under, so a hostile file ends in a clear error, fast.
 
 Checked before any parse where they can be (raw size, the zip directory, a
-PDF's declared page count, a sheet's declared range) and again while
-reading (bytes read per zip entry, cells streamed, the deadline between
-pages, slides and sheets).
+PDF's declared page count, a sheet's declared range), while an OOXML
+package's XML is streamed once before any library parses it (bytes as they
+inflate, elements, depth), and again while converting (cells streamed, the
+deadline between pages, slides and sheets).
 """
 
 from __future__ import annotations
@@ -38,6 +39,13 @@ class Limits:
     ratio_floor_bytes: int = attrs.field(default=MIB, validator=_positive)
     #: Most entries in a package.
     max_entries: int = attrs.field(default=10_000, validator=_positive)
+    #: Most bytes of XML a package's parts hold together, counted as they inflate. A library
+    #: holds a part's XML as a tree: this and the next two keep that tree's memory bounded.
+    max_xml_bytes: int = attrs.field(default=16 * MIB, validator=_positive)
+    #: Most XML elements a package's parts hold together (a million take about 200 MB as a tree).
+    max_xml_elements: int = attrs.field(default=300_000, validator=_positive)
+    #: Deepest an XML element may be nested (libxml2's own limit without huge trees is 256).
+    max_xml_depth: int = attrs.field(default=256, validator=_positive)
     #: Most cells of a spreadsheet, all sheets together (declared ranges and cells read).
     max_cells: int = attrs.field(default=1_000_000, validator=_positive)
     #: Most pages of a PDF, and slides of a presentation.

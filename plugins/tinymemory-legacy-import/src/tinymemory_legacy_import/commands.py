@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -21,6 +19,7 @@ from typing import IO, Any
 import click
 
 from tinymemory import EngineCredential, InvalidRequest, MemoryConfig, TinyMemoryError
+from tinymemory.files import replacing
 from tinymemory.plugin import canonical_json
 
 from .checkpoint import SECTIONS, Checkpoint
@@ -145,26 +144,13 @@ def _read_checkpoint(file: Path, workspace: LegacyWorkspace) -> Checkpoint | Non
 
 
 def _write_checkpoint(file: Path, workspace: LegacyWorkspace, checkpoint: Checkpoint) -> None:
-    """Replace ``file`` with the checkpoint through a temporary file: never half written."""
-    target = file.resolve()
+    """Replace ``file`` with the checkpoint, whole or not at all."""
     data = {"workspace": workspace.path, "checkpoint": checkpoint.to_data()}
     try:
-        descriptor, temporary = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=".part"
-        )
-        try:
-            with open(descriptor, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, ensure_ascii=False)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, target)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise InvalidRequest(
-            f"checkpoint file `{file}` cannot be written: {error.strerror}"
-        ) from None
+        with replacing(file) as handle:
+            json.dump(data, handle, ensure_ascii=False)
+    except InvalidRequest as error:
+        raise InvalidRequest(f"checkpoint file {error.message}") from None
 
 
 def _section_table(counts: dict[str, int], skipped: dict[str, int]) -> str:

@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import anyio
 import anyio.to_thread
@@ -35,6 +35,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 import tinymemory as tm
+
+from .wire import StdinLines
 
 __all__ = ["CONTEXT_PROMPT", "CONTEXT_URI", "MemoryServer"]
 
@@ -245,6 +247,11 @@ class MemoryServer:
     def serve_stdio(self, *, stop_on_signals: bool = True) -> None:
         """Serve over stdin and stdout until the client closes the connection; then :meth:`close`.
 
+        Every line is answered: one that is no JSON-RPC message the SDK can
+        parse (not UTF-8, not JSON, nested too deep, a lone surrogate, not an
+        object, over the longest line an item can take) gets a JSON-RPC error,
+        and the server reads on.
+
         Blocking: the SDK's event loop runs inside this call and ends with it.
         With ``stop_on_signals`` (call it from the main thread), SIGTERM and
         SIGINT stop the process cleanly too: the call in flight finishes, the
@@ -254,7 +261,11 @@ class MemoryServer:
         server = self.sdk_server()
 
         async def serve() -> None:
-            async with stdio_server() as (read_stream, write_stream):
+            # Stdin is read by StdinLines, which answers a line the SDK cannot parse.
+            lines = StdinLines(sys.stdin.buffer)
+            async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as streams:
+                read_stream, write_stream = streams
+                lines.answer_on(write_stream)
                 await server.run(read_stream, write_stream, server.create_initialization_options())
 
         if stop_on_signals:

@@ -5,6 +5,10 @@ child never shares its parent's). ``:memory:`` has one connection, which a
 lock serialises, since every connection to ``:memory:`` would be a database
 of its own. Every write runs in ``BEGIN IMMEDIATE``, so a second writer
 waits on the busy timeout instead of failing on upgrade from a read.
+
+A file this process cannot write (it, or its folder: a read-only folder, a
+read-only file system) is opened for reading only (:func:`read_only_uri`),
+creating nothing beside it; a write on it is ``Unsupported``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tinymemory import ConfigError, EngineError, TinyMemoryError, Unavailable
+from tinymemory import ConfigError, EngineError, TinyMemoryError, Unavailable, Unsupported
 
 from .location import IN_MEMORY
 from .schema import fts5_tokens, migrate, recognise
@@ -29,6 +33,27 @@ CHECKPOINT_WAIT = 0.2
 #: The WAL is cut back to this size after a checkpoint.
 JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024
 SYNCHRONOUS = ("normal", "full")
+
+
+def read_only_uri(path: str) -> str:
+    """The URI that opens the database at ``path`` for reading, writing nothing beside it.
+
+    ``mode=ro``; and ``immutable=1`` as well when this process cannot write the
+    file's folder and no WAL with content is beside it: SQLite would otherwise
+    need to create the ``-shm`` file there to read a WAL-mode database, and
+    with no WAL and no one able to write there, nothing can change under it.
+    """
+    file = Path(path).resolve()
+    wal = Path(f"{file}-wal")
+    held = wal.is_file() and wal.stat().st_size > 0
+    immutable = "" if held or os.access(file.parent, os.W_OK) else "&immutable=1"
+    return f"{file.as_uri()}?mode=ro{immutable}"
+
+
+def _writable(path: str) -> bool:
+    """Whether this process may write the existing file at ``path`` and create files beside it."""
+    file = Path(path)
+    return os.access(file, os.W_OK) and os.access(file.resolve().parent, os.W_OK)
 
 
 class Connections:
@@ -44,7 +69,9 @@ class Connections:
         self._lock = threading.RLock()
         self._open: list[sqlite3.Connection] = []
         self._closed = False
-        if not self.in_memory:
+        #: Whether the file can only be read here (see the module).
+        self.read_only = not self.in_memory and Path(path).is_file() and not _writable(path)
+        if not self.in_memory and not self.read_only:
             try:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
@@ -64,9 +91,7 @@ class Connections:
         file = Path(self.path)
         if self.in_memory or not file.is_file() or file.stat().st_size == 0:
             return
-        connection = sqlite3.connect(
-            f"{file.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT
-        )
+        connection = sqlite3.connect(read_only_uri(self.path), uri=True, timeout=BUSY_TIMEOUT)
         try:
             recognise(connection, self.path)
         finally:
@@ -77,7 +102,8 @@ class Connections:
             # check_same_thread is off only so close() may close every thread's
             # connection; each connection is otherwise used by its own thread.
             connection = sqlite3.connect(
-                self.path,
+                read_only_uri(self.path) if self.read_only else self.path,
+                uri=self.read_only,
                 timeout=BUSY_TIMEOUT,
                 isolation_level=None,
                 check_same_thread=False,
@@ -85,7 +111,7 @@ class Connections:
         except sqlite3.Error as error:
             raise _open_error(self.path, error) from None
         try:
-            if not self.in_memory:
+            if not self.in_memory and not self.read_only:
                 _use_wal(connection)
             connection.execute(f"PRAGMA synchronous = {self._synchronous}")
             connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
@@ -135,6 +161,11 @@ class Connections:
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """A connection inside ``BEGIN IMMEDIATE``, committed on success, rolled back on error."""
+        if self.read_only:
+            raise Unsupported(
+                f"the sqlite database `{self.path}` can only be read here: this process cannot "
+                "write it or its folder"
+            )
         with self._lock if self.in_memory else _no_lock(), _translated():
             connection = self.connection()
             connection.execute("BEGIN IMMEDIATE")
@@ -151,8 +182,11 @@ class Connections:
 
         It waits at most :data:`CHECKPOINT_WAIT` for readers on an older
         snapshot, not the whole busy timeout: an incomplete checkpoint is
-        retried later rather than holding up the caller.
+        retried later rather than holding up the caller. A read-only file is
+        never checkpointed here.
         """
+        if self.read_only:
+            return False
         with self.reading() as connection:
             connection.execute(f"PRAGMA busy_timeout = {int(CHECKPOINT_WAIT * 1000)}")
             try:

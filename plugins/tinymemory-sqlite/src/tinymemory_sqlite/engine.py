@@ -145,7 +145,7 @@ class SqliteEngine(MemoryEngine):
             return EngineHealth.degraded(
                 f"pending_purge {pending}: forgotten or erased text is still in the file's bytes "
                 "while another connection holds an old snapshot; it is purged at the next write "
-                "or close once that reader lets go"
+                "or close once that reader lets go, or by `tinymemory sqlite purge`"
             )
         return EngineHealth.ok()
 
