@@ -1063,14 +1063,23 @@ def test_ingest_reads_syncs_and_reports(
     note.write_text("hello", encoding="utf-8")
     result = invoke("ingest", str(note), "--workspace", "w1")
     assert result.stdout == (
-        f"ingested 1 item from {note}: 1 stored, 0 replayed, 1 skipped\nskipped: part: left out\n"
+        "stored    item 1\n"
+        "skipped   part: left out\n"
+        f"ingested 1 item from {note}: 1 stored, 0 replayed, 1 skipped\n"
     )
     assert "ingesting file" in result.stderr
     again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1"))
+    (held,) = engine.list(tm.ListRequest()).items
     assert again == {
         "stored": 0,
         "replayed": 1,
-        "skipped": [{"index": 1, "reason": "part: left out"}],
+        "skipped": [{"index": 1, "what": "part", "reason": "left out"}],
+        "items": [
+            {"index": 0, "status": "replayed", "id": held.id},
+            {"index": 1, "status": "skipped", "what": "part", "reason": "left out"},
+        ],
+        "complete": True,
+        "stopped": None,
     }
     ok("ingest", "https://example.com/page", "--at", "team:acme")
     ok("ingest", "https://github.com/acme/app")
@@ -1143,3 +1152,126 @@ def test_a_citation_line_names_the_file_link_or_id(
     assert sorted(cited) == sorted(
         ["notes/budget.md", "/elsewhere/b.md", "https://example.com/b", learning]
     )
+
+
+class _Counting:
+    """A plugin offering a ``folder`` reader of ``count`` learnings, stopped by ``stop`` after
+    ``after`` of them (a KeyboardInterrupt, as Ctrl-C raises, or an engine error)."""
+
+    def __init__(self, count: int, after: int | None = None, stop: BaseException | None = None):
+        self.count, self.after, self.stop = count, after, stop
+
+    @hookimpl
+    def tinymemory_source_readers(self) -> list[object]:
+        outer = self
+
+        class Reader:
+            name = "folder"
+
+            def read(self, context: ReaderContext) -> object:
+                for number in range(outer.count):
+                    if number == outer.after and outer.stop is not None:
+                        raise outer.stop
+                    yield tm.Learning(text=f"fact {number}")
+
+        return [Reader()]
+
+
+class FailsOnBatch(EngineWrapper):
+    """The engine, whose ``store_many`` fails from its ``failing``-th call (1-based) on."""
+
+    def __init__(self, inner: MemoryEngine, failing: int) -> None:
+        super().__init__(inner)
+        self.calls, self.failing = 0, failing
+
+    def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+        self.calls += 1
+        if self.calls >= self.failing:
+            raise tm.EngineError("the disk is full")
+        return super().handle_store_many(items)
+
+    def close(self) -> None:
+        return
+
+
+@pytest.mark.parametrize(
+    ("count", "after", "stop", "status", "said"),
+    [
+        # Ctrl-C while the reader works: the batches before it are kept (two of 100).
+        (250, 230, KeyboardInterrupt(), 130, "interrupted"),
+        # The reader's own error mid-way (a feed that went away).
+        (150, 120, tm.Unavailable("the feed went away"), 1, "unavailable: the feed went away"),
+        # Ctrl-C before anything was read.
+        (5, 0, KeyboardInterrupt(), 130, "interrupted"),
+    ],
+)
+def test_an_ingest_stopped_mid_way_keeps_what_it_stored_and_says_how_far_it_got(
+    engine: ReferenceEngine,
+    tmp_path: Path,
+    count: int,
+    after: int,
+    stop: BaseException,
+    status: int,
+    said: str,
+) -> None:
+    plugin_manager().register(_Counting(count, after, stop))
+    kept = after // 100 * 100  # whole batches only: the one being read was never stored
+    result = invoke("ingest", str(tmp_path))
+    assert result.exit_code == status, result.output
+    assert len(texts(engine)) == kept
+    lines = result.stdout.splitlines()
+    assert lines[:-1] == [f"stored    item {n + 1}" for n in range(kept)]
+    assert (
+        lines[-1] == f"ingested {kept} items from {tmp_path}: {kept} stored, 0 replayed, 0 skipped"
+    )
+    assert f"stopped after {kept} of the source's entries ({said})" in result.stderr
+    report = json.loads(invoke("ingest", str(tmp_path), "--json").stdout)
+    assert (report["replayed"], report["complete"], report["stopped"]) == (kept, False, said)
+    assert [item["status"] for item in report["items"]] == ["replayed"] * kept
+
+
+def test_an_engine_failing_mid_way_keeps_the_batches_before(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    inner = ReferenceEngine()
+    use_engine(monkeypatch, FailsOnBatch(inner, failing=3))
+    plugin_manager().register(_Counting(350))
+    result = invoke("ingest", str(tmp_path), "--json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert (report["stored"], report["complete"]) == (200, False)
+    assert report["stopped"] == "engine error: the disk is full"
+    assert len(texts(inner)) == 200
+
+
+def test_a_whole_ingest_lists_every_entry_and_exits_0_with_skips(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    """Skips are the source's news, not the run's failure."""
+
+    class Half:
+        @hookimpl
+        def tinymemory_source_readers(self) -> list[object]:
+            class Reader:
+                name = "folder"
+
+                def read(self, context: ReaderContext) -> object:
+                    for number in range(6):
+                        path = f"{tmp_path}/file{number}.md"
+                        meta = tm.MemoryMeta(file_path=path)
+                        yield tm.Document(body="x" * (number % 2), meta=meta)
+
+            return [Reader()]
+
+    plugin_manager().register(Half())
+    result = invoke("ingest", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        *(
+            f"stored    {tmp_path}/file{n}.md"
+            if n % 2
+            else f"skipped   {tmp_path}/file{n}.md: document body must not be empty"
+            for n in range(6)
+        ),
+        f"ingested 3 items from {tmp_path}: 3 stored, 0 replayed, 3 skipped",
+    ]

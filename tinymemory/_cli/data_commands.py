@@ -9,6 +9,7 @@ a bad option or argument is a usage error (status 2).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import itertools
@@ -41,7 +42,7 @@ from tinymemory._engine import LISTING_PAGE, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory._f32 import display_f32
 from tinymemory._hookspecs import SourceSkip
-from tinymemory._ingest import SyncReport, convert, read, sync
+from tinymemory._ingest import SyncedItem, SyncReport, convert, read, sync
 from tinymemory._items import (
     Document,
     Learning,
@@ -170,10 +171,15 @@ def _source(citation: Citation) -> str:
     folder when inside it), its link, else its id."""
     path = citation.meta.file_path
     if path is not None:
-        with contextlib.suppress(ValueError):  # another drive, or not below the folder
-            return str(Path(path).relative_to(Path.cwd()))
-        return path
+        return _shown_path(path)
     return citation.meta.url or citation.id
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the working folder when inside it, else as given."""
+    with contextlib.suppress(ValueError):  # another drive, or not below the folder
+        return str(Path(path).relative_to(Path.cwd()))
+    return path
 
 
 def _echo_json(data: Any) -> None:
@@ -782,7 +788,9 @@ def _ingest_reader(source: str) -> str:
 @at_option("Store every item at this node (team:acme/agent:writer); default the root.")
 @workspace_option("The items' workspace.")
 @json_option("Print the report as JSON.")
+@click.pass_context
 def ingest(
+    ctx: click.Context,
     source: str,
     reader: str | None,
     include: str | None,
@@ -810,19 +818,61 @@ def ingest(
         credential = EngineCredential.static(token)
     found = read(kind, options=options, credential=credential)
     items = found if at is None else (_rehomed(item, at) for item in found)
+    outcomes: list[SyncedItem] = []
+    stopped: str | None = None
+    status = 0
     with _open_engine() as engine, _progress(items, f"ingesting {kind}") as shown:
-        report = sync(engine, shown)
-    skipped = [{"index": skip.index, "reason": skip.reason} for skip in report.skipped]
+        try:
+            sync(engine, shown, on_item=outcomes.append)
+        except KeyboardInterrupt:
+            stopped, status = "interrupted", INTERRUPTED
+        except TinyMemoryError as error:
+            stopped, status = str(error), 1
+    _ingest_report(source, outcomes, stopped, as_json)
+    if status:
+        ctx.exit(status)
+
+
+#: The exit status of a run stopped by Ctrl-C, as a shell reports a SIGINT.
+INTERRUPTED = 130
+
+
+def _ingest_report(
+    source: str, outcomes: Sequence[SyncedItem], stopped: str | None, as_json: bool
+) -> None:
+    """Every input and what became of it, then the totals; how far a stopped run got."""
+    counts = collections.Counter(outcome.status for outcome in outcomes)
     if as_json:
-        _echo_json({"stored": report.stored, "replayed": report.replayed, "skipped": skipped})
+        _echo_json(
+            {
+                "stored": counts["stored"],
+                "replayed": counts["replayed"],
+                "skipped": [
+                    {"index": o.index, "what": o.what, "reason": o.reason}
+                    for o in outcomes
+                    if o.status == "skipped"
+                ],
+                "items": [to_data(outcome) for outcome in outcomes],
+                "complete": stopped is None,
+                "stopped": stopped,
+            }
+        )
         return
-    total = report.stored + report.replayed
+    for outcome in outcomes:
+        where = _shown_path(outcome.what) if outcome.what else f"item {outcome.index + 1}"
+        reason = f": {outcome.reason}" if outcome.reason else ""
+        click.echo(f"{outcome.status:<9} {where}{reason}")
+    total = counts["stored"] + counts["replayed"]
     click.echo(
-        f"ingested {items_text(total)} from {source}: {report.stored} stored, "
-        f"{report.replayed} replayed, {len(skipped)} skipped"
+        f"ingested {items_text(total)} from {source}: {counts['stored']} stored, "
+        f"{counts['replayed']} replayed, {counts['skipped']} skipped"
     )
-    for skip in report.skipped:
-        click.echo(f"skipped: {skip.reason}")
+    if stopped is not None:
+        click.echo(
+            f"tinymemory: ingest stopped after {len(outcomes)} of the source's entries "
+            f"({stopped}); what is listed above is kept, the rest was not read",
+            err=True,
+        )
 
 
 def _rehomed(item: StoreItem | SourceSkip, at: Namespace) -> StoreItem | SourceSkip:

@@ -6,8 +6,9 @@ folders, honours every ``.gitignore`` on the way down (matched by
 ignored folder is not entered), keeps to an include glob when one is given,
 and leaves out files over the size cap. Each file is opened without following
 a link and checked to lie inside the folder before it is read. What is left
-out for a reason worth knowing (too large, a link, a format nothing reads)
-comes out as a :class:`~tinymemory.plugin.SourceSkip`.
+out for a reason worth knowing (too large, a link, a format nothing reads,
+a file a converter refuses, a folder that cannot be read) comes out as a
+:class:`~tinymemory.plugin.SourceSkip`: one file never ends the walk.
 """
 
 from __future__ import annotations
@@ -134,7 +135,7 @@ def _document(
     placed = attrs.evolve(_placed(path, workspace, source), observed_at=mtime)
     try:
         return tm.convert(data, name=path.name, meta=placed)
-    except (tm.Unsupported, tm.InvalidRequest) as error:
+    except tm.TinyMemoryError as error:  # empty, encrypted, too large, hostile, unreadable
         return SourceSkip(what=path.as_posix(), reason=error.message)
 
 
@@ -181,9 +182,13 @@ class FolderReader:
         workspace: str | None,
         source: tm.SourceRef,
     ) -> Iterator[tm.StoreItem | SourceSkip]:
-        ignores = ignores.entered(folder, relative)
-        with os.scandir(folder) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
+        try:
+            ignores = ignores.entered(folder, relative)
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:  # a folder this user may not read is left out, not the end
+            yield SourceSkip(what=folder.as_posix(), reason=f"cannot be read ({error.strerror})")
+            return
         for entry in entries:
             if entry.name.startswith(".") or entry.name in TOOL_FOLDERS:
                 continue
