@@ -27,6 +27,7 @@ from tinymemory._cli.options import (
     reach_option,
     table,
 )
+from tinymemory._cli.plugin_commands import PluginAwareGroup
 from tinymemory._context import ContextCompiler, ContextSpec
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import ConfigError, TinyMemoryError
@@ -50,7 +51,7 @@ from tinymemory.conformance.profiles import PROFILES
 UNBOUNDED_TOKENS = 2**32 - 1
 
 
-@click.group(name="tinymemory")
+@click.group(name="tinymemory", cls=PluginAwareGroup)
 @click.version_option(package_name="tinymemory")
 def cli() -> None:
     """TinyMemory: memory for AI agents."""
