@@ -476,6 +476,8 @@ def test_context_from_an_empty_engine_prints_nothing_and_says_so(reference_confi
     assert result.exit_code == 0
     assert result.stdout == ""
     assert result.stderr == (
+        "tinymemory: the memory is empty: `tinymemory ingest PATH` reads a folder (or a file, "
+        "a link, a feed) into it, `tinymemory store TEXT` stores one learning\n"
         "tinymemory: no stored item answers the briefs and no learning is stored; "
         "the document is empty\n"
     )

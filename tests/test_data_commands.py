@@ -16,7 +16,7 @@ from tinymemory._cli import data_commands
 from tinymemory._cli.main import cli, main
 from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
 from tinymemory._errors import Unsupported
-from tinymemory._hookspecs import ReaderContext, SourceSkip, hookimpl
+from tinymemory._hookspecs import EngineFactory, ReaderContext, SourceSkip, hookimpl
 from tinymemory._plugin_manager import plugin_manager
 from tinymemory._wire import from_json, to_json
 from tinymemory.reference import ReferenceEngine
@@ -272,16 +272,54 @@ def test_store_refuses_blank_text_cleanly(engine: ReferenceEngine) -> None:
 def test_fetch_prints_ranked_hits(engine: ReferenceEngine) -> None:
     ids = fill(engine)
     header, *rows = ok("fetch", "tabs", "--mode", "keyword").splitlines()
-    assert header.split() == ["SCORE", "ID", "KIND", "NAMESPACE", "TEXT"]
-    assert [row.split()[:4] for row in rows] == [
-        ["1.000", ids["agent a prefers tabs"], "learning", "agent:a"],
-        ["1.000", ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."], "document", "root"],
+    assert header.split() == ["SCORE", "ID", "KIND", "NAMESPACE", "SOURCE", "TEXT"]
+    assert [row.split()[:5] for row in rows] == [
+        ["1.000", ids["agent a prefers tabs"][:8], "learning", "agent:a", "-"],
+        [
+            "1.000",
+            ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."][:8],
+            "document",
+            "root",
+            "Release",  # its title
+        ],
     ]
     # The line that matched, not the document's heading.
-    assert rows[1].endswith("root       We ship tabs on Friday.")
+    assert rows[1].endswith("Release plan  We ship tabs on Friday.")
     (row,) = ok("fetch", "rest", "--mode", "keyword").splitlines()[1:]
-    assert row.endswith("root       Then rest.")
+    assert row.endswith("Release plan  Then rest.")
     assert ok("fetch", "nothing-like-this", "--mode", "keyword") == "no hits\n"
+
+
+def test_fetch_shows_a_hits_file_or_link_and_no_namespace_column_when_all_are_at_the_root(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    engine.store(tm.Document(body="tabs in the file", meta=tm.MemoryMeta(
+        file_path=str(tmp_path / "notes" / "style.md"))))  # fmt: skip
+    engine.store(tm.Document(body="tabs on the web", meta=tm.MemoryMeta(
+        url="https://example.com/style")))  # fmt: skip
+    header, *rows = ok("fetch", "tabs", "--mode", "keyword").splitlines()
+    assert header.split() == ["SCORE", "ID", "KIND", "SOURCE", "TEXT"]
+    sources = sorted(row.split()[3] for row in rows)
+    assert sources == ["https://example.com/style", "notes/style.md"]
+
+
+def test_the_fetch_help_explains_the_score_once() -> None:
+    shown = ok("fetch", "--help")
+    for mode in ("keyword", "vector", "hybrid"):
+        assert mode in shown
+    assert "compare scores within one fetch only" in " ".join(shown.split())
+
+
+def test_a_read_of_an_empty_memory_points_at_ingest_and_store(engine: ReferenceEngine) -> None:
+    for args in (("recall", "anything"), ("fetch", "x", "--mode", "keyword"), ("list",)):
+        result = invoke(*args)
+        assert result.exit_code == 0
+        assert "the memory is empty: `tinymemory ingest PATH`" in result.stderr
+        assert "`tinymemory store TEXT`" in result.stderr
+    fill(engine)
+    quiet = invoke("fetch", "nothing-like-this", "--mode", "keyword")
+    assert (quiet.stdout, quiet.stderr) == ("no hits\n", "")  # memory holds items: no hint
 
 
 def test_fetch_json_pages_with_the_cursor(engine: ReferenceEngine) -> None:
@@ -343,7 +381,7 @@ def test_recall_prints_the_answer_then_numbered_citations(engine: ReferenceEngin
     assert output == (
         "From 1 stored items: agent a prefers tabs\n"
         "\n"
-        f"[1] {ids['agent a prefers tabs']}  learning  agent a prefers tabs\n"
+        f"[1] {ids['agent a prefers tabs'][:8]}  learning  agent a prefers tabs\n"
     )
     answer = from_json(ok("recall", "who prefers tabs", "--limit", "2", "--json"), tm.RecallAnswer)
     assert [citation.id for citation in answer.citations][:1] == [ids["agent a prefers tabs"]]
@@ -366,13 +404,13 @@ def test_recall_refuses_a_blank_question_and_a_zero_limit(engine: ReferenceEngin
 def test_list_prints_a_table_and_the_next_cursor(engine: ReferenceEngine) -> None:
     ids = fill(engine)
     header, *rows, last = ok("list", "--limit", "3").splitlines()
-    assert header.split() == ["ID", "KIND", "NAMESPACE", "TEXT"]
-    assert [row.split()[0] for row in rows] == list(ids.values())[:3]
-    assert rows[0].split(maxsplit=3)[1:] == ["learning", "root", "the office closes at six"]
+    assert header.split() == ["ID", "KIND", "NAMESPACE", "SOURCE", "TEXT"]
+    assert [row.split()[0] for row in rows] == [item_id[:8] for item_id in ids.values()][:3]
+    assert rows[0].split(maxsplit=4)[1:] == ["learning", "root", "-", "the office closes at six"]
     assert rows[1].index("agent:a") == header.index("NAMESPACE")
     assert last == "next cursor: 3"
     rest = ok("list", "--cursor", "3").splitlines()
-    assert [row.split()[0] for row in rest[1:]] == list(ids.values())[3:]
+    assert [row.split()[0] for row in rest[1:]] == [item_id[:8] for item_id in ids.values()][3:]
     assert ok("list", "--workspace", "nobody") == "no items\n"
 
 
@@ -1150,7 +1188,7 @@ def test_a_citation_line_names_the_file_link_or_id(
     lines = ok("recall", "budget").splitlines()
     cited = [line.split("] ", 1)[1].split("  ")[0] for line in lines if line.startswith("[")]
     assert sorted(cited) == sorted(
-        ["notes/budget.md", "/elsewhere/b.md", "https://example.com/b", learning]
+        ["notes/budget.md", "/elsewhere/b.md", "https://example.com/b", learning[:8]]
     )
 
 
@@ -1275,3 +1313,117 @@ def test_a_whole_ingest_lists_every_entry_and_exits_0_with_skips(
         ),
         f"ingested 3 items from {tmp_path}: 3 stored, 0 replayed, 3 skipped",
     ]
+
+
+# --- ids by prefix ---------------------------------------------------------------------
+
+
+def test_get_and_forget_take_any_unique_prefix(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    tabs = ids["agent a prefers tabs"]
+    for width in (4, 8, 12, 39, 40):
+        assert ok("get", tabs[:width]).startswith(f"id: {tabs}\n")
+    assert ok("get", tabs[:6].upper()).startswith(f"id: {tabs}\n")  # as a person types it
+    missing = invoke("get", "0000000")
+    assert missing.exit_code == 1
+    assert "not found: 0000000" in missing.stderr
+    assert ok("forget", tabs[:7]) == "forgot 1 item\n"
+    assert tabs not in [hit.id for hit in engine.list(tm.ListRequest()).items]
+
+
+def test_a_prefix_too_short_or_ambiguous_is_a_usage_error_listing_the_candidates(
+    engine: ReferenceEngine,
+) -> None:
+    # Enough items that some share their first four digits (65536 prefixes, 1500 items:
+    # no shared one has a chance of e^-17); the test finds them.
+    tm.sync(engine, [tm.Learning(text=f"fact {n}") for n in range(1500)])
+    held = [hit.id for hit in engine.export(tm.ListRequest(limit=2000)).items]
+    by_prefix: dict[str, list[str]] = {}
+    for item_id in held:
+        by_prefix.setdefault(item_id[:4], []).append(item_id)
+    prefix, sharing = next((p, found) for p, found in by_prefix.items() if len(found) > 1)
+    for command in ("get", "forget"):
+        result = invoke(command, prefix)
+        assert result.exit_code == 2
+        assert f"id `{prefix}` is ambiguous: {len(sharing)} items start with it" in result.stderr
+        for item_id in sharing:
+            assert item_id in result.stderr
+        short = invoke(command, prefix[:3])
+        assert short.exit_code == 2
+        assert "is too short: give at least 4 of its hex digits" in short.stderr
+    assert len(engine.export(tm.ListRequest(limit=2000)).items) == 1500  # nothing forgotten
+
+
+def test_short_ids_grow_until_the_shown_ids_differ() -> None:
+    from tinymemory._cli.item_ids import short_ids
+
+    ids = ["abcdef0123" + "0" * 30, "abcdef0124" + "0" * 30, "1234567890" + "0" * 30]
+    assert short_ids(ids) == {
+        ids[0]: "abcdef0123",
+        ids[1]: "abcdef0124",
+        ids[2]: "1234567890",
+    }
+    assert short_ids(ids[2:]) == {ids[2]: "12345678"}
+
+
+# --- reads create nothing ----------------------------------------------------------------
+
+
+class _Filed:
+    """A plugin whose engine ``filed`` keeps memory in one file, made when it is built."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.builds: list[Path] = []
+
+    @hookimpl
+    def tinymemory_engines(self) -> list[EngineFactory]:
+        descriptor = attrs.evolve(tm.ReferenceEngine().descriptor, id="filed", label="Filed")
+
+        def build(settings: tm.EngineSettings, credential: tm.EngineCredential) -> MemoryEngine:
+            path = Path(settings.options.get("path", self.file))
+            path.touch()  # as an embedded engine makes its file
+            self.builds.append(path)
+            return tm.ReferenceEngine()
+
+        return [
+            EngineFactory(
+                descriptor=descriptor,
+                build=build,
+                test_settings=lambda folder: tm.EngineSettings(options={"path": folder / "t.db"}),
+                storage=lambda settings: (self.file,),
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        ("recall", "anything"),
+        ("fetch", "x", "--mode", "keyword"),
+        ("list",),
+        ("get", "abcd"),
+        ("explore", "kind"),
+        ("export",),
+        ("forget", "--tag", "x"),
+        ("context",),
+    ],
+)
+def test_a_read_of_a_memory_not_yet_made_creates_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: tuple[str, ...]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('engine = "filed"\n', encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
+    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
+    memory = tmp_path / "memory.db"
+    filed = _Filed(memory)
+    plugin_manager().register(filed)
+    result = invoke(*read)
+    assert result.exit_code in (0, 1), result.output  # `get` of an unknown id exits 1
+    assert not memory.exists()
+    (throwaway,) = filed.builds
+    assert not throwaway.parent.exists()  # the throwaway folder is gone with its engine
+    ok("store", "now there is a memory")
+    assert memory.exists()
+    assert filed.builds[1] == memory

@@ -43,12 +43,18 @@ class EngineFactory:
     ``test_settings(folder)``, when given, returns settings for a throwaway
     engine that keeps everything in ``folder`` (an empty folder the caller
     removes afterwards): the conformance suite uses them when it is given no
-    settings, so it never writes to a user's memory.
+    settings, so it never writes to a user's memory. ``storage(settings)``,
+    when given, names the files the engine keeps its memory in for these
+    settings, worked out without creating anything (none for a memory kept
+    in the process): while none of them exists the memory holds nothing, and
+    the command line's reads answer from a throwaway engine
+    (``test_settings``) instead of creating them.
     """
 
     descriptor: EngineDescriptor
     build: Callable[[EngineSettings, EngineCredential], MemoryEngine]
     test_settings: Callable[[Path], EngineSettings] | None = None
+    storage: Callable[[EngineSettings], Sequence[Path]] | None = None
 
 
 @runtime_checkable

@@ -26,6 +26,7 @@ from typing import IO, Any, BinaryIO, TypeVar, cast
 import attrs
 import click
 
+from tinymemory._cli.item_ids import resolve_ids, short_ids
 from tinymemory._cli.options import (
     at_option,
     cursor_option,
@@ -38,7 +39,7 @@ from tinymemory._cli.options import (
     tags_option,
     workspace_option,
 )
-from tinymemory._engine import LISTING_PAGE, MemoryEngine
+from tinymemory._engine import LISTING_PAGE, EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory._f32 import display_f32
 from tinymemory._hookspecs import SourceSkip
@@ -70,7 +71,8 @@ from tinymemory._operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory._registry import MemoryConfig
+from tinymemory._plugin_manager import engine_factories
+from tinymemory._registry import MemoryConfig, build_engine
 from tinymemory._settings import EngineCredential
 from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
 from tinymemory._wire import dumps, from_data, to_data, to_json, unknown_key
@@ -89,6 +91,44 @@ _COMMANDS: list[click.Command] = []
 def _open_engine() -> MemoryEngine:
     """The configured engine: the one place a data command builds one."""
     return MemoryConfig.load().build(EngineCredential.from_env())
+
+
+def open_reader() -> MemoryEngine:
+    """The configured engine for a command that only reads: it creates no file.
+
+    While none of the files the engine's factory names (``storage``) exists,
+    the memory holds nothing, and the read is answered by a throwaway engine
+    of the same kind in a temporary folder, removed when it closes.
+    """
+    config = MemoryConfig.load()
+    factory = engine_factories().get(config.engine)
+    if factory is None or factory.storage is None or factory.test_settings is None:
+        return _open_engine()
+    files = factory.storage(config.settings_for(config.engine))
+    if not files or any(Path(file).exists() for file in files):
+        return _open_engine()
+    folder = tempfile.TemporaryDirectory(prefix="tinymemory-empty-")
+    try:
+        engine = build_engine(config.engine, factory.test_settings(Path(folder.name)), scrub=False)
+    except BaseException:
+        folder.cleanup()
+        raise
+    return _Throwaway(engine, folder)
+
+
+class _Throwaway(EngineWrapper):
+    """An engine in a temporary folder, removed with it on close."""
+
+    def __init__(self, inner: MemoryEngine, folder: tempfile.TemporaryDirectory[str]) -> None:
+        super().__init__(inner)
+        self._folder = folder
+
+    def close(self) -> None:
+        """Close the engine, then remove its folder."""
+        try:
+            super().close()
+        finally:
+            self._folder.cleanup()
 
 
 def add_data_commands(group: click.Group) -> None:
@@ -166,13 +206,13 @@ def _passage(text: str, query: str) -> str:
     return _clip(best)
 
 
-def _source(citation: Citation) -> str:
+def _source(citation: Citation, short_id: str) -> str:
     """Where a cited item came from, for a person: its file (relative to the working
-    folder when inside it), its link, else its id."""
+    folder when inside it), its link, else its id's first digits."""
     path = citation.meta.file_path
     if path is not None:
         return _shown_path(path)
-    return citation.meta.url or citation.id
+    return citation.meta.url or short_id
 
 
 def _shown_path(path: str) -> str:
@@ -328,10 +368,51 @@ def convert_command(file: Path, output: Path | None, as_json: bool) -> None:
 # --- reads -----------------------------------------------------------------------
 
 
-def _hit_rows(hits: Sequence[Hit]) -> list[tuple[str, ...]]:
-    return [
-        (hit.id, hit.kind.value, str(hit.meta.namespace), _first_line(hit.text)) for hit in hits
+#: What a read says, on stderr, when the memory holds nothing at all.
+EMPTY_MEMORY_HINT = (
+    "tinymemory: the memory is empty: `tinymemory ingest PATH` reads a folder (or a file, "
+    "a link, a feed) into it, `tinymemory store TEXT` stores one learning"
+)
+#: The widest a table's SOURCE cell gets.
+SOURCE_WIDTH = 40
+
+
+def hint_when_empty(engine: MemoryEngine) -> None:
+    """Point at ``ingest`` and ``store`` when the engine holds no item at all."""
+    if not engine.list(ListRequest(limit=1)).items:
+        click.echo(EMPTY_MEMORY_HINT, err=True)
+
+
+def _hit_source(hit: Hit) -> str:
+    """Where a hit comes from, for a table: its file, its link, its title, else ``-``."""
+    meta = hit.meta
+    if meta.file_path is not None:
+        shown = _shown_path(meta.file_path)
+    else:
+        heading = hit.text.split("\n", 1)[0]
+        title = heading[2:].strip() if hit.kind.value == "document" and heading[:2] == "# " else ""
+        shown = meta.url or title or "-"
+    return shown if len(shown) <= SOURCE_WIDTH else "..." + shown[-(SOURCE_WIDTH - 3) :]
+
+
+def _hit_table(hits: Sequence[Hit], text: Callable[[Hit], str], score: bool = False) -> str:
+    """Hits as a table: short id, kind, where it comes from and its text; the score when
+    ranked, and the namespace when any hit is not at the root."""
+    ids = short_ids(hit.id for hit in hits)
+    placed = any(not hit.meta.namespace.is_root for hit in hits)
+    headers = [*(["SCORE"] if score else []), "ID", "KIND", *(["NAMESPACE"] if placed else [])]
+    rows = [
+        (
+            *([f"{hit.score:.3f}"] if score else []),
+            ids[hit.id],
+            hit.kind.value,
+            *([str(hit.meta.namespace)] if placed else []),
+            _hit_source(hit),
+            text(hit),
+        )
+        for hit in hits
     ]
+    return table((*headers, "SOURCE", "TEXT"), rows)
 
 
 @_data_command("fetch")
@@ -353,30 +434,32 @@ def fetch(
     filter: MetaFilter,
     as_json: bool,
 ) -> None:
-    """Rank stored items against QUERY by keyword, vector or hybrid search."""
-    with _open_engine() as engine:
+    """Rank stored items against QUERY by keyword, vector or hybrid search.
+
+    Each hit shows its id's first digits (any unique prefix of 4 or more
+    works wherever an id is taken), its kind, where it comes from (file, link
+    or title) and its line that holds the most words of QUERY. SCORE orders
+    the hits of one fetch, higher first; its scale is the engine's and the
+    mode's own, so compare scores within one fetch only. With the sqlite
+    engine, keyword is a BM25 relevance (above 0, no fixed top), vector a
+    cosine similarity (at most 1), hybrid a reciprocal-rank fusion of the two
+    (1/61 + 1/61, about 0.033, for a hit first in both).
+    """
+    with open_reader() as engine:
         chosen = FetchMode(mode) if mode else default_mode(engine.descriptor.fetch_modes)
         if chosen is None:
             raise Unsupported(f"engine `{engine.descriptor.id}` serves no fetch mode")
         request = FetchRequest(query=query, mode=chosen, filter=filter, limit=limit, cursor=cursor)
         page = engine.fetch(request)
+        if not page.hits and not as_json:
+            hint_when_empty(engine)
     if as_json:
         click.echo(to_json(page))
         return
     if not page.hits:
         click.echo("no hits")
     else:
-        rows = [
-            (
-                f"{hit.score:.3f}",
-                hit.id,
-                hit.kind.value,
-                str(hit.meta.namespace),
-                _passage(hit.text, query),
-            )
-            for hit in page.hits
-        ]
-        click.echo(table(("SCORE", "ID", "KIND", "NAMESPACE", "TEXT"), rows))
+        click.echo(_hit_table(page.hits, lambda hit: _passage(hit.text, query), score=True))
     _echo_next(page.next_cursor)
 
 
@@ -391,17 +474,21 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
     Each citation line names the item's file or link (else its id), its kind
     and the passage quoted from it.
     """
-    with _open_engine() as engine:
+    with open_reader() as engine:
         answer = engine.recall(RecallRequest(question=question, filter=filter, limit=limit))
+        if not answer.citations and not as_json:
+            hint_when_empty(engine)
     if as_json:
         click.echo(to_json(answer))
         return
     click.echo(answer.answer)
     if answer.citations:
         click.echo()
+    ids = short_ids(citation.id for citation in answer.citations)
     for number, citation in enumerate(answer.citations, start=1):
         snippet = _first_line(citation.snippet)
-        click.echo(f"[{number}] {_source(citation)}  {citation.kind.value}  {snippet}")
+        source = _source(citation, ids[citation.id])
+        click.echo(f"[{number}] {source}  {citation.kind.value}  {snippet}")
 
 
 @_data_command("list")
@@ -411,15 +498,17 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
 @json_option("Print the page of items as JSON.")
 def list_command(limit: int, cursor: str | None, filter: MetaFilter, as_json: bool) -> None:
     """List stored items, without ranking, a page at a time."""
-    with _open_engine() as engine:
+    with open_reader() as engine:
         page = engine.list(ListRequest(filter=filter, limit=limit, cursor=cursor))
+        if not page.items and not as_json:
+            hint_when_empty(engine)
     if as_json:
         click.echo(to_json(page))
         return
     if not page.items:
         click.echo("no items")
     else:
-        click.echo(table(("ID", "KIND", "NAMESPACE", "TEXT"), _hit_rows(page.items)))
+        click.echo(_hit_table(page.items, lambda hit: _passage(hit.text, "")))
     _echo_next(page.next_cursor)
 
 
@@ -428,9 +517,13 @@ def list_command(limit: int, cursor: str | None, filter: MetaFilter, as_json: bo
 @json_option("Print the items (and the ids not found) as JSON.")
 @click.pass_context
 def get(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
-    """Print items whole by id: text and metadata. Exits 1 when an id is not found."""
+    """Print items whole by id (or any unique prefix of 4 or more digits): text and metadata.
+
+    Exits 1 when an id is not found.
+    """
     hits: list[Hit] = []
-    with _open_engine() as engine:
+    with open_reader() as engine:
+        ids = tuple(resolve_ids(engine, ids))
         for batch in _batched(ids, MAX_GET_IDS):
             hits.extend(engine.get(GetRequest(ids=batch)))
     found = {hit.id for hit in hits}
@@ -475,7 +568,7 @@ def explore(facet: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
     FACET: kind, source, source_id, workspace, folder, file_path, language,
     repo, url, thread, agent, tool_call, tag or namespace.
     """
-    with _open_engine() as engine:
+    with open_reader() as engine:
         page = engine.explore(ExploreRequest(facet=facet, filter=filter, limit=limit))
     if as_json:
         click.echo(to_json(page))
@@ -499,7 +592,8 @@ def explore(facet: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
 @filter_options
 @json_option("Print the report as JSON.")
 def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
-    """Forget items by id, or every item the filter options admit.
+    """Forget items by id (or any unique prefix of 4 or more digits), or every item the
+    filter options admit.
 
     With ids, --at/--reach confine the forget to the items that reach sees.
     Never everything: no ids and no filter option is refused.
@@ -510,7 +604,8 @@ def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
         raise click.UsageError(
             "forget needs ids or a filter option (--at, --reach, --workspace, --tag, --kind)"
         )
-    with _open_engine() as engine:
+    with open_reader() as engine:
+        ids = tuple(resolve_ids(engine, ids))
         if not ids:
             report = engine.forget(ForgetTarget.by_filter(filter))
         elif filter.reach is not None:
@@ -540,7 +635,7 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
     """
     incomplete: list[str] = []
     count = 0
-    with _open_engine() as engine:
+    with open_reader() as engine:
         if output is not None:
             _refuse_own_storage(output, engine)
         pages = _export_pages(engine, filter)
@@ -921,7 +1016,7 @@ def erase(
         what = " and ".join(kinds) + " items" if kinds else "every item"
         below = " and everything below it" if subtree else ""
         click.confirm(f"Erase {what} at {at}{below}, for good?", abort=True, err=True)
-    with _open_engine() as engine:
+    with open_reader() as engine:
         counted = None if as_json else _count_items(engine, reach, kinds)
         report = engine.erase(request)
     if as_json:
