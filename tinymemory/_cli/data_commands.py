@@ -352,17 +352,22 @@ def _receipt_line(receipt: StoreReceipt) -> str:
 def convert_command(file: Path, output: Path | None, as_json: bool) -> None:
     """Convert FILE to markdown with the installed converters, as `store --file` does.
 
-    Nothing is stored. With -o, the file is written aside and renamed into
-    place once complete.
+    The document's own title (not its file name), when it has one, heads the
+    markdown as `# title`, as memory shows the document. Nothing is stored.
+    With -o, the file is written aside and renamed into place once complete.
     """
     document = convert(file)
+    # A title of the document's own (not its file name) heads the markdown, as memory shows it.
+    titled = document.title is not None and document.title != file.name
     text = to_json(document) if as_json else document.body.content
+    if titled and not as_json:
+        text = document.render_text()
     if output is None:
         click.echo(text)
         return
     with _replacing(output) as handle:
         handle.write(text + "\n")
-    click.echo(f"wrote {output}: {len(document.body.content):,} characters of {document.mime}")
+    click.echo(f"wrote {output}: {len(text):,} characters of {document.mime}")
 
 
 # --- reads -----------------------------------------------------------------------
