@@ -1355,7 +1355,7 @@ def test_a_prefix_too_short_or_ambiguous_is_a_usage_error_listing_the_candidates
 
 
 def test_short_ids_grow_until_the_shown_ids_differ() -> None:
-    from tinymemory._cli.item_ids import short_ids
+    from tinymemory._display import short_ids
 
     ids = ["abcdef0123" + "0" * 30, "abcdef0124" + "0" * 30, "1234567890" + "0" * 30]
     assert short_ids(ids) == {

@@ -245,6 +245,16 @@ class SyncReport:
     skipped: tuple[Skipped, ...] = ()
     batches: int = 0
 
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import sync_markdown
+
+        return sync_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import sync_html
+
+        return sync_html(self)
+
 
 @attrs.frozen(kw_only=True)
 class SyncedItem:

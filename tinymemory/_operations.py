@@ -92,6 +92,16 @@ class RecallAnswer:
     citations: tuple[Citation, ...] = attrs.field(default=(), converter=_citations)
     model: str | None = None
 
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import answer_markdown
+
+        return answer_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import answer_html
+
+        return answer_html(self)
+
 
 # --- fetch and list ---------------------------------------------------------
 
@@ -161,6 +171,22 @@ class FetchPage:
     hits: tuple[Hit, ...] = attrs.field(converter=_hits)
     next_cursor: str | None = None
 
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import hits_markdown
+
+        return hits_markdown(self.hits, self.next_cursor, scored=True)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import hits_html
+
+        return hits_html(self.hits, self.next_cursor, scored=True)
+
+    def to_pandas(self) -> Any:
+        """The hits as a ``pandas.DataFrame``, a row each; ``Unsupported`` without pandas."""
+        from tinymemory._display import HIT_COLUMNS, records, to_pandas
+
+        return to_pandas(records(self.hits), HIT_COLUMNS)
+
 
 @attrs.frozen(kw_only=True)
 class ListRequest:
@@ -182,6 +208,22 @@ class ListPage:
 
     items: tuple[Hit, ...] = attrs.field(converter=_hits)
     next_cursor: str | None = None
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import hits_markdown
+
+        return hits_markdown(self.items, self.next_cursor, scored=False)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import hits_html
+
+        return hits_html(self.items, self.next_cursor, scored=False)
+
+    def to_pandas(self) -> Any:
+        """The items as a ``pandas.DataFrame``, a row each; ``Unsupported`` without pandas."""
+        from tinymemory._display import HIT_COLUMNS, records, to_pandas
+
+        return to_pandas(records(self.items), HIT_COLUMNS)
 
 
 # --- forget -----------------------------------------------------------------
@@ -344,6 +386,23 @@ class ExplorePage:
     missing: int = attrs.field(validator=count)
     more_buckets: int = attrs.field(validator=count)
     truncated: bool
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import explore_markdown
+
+        return explore_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import explore_html
+
+        return explore_html(self)
+
+    def to_pandas(self) -> Any:
+        """The buckets as a ``pandas.DataFrame`` (value, count); ``Unsupported`` without pandas."""
+        from tinymemory._display import to_pandas
+
+        rows = [{"value": bucket.value, "count": bucket.count} for bucket in self.buckets]
+        return to_pandas(rows, ("value", "count"))
 
 
 @attrs.frozen(kw_only=True)

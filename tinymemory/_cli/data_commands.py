@@ -26,7 +26,7 @@ from typing import IO, Any, BinaryIO, TypeVar, cast
 import attrs
 import click
 
-from tinymemory._cli.item_ids import resolve_ids, short_ids
+from tinymemory._cli.item_ids import resolve_ids
 from tinymemory._cli.options import (
     at_option,
     cursor_option,
@@ -39,6 +39,7 @@ from tinymemory._cli.options import (
     tags_option,
     workspace_option,
 )
+from tinymemory._display import hit_source, short_ids
 from tinymemory._engine import LISTING_PAGE, EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory._f32 import display_f32
@@ -389,14 +390,10 @@ def hint_when_empty(engine: MemoryEngine) -> None:
 
 
 def _hit_source(hit: Hit) -> str:
-    """Where a hit comes from, for a table: its file, its link, its title, else ``-``."""
-    meta = hit.meta
-    if meta.file_path is not None:
-        shown = _shown_path(meta.file_path)
-    else:
-        heading = hit.text.split("\n", 1)[0]
-        title = heading[2:].strip() if hit.kind.value == "document" and heading[:2] == "# " else ""
-        shown = meta.url or title or "-"
+    """Where a hit comes from, for a table: its file (relative to the working folder when
+    inside it), its link, its title, else ``-``; a long one keeps its end."""
+    source = hit_source(hit)
+    shown = "-" if source is None else _shown_path(source) if hit.meta.file_path else source
     return shown if len(shown) <= SOURCE_WIDTH else "..." + shown[-(SOURCE_WIDTH - 3) :]
 
 

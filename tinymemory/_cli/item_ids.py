@@ -1,8 +1,8 @@
 """Item ids as a person handles them, git-style: shown short, taken by any unique prefix.
 
 An item's id is its fingerprint, 40 hex digits. Tables show the first
-:data:`SHORT` of them (more when two shown ids would read the same), and
-every command that takes an id takes a prefix of :data:`MIN_PREFIX` or more
+few (``tinymemory._display.short_ids``), and every command that takes an id
+takes a prefix of :data:`MIN_PREFIX` or more
 hex digits, resolved against the ids stored: one match is that item, none is
 not found, several is a usage error listing them.
 """
@@ -10,32 +10,20 @@ not found, several is a usage error listing them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import click
 
+from tinymemory._display import WHOLE
 from tinymemory._engine import LISTING_PAGE, MemoryEngine
 from tinymemory._operations import Hit, ListRequest
 
-#: How many hex digits of an id a table shows.
-SHORT = 8
 #: The fewest hex digits a prefix may have (as git asks).
 MIN_PREFIX = 4
-#: How many hex digits a whole id has.
-WHOLE = 40
 #: How many candidates an ambiguous prefix lists.
 SHOWN_CANDIDATES = 10
 
 _HEX = re.compile(r"[0-9a-f]+")
-
-
-def short_ids(ids: Iterable[str]) -> dict[str, str]:
-    """Each id by the shortest prefix, from :data:`SHORT` digits, that no other id here shares."""
-    unique = list(dict.fromkeys(ids))
-    width = SHORT
-    while len({item_id[:width] for item_id in unique}) < len(unique) and width < WHOLE:
-        width += 1
-    return {item_id: item_id[:width] for item_id in unique}
 
 
 def is_prefix(given: str) -> bool:
