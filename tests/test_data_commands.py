@@ -16,7 +16,7 @@ from tinymemory._cli import data_commands
 from tinymemory._cli.main import cli, main
 from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
 from tinymemory._errors import Unsupported
-from tinymemory._hookspecs import EngineFactory, ReaderContext, SourceSkip, hookimpl
+from tinymemory._hookspecs import EngineFactory, ReaderContext, ReaderOption, SourceSkip, hookimpl
 from tinymemory._plugin_manager import plugin_manager
 from tinymemory._wire import from_json, to_json
 from tinymemory.reference import ReferenceEngine
@@ -1067,7 +1067,8 @@ def test_import_refused_after_its_file_was_named_leaves_no_file_open(tmp_path: P
 
 
 class _Readers:
-    """A plugin offering a ``file`` and a ``link`` reader that record their options."""
+    """A plugin offering ``file``, ``link`` and ``github`` readers that record what they get,
+    each declaring its command-line surface as a third party's would."""
 
     def __init__(self) -> None:
         self.asked: list[tuple[str, dict[str, object]]] = []
@@ -1078,8 +1079,9 @@ class _Readers:
         outer = self
 
         class Reader:
-            def __init__(self, name: str) -> None:
-                self.name = name
+            def __init__(self, name: str, source_option: str, claims: object, **more: object):
+                self.name, self.source_option, self.claims = name, source_option, claims
+                self.__dict__.update(more)
 
             def read(self, context: ReaderContext) -> object:
                 outer.asked.append((self.name, dict(context.options)))
@@ -1087,7 +1089,17 @@ class _Readers:
                 yield tm.Learning(text=f"read by {self.name}")
                 yield SourceSkip(what="part", reason="left out")
 
-        return [Reader("file"), Reader("link"), Reader("github")]
+        depth = ReaderOption(name="max_depth", kind="integer", help="How deep.")
+        return [
+            Reader("file", "path", lambda source: Path(source).is_file(), options=[depth]),
+            Reader("link", "url", lambda source: source.startswith("https://"), priority=1),
+            Reader(
+                "github",
+                "repo",
+                lambda source: "//github.com/" in source,
+                credential_variable="GITHUB_TOKEN",
+            ),  # fmt: skip
+        ]
 
 
 def test_ingest_reads_syncs_and_reports(
@@ -1099,15 +1111,16 @@ def test_ingest_reads_syncs_and_reports(
     monkeypatch.setenv("GITHUB_TOKEN", "tok-123")
     note = tmp_path / "note.md"
     note.write_text("hello", encoding="utf-8")
-    result = invoke("ingest", str(note), "--workspace", "w1")
+    result = invoke("ingest", str(note), "--workspace", "w1", "--max-depth", "3")
     assert result.stdout == (
         "stored    item 1\n"
         "skipped   part: left out\n"
         f"ingested 1 item from {note}: 1 stored, 0 replayed, 1 skipped\n"
     )
     assert "ingesting file" in result.stderr
-    again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1"))
+    again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1", "--max-depth", "3"))
     (held,) = engine.list(tm.ListRequest()).items
+    assert held.meta.workspace == "w1"  # the command places the items, whatever the reader
     assert again == {
         "stored": 0,
         "replayed": 1,
@@ -1120,10 +1133,10 @@ def test_ingest_reads_syncs_and_reports(
         "stopped": None,
     }
     ok("ingest", "https://example.com/page", "--at", "team:acme")
-    ok("ingest", "https://github.com/acme/app")
+    ok("ingest", "https://github.com/acme/app")  # github is asked before link (priority)
     assert readers.asked == [
-        ("file", {"path": str(note), "workspace": "w1"}),
-        ("file", {"path": str(note), "workspace": "w1"}),
+        ("file", {"path": str(note), "max_depth": 3}),
+        ("file", {"path": str(note), "max_depth": 3}),
         ("link", {"url": "https://example.com/page"}),
         ("github", {"repo": "https://github.com/acme/app"}),
     ]
@@ -1138,13 +1151,21 @@ def test_ingest_without_readers_or_with_bad_arguments(
 ) -> None:
     result = invoke("ingest", str(tmp_path))
     assert result.exit_code == 1
-    assert "no reader named `folder` (installed: none)" in result.stderr
+    assert "no reader is installed: ingest reads through reader plugins" in result.stderr
+    plugin_manager().register(_Readers())
     missing = invoke("ingest", str(tmp_path / "nope"))
     assert missing.exit_code == 2
     assert "no such file or folder" in missing.stderr
-    wrong = invoke("ingest", "https://example.com/", "--include", "*.md")
+    unclaimed = invoke("ingest", str(tmp_path))  # a folder: none of these readers claims it
+    assert unclaimed.exit_code == 2
+    assert f"no installed reader claims `{tmp_path}`: name one with --reader" in unclaimed.stderr
+    assert "(installed: file, github, link)" in unclaimed.stderr
+    wrong = invoke("ingest", "https://example.com/", "--max-depth", "2")
     assert wrong.exit_code == 2
-    assert "--include is for folders" in wrong.stderr
+    assert "--max-depth is an option of `file`, not of `link`" in wrong.stderr
+    unknown = invoke("ingest", str(tmp_path), "--reader", "rss")
+    assert unknown.exit_code == 2
+    assert "'rss' is not one of 'file', 'github', 'link'" in unknown.stderr
 
 
 @pytest.mark.parametrize(
@@ -1205,6 +1226,9 @@ class _Counting:
 
         class Reader:
             name = "folder"
+
+            def claims(self, source: str) -> bool:
+                return True
 
             def read(self, context: ReaderContext) -> object:
                 for number in range(outer.count):
@@ -1292,6 +1316,9 @@ def test_a_whole_ingest_lists_every_entry_and_exits_0_with_skips(
         def tinymemory_source_readers(self) -> list[object]:
             class Reader:
                 name = "folder"
+
+                def claims(self, source: str) -> bool:
+                    return True
 
                 def read(self, context: ReaderContext) -> object:
                     for number in range(6):

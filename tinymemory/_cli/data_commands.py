@@ -39,6 +39,13 @@ from tinymemory._cli.options import (
     tags_option,
     workspace_option,
 )
+from tinymemory._cli.reader_surface import (
+    ReaderSurfaceCommand,
+    choose_reader,
+    chosen_options,
+    reader_credential,
+    source_option,
+)
 from tinymemory._display import hit_source, short_ids
 from tinymemory._engine import LISTING_PAGE, EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
@@ -72,7 +79,7 @@ from tinymemory._operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory._plugin_manager import engine_factories
+from tinymemory._plugin_manager import engine_factories, source_readers
 from tinymemory._registry import MemoryConfig, build_engine
 from tinymemory._settings import EngineCredential
 from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
@@ -153,7 +160,9 @@ class EngineFailure(click.ClickException):
         click.echo(f"tinymemory: {self.format_message()}", file=file, err=True)
 
 
-def _data_command(name: str) -> Callable[[Command], click.Command]:
+def _data_command(
+    name: str, cls: type[click.Command] = click.Command
+) -> Callable[[Command], click.Command]:
     """``click.command(name)``, with TinyMemoryError mapped to a clean exit, registered."""
 
     def decorate(func: Command) -> click.Command:
@@ -164,7 +173,7 @@ def _data_command(name: str) -> Callable[[Command], click.Command]:
             except TinyMemoryError as error:
                 raise EngineFailure(error) from None
 
-        command = click.command(name)(run)
+        command = click.command(name, cls=cls)(run)
         _COMMANDS.append(command)
         return command
 
@@ -849,72 +858,44 @@ def _read_line(line: bytes, at: Namespace | None) -> tuple[StoreItem, str | None
     return item, note
 
 
-#: The readers ``ingest`` can name with ``--reader`` (the sources plugin offers them).
-INGEST_READERS = ("folder", "file", "link", "rss", "github", "conversations")
-#: The reader option each kind takes PATH_OR_URL as.
-_SOURCE_OPTION = {"link": "url", "rss": "url", "github": "repo"}
-#: Where ``ingest`` reads a GitHub token from (sent only to the GitHub API).
-GITHUB_TOKEN_VARIABLE = "GITHUB_TOKEN"
-
-
-def _ingest_reader(source: str) -> str:
-    """The reader for ``source`` with no ``--reader``: a URL is a link (github.com a repository)."""
-    if "://" in source or source.startswith("git@"):
-        host = source.split("://", 1)[-1].split("/", 1)[0].lower()
-        return (
-            "github"
-            if host in ("github.com", "www.github.com") or "@github.com" in source
-            else "link"
-        )
-    path = Path(source)
-    if path.is_dir():
-        return "folder"
-    if path.is_file():
-        return "file"
-    raise click.BadParameter(f"{source}: no such file or folder", param_hint="PATH_OR_URL")
-
-
-@_data_command("ingest")
+@_data_command("ingest", cls=ReaderSurfaceCommand)
 @click.argument("source", metavar="PATH_OR_URL")
-@click.option(
-    "--reader",
-    type=click.Choice(INGEST_READERS),
-    help="The reader (default: folder or file by the path; link for a url, github for github.com).",
-)
-@click.option("--include", metavar="GLOB", help="folder: only the files matching (docs/**/*.md).")
 @at_option("Store every item at this node (team:acme/agent:writer); default the root.")
 @workspace_option("The items' workspace.")
 @json_option("Print the report as JSON.")
 @click.pass_context
 def ingest(
     ctx: click.Context,
+    /,
     source: str,
     reader: str | None,
-    include: str | None,
     at: Namespace | None,
     workspace: str | None,
     as_json: bool,
+    **reader_values: Any,
 ) -> None:
-    """Read a folder, file, link, feed, GitHub repository or conversation threads into memory.
+    """Read a source (a folder, a file, a link, ...) into memory through an installed reader.
 
-    Thin over `read` and `sync`: an item already held is a replay, so running
-    it again stores nothing new. URLs are fetched through the installed guard.
-    A GitHub token is read from $GITHUB_TOKEN.
+    The readers come from plugins, and each declares its options (listed
+    below) and which sources it reads unasked: without --reader, the first
+    reader claiming PATH_OR_URL reads it. Thin over `read` and `sync`: an item
+    already held is a replay, so running it again stores nothing new. Every
+    entry of the source is listed with what became of it; a skipped one never
+    ends the run.
     """
-    kind = reader or _ingest_reader(source)
-    if include is not None and kind != "folder":
-        raise click.UsageError("--include is for folders")
-    options: dict[str, object] = {_SOURCE_OPTION.get(kind, "path"): source}
-    if include is not None:
-        options["include"] = include
-    if workspace is not None:
-        options["workspace"] = workspace
-    credential = EngineCredential.none()
-    token = os.environ.get(GITHUB_TOKEN_VARIABLE, "").strip()
-    if kind == "github" and token:
-        credential = EngineCredential.static(token)
+    readers = source_readers()
+    if not readers:
+        raise Unsupported(
+            "no reader is installed: ingest reads through reader plugins "
+            "(this repository's tinymemory-sources offers folders, files, links, feeds "
+            "and GitHub)"
+        )
+    kind = choose_reader(readers, source, reader)
+    chosen = readers[kind]
+    options = {**chosen_options(ctx, readers, chosen, reader_values), source_option(chosen): source}
+    credential = reader_credential(chosen)
     found = read(kind, options=options, credential=credential)
-    items = found if at is None else (_rehomed(item, at) for item in found)
+    items = (_rehomed(item, at, workspace) for item in found) if at or workspace else found
     outcomes: list[SyncedItem] = []
     stopped: str | None = None
     status = 0
@@ -972,10 +953,14 @@ def _ingest_report(
         )
 
 
-def _rehomed(item: StoreItem | SourceSkip, at: Namespace) -> StoreItem | SourceSkip:
+def _rehomed(
+    item: StoreItem | SourceSkip, at: Namespace | None, workspace: str | None
+) -> StoreItem | SourceSkip:
+    """``item`` placed at ``at`` and in ``workspace``, each when given."""
     if isinstance(item, SourceSkip):
         return item
-    return item.with_meta(attrs.evolve(item.meta, namespace=at))
+    meta = item.meta if at is None else attrs.evolve(item.meta, namespace=at)
+    return item.with_meta(meta if workspace is None else attrs.evolve(meta, workspace=workspace))
 
 
 @_data_command("erase")

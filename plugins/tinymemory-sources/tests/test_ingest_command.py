@@ -89,7 +89,7 @@ def test_ingest_usage_errors(run: object, docs: Path) -> None:
     assert "no such file or folder" in missing.stderr
     wrong = run("ingest", str(docs / "launch.md"), "--include", "*.md")  # type: ignore[operator]
     assert wrong.returncode == 2
-    assert "--include is for folders" in wrong.stderr
+    assert "--include is an option of `folder`, not of `file`" in wrong.stderr
 
 
 def test_conversations_and_include(run: object, tmp_path: Path, docs: Path) -> None:

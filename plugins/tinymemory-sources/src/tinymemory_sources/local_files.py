@@ -24,8 +24,14 @@ import attrs
 import pathspec
 
 import tinymemory as tm
-from tinymemory.plugin import ReaderContext, SourceSkip
-from tinymemory_sources.reader_options import check_names, int_option, text_option
+from tinymemory.plugin import ReaderContext, ReaderOption, SourceSkip
+from tinymemory_sources.reader_options import (
+    MAX_FILE_BYTES,
+    check_names,
+    int_option,
+    option_names,
+    text_option,
+)
 
 MIB = 1024 * 1024
 #: Folders never walked into (besides every hidden one).
@@ -150,7 +156,16 @@ class FolderReader:
     """
 
     name = "folder"
-    OPTIONS = ("path", "include", "max_file_bytes", "workspace", "id")
+    source_option = "path"
+    options = (
+        ReaderOption(name="include", help="Only the files matching this glob (docs/**/*.md)."),
+        MAX_FILE_BYTES,
+    )
+    OPTIONS = option_names(source_option, options, "workspace", "id")
+
+    def claims(self, source: str) -> bool:
+        """A folder on disk."""
+        return Path(source).expanduser().is_dir()
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Walk the folder, yielding a document per file and a skip per file left out."""
@@ -214,7 +229,13 @@ class FileReader:
     """
 
     name = "file"
-    OPTIONS = ("path", "max_file_bytes", "workspace", "id")
+    source_option = "path"
+    options = (MAX_FILE_BYTES,)
+    OPTIONS = option_names(source_option, options, "workspace", "id")
+
+    def claims(self, source: str) -> bool:
+        """A file on disk."""
+        return Path(source).expanduser().is_file()
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Yield the file as a document, or a skip saying why it cannot be."""
