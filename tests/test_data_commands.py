@@ -1098,7 +1098,7 @@ class _Readers:
                 "repo",
                 lambda source: "//github.com/" in source,
                 credential_variable="GITHUB_TOKEN",
-            ),  # fmt: skip
+            ),
         ]
 
 
