@@ -164,28 +164,40 @@ def _hits(values: Iterable[Hit]) -> tuple[Hit, ...]:
     return to_tuple_of(Hit, "hits", values)
 
 
+class _PageViews:
+    """A page of hits in a notebook: a table (scores when ranked), and a pandas hand-off."""
+
+    def _shown(self) -> tuple[tuple[Hit, ...], str | None, bool]:
+        raise NotImplementedError
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import hits_markdown
+
+        hits, cursor, scored = self._shown()
+        return hits_markdown(hits, cursor, scored=scored)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import hits_html
+
+        hits, cursor, scored = self._shown()
+        return hits_html(hits, cursor, scored=scored)
+
+    def to_pandas(self) -> Any:
+        """The page as a ``pandas.DataFrame``, a row a hit; ``Unsupported`` without pandas."""
+        from tinymemory._display import HIT_COLUMNS, records, to_pandas
+
+        return to_pandas(records(self._shown()[0]), HIT_COLUMNS)
+
+
 @attrs.frozen(kw_only=True)
-class FetchPage:
+class FetchPage(_PageViews):
     """Ranked hits, best first, and the cursor of the next page."""
 
     hits: tuple[Hit, ...] = attrs.field(converter=_hits)
     next_cursor: str | None = None
 
-    def _repr_markdown_(self) -> str:
-        from tinymemory._display import hits_markdown
-
-        return hits_markdown(self.hits, self.next_cursor, scored=True)
-
-    def _repr_html_(self) -> str:
-        from tinymemory._display import hits_html
-
-        return hits_html(self.hits, self.next_cursor, scored=True)
-
-    def to_pandas(self) -> Any:
-        """The hits as a ``pandas.DataFrame``, a row each; ``Unsupported`` without pandas."""
-        from tinymemory._display import HIT_COLUMNS, records, to_pandas
-
-        return to_pandas(records(self.hits), HIT_COLUMNS)
+    def _shown(self) -> tuple[tuple[Hit, ...], str | None, bool]:
+        return self.hits, self.next_cursor, True
 
 
 @attrs.frozen(kw_only=True)
@@ -203,27 +215,14 @@ class ListRequest:
 
 
 @attrs.frozen(kw_only=True)
-class ListPage:
+class ListPage(_PageViews):
     """Listed items (each with score 0) and the cursor of the next page."""
 
     items: tuple[Hit, ...] = attrs.field(converter=_hits)
     next_cursor: str | None = None
 
-    def _repr_markdown_(self) -> str:
-        from tinymemory._display import hits_markdown
-
-        return hits_markdown(self.items, self.next_cursor, scored=False)
-
-    def _repr_html_(self) -> str:
-        from tinymemory._display import hits_html
-
-        return hits_html(self.items, self.next_cursor, scored=False)
-
-    def to_pandas(self) -> Any:
-        """The items as a ``pandas.DataFrame``, a row each; ``Unsupported`` without pandas."""
-        from tinymemory._display import HIT_COLUMNS, records, to_pandas
-
-        return to_pandas(records(self.items), HIT_COLUMNS)
+    def _shown(self) -> tuple[tuple[Hit, ...], str | None, bool]:
+        return self.items, self.next_cursor, False
 
 
 # --- forget -----------------------------------------------------------------
