@@ -1265,6 +1265,8 @@ class FailsOnBatch(EngineWrapper):
         (150, 120, tm.Unavailable("the feed went away"), 1, "unavailable: the feed went away"),
         # Ctrl-C before anything was read.
         (5, 0, KeyboardInterrupt(), 130, "interrupted"),
+        # A reader's own bug, not an error of the contract.
+        (320, 310, OSError("disk went away"), 1, "OSError: disk went away"),
     ],
 )
 def test_an_ingest_stopped_mid_way_keeps_what_it_stored_and_says_how_far_it_got(

@@ -906,6 +906,8 @@ def ingest(
             stopped, status = "interrupted", INTERRUPTED
         except TinyMemoryError as error:
             stopped, status = str(error), 1
+        except Exception as error:  # a reader's or engine's own failure: what was stored stays
+            stopped, status = f"{type(error).__name__}: {error}", 1
     _ingest_report(source, outcomes, stopped, as_json)
     if status:
         ctx.exit(status)
