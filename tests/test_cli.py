@@ -16,6 +16,7 @@ import attrs
 import click
 import pytest
 from click.testing import CliRunner
+from distributions import make_distribution
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -475,6 +476,8 @@ def test_context_from_an_empty_engine_prints_nothing_and_says_so(reference_confi
     assert result.exit_code == 0
     assert result.stdout == ""
     assert result.stderr == (
+        "tinymemory: the memory is empty: `tinymemory ingest PATH` reads a folder (or a file, "
+        "a link, a feed) into it, `tinymemory store TEXT` stores one learning\n"
         "tinymemory: no stored item answers the briefs and no learning is stored; "
         "the document is empty\n"
     )
@@ -789,3 +792,67 @@ def test_the_shell_asks_and_gets_commands_options_and_choices(
     assert main([]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(",", 1)[1] for line in lines] == expected
+
+
+# --- a plugin's command, not installed ----------------------------------------------------
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def declared_commands() -> dict[str, str]:
+    """Every command the plugins of this repository declare, by name: the distribution."""
+    import tomllib
+
+    declared: dict[str, str] = {}
+    for project in sorted((REPOSITORY / "plugins").glob("*/pyproject.toml")):
+        data = tomllib.loads(project.read_text(encoding="utf-8"))
+        for command in data.get("tool", {}).get("tinymemory", {}).get("commands", []):
+            declared[command] = data["project"]["name"]
+    return declared
+
+
+def test_the_cores_table_of_plugin_commands_is_what_the_plugins_declare() -> None:
+    from tinymemory._cli.plugin_commands import PLUGIN_COMMANDS
+
+    assert declared_commands() == PLUGIN_COMMANDS
+
+
+@pytest.mark.parametrize("name", sorted(declared_commands()))
+def test_a_plugins_command_run_without_the_plugin_names_the_plugin_to_install(name: str) -> None:
+    distribution = declared_commands()[name]
+    for args in ([name], [name, "--help"], [name, "anything", "--json"]):
+        status, output = invoke(*args)
+        assert status == 2, output
+        assert f"No such command '{name}': `{name}` comes with the {distribution} plugin" in output
+        assert f"`pip install plugins/{distribution}`" in output
+
+
+def test_an_unknown_command_no_plugin_declares_is_clicks_own_error() -> None:
+    status, output = invoke("frobnicate")
+    assert status == 2
+    assert "No such command 'frobnicate'." in output
+
+
+def test_an_installed_plugins_command_runs_as_itself(capsys: pytest.CaptureFixture[str]) -> None:
+    @click.command("mcp")
+    def mcp() -> None:
+        click.echo("serving")
+
+    add_commands(mcp)
+    assert main(["mcp"]) == 0
+    assert capsys.readouterr().out == "serving\n"
+
+
+def test_a_plugin_command_whose_plugin_failed_to_load_says_so(
+    site: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymemory._plugin_manager import BUILTIN_PLUGINS, PLUGINS_VARIABLE, reset_plugins
+
+    source = "raise ImportError('the mcp SDK is missing')\n"
+    make_distribution(site, "tinymemory-mcp", "0.1", {"mcp": "brokenmcp"}, {"brokenmcp": source})
+    monkeypatch.setenv(PLUGINS_VARIABLE, ",".join([*BUILTIN_PLUGINS, "mcp"]))
+    reset_plugins()
+    with pytest.warns(RuntimeWarning, match="`mcp` failed to load"):
+        status, output = invoke("mcp", "--help")
+    assert status == 2
+    assert "comes with tinymemory-mcp, which is installed but failed to load: ImportError" in output

@@ -85,7 +85,9 @@ def test_every_command_of_the_tinymemory_tree_is_listed_with_every_option() -> N
     for ctx in contexts:
         section = page[ctx.command_path]
         assert ctx.command.get_usage(ctx) in section
-        for param in ctx.command.params:
+        for param in ctx.command.get_params(ctx):
+            if set(param.opts) & set(ctx.help_option_names):
+                continue
             if isinstance(param, click.Option):
                 for name in [*param.opts, *param.secondary_opts]:
                     assert f"`{name}`" in section, (ctx.command_path, name)
@@ -109,3 +111,26 @@ def test_the_docs_env_installs_every_plugin_so_the_reference_has_their_commands(
         dep.removeprefix("{toxinidir}/plugins/") for dep in deps if "/plugins/" in dep
     ) == (folders)
     assert "{toxinidir}" in deps
+
+
+def test_ingest_lists_the_options_the_installed_readers_declare(builtin_plugins: None) -> None:
+    from tinymemory._hookspecs import ReaderOption, hookimpl
+    from tinymemory._plugin_manager import plugin_manager
+
+    class Notes:
+        name = "notes"
+        options = (ReaderOption(name="separator", help="Where a note ends."),)
+
+        def read(self, context: object) -> list[object]:
+            return []
+
+    class Offers:
+        @hookimpl
+        def tinymemory_source_readers(self) -> list[object]:
+            return [Notes()]
+
+    plugin_manager().register(Offers())
+    section = sections(reference_markdown(command_tree()))["tinymemory ingest"]
+    assert "| `--separator` | `TEXT` |  | notes: Where a note ends. |" in section
+    assert "one of `notes`" in section
+    assert "`--help`" not in section

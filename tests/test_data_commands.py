@@ -17,7 +17,7 @@ from tinymemory._cli import data_commands
 from tinymemory._cli.main import cli, main
 from tinymemory._engine import EngineDescriptor, EngineWrapper, MemoryEngine
 from tinymemory._errors import Unsupported
-from tinymemory._hookspecs import ReaderContext, SourceSkip, hookimpl
+from tinymemory._hookspecs import EngineFactory, ReaderContext, ReaderOption, SourceSkip, hookimpl
 from tinymemory._plugin_manager import plugin_manager
 from tinymemory._wire import from_json, to_json
 from tinymemory.reference import ReferenceEngine
@@ -273,16 +273,54 @@ def test_store_refuses_blank_text_cleanly(engine: ReferenceEngine) -> None:
 def test_fetch_prints_ranked_hits(engine: ReferenceEngine) -> None:
     ids = fill(engine)
     header, *rows = ok("fetch", "tabs", "--mode", "keyword").splitlines()
-    assert header.split() == ["SCORE", "ID", "KIND", "NAMESPACE", "TEXT"]
-    assert [row.split()[:4] for row in rows] == [
-        ["1.000", ids["agent a prefers tabs"], "learning", "agent:a"],
-        ["1.000", ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."], "document", "root"],
+    assert header.split() == ["SCORE", "ID", "KIND", "NAMESPACE", "SOURCE", "TEXT"]
+    assert [row.split()[:5] for row in rows] == [
+        ["1.000", ids["agent a prefers tabs"][:8], "learning", "agent:a", "-"],
+        [
+            "1.000",
+            ids["# Release plan\n\nWe ship tabs on Friday.\nThen rest."][:8],
+            "document",
+            "root",
+            "Release",  # its title
+        ],
     ]
     # The line that matched, not the document's heading.
-    assert rows[1].endswith("root       We ship tabs on Friday.")
+    assert rows[1].endswith("Release plan  We ship tabs on Friday.")
     (row,) = ok("fetch", "rest", "--mode", "keyword").splitlines()[1:]
-    assert row.endswith("root       Then rest.")
+    assert row.endswith("Release plan  Then rest.")
     assert ok("fetch", "nothing-like-this", "--mode", "keyword") == "no hits\n"
+
+
+def test_fetch_shows_a_hits_file_or_link_and_no_namespace_column_when_all_are_at_the_root(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    engine.store(tm.Document(body="tabs in the file", meta=tm.MemoryMeta(
+        file_path=str(tmp_path / "notes" / "style.md"))))  # fmt: skip
+    engine.store(tm.Document(body="tabs on the web", meta=tm.MemoryMeta(
+        url="https://example.com/style")))  # fmt: skip
+    header, *rows = ok("fetch", "tabs", "--mode", "keyword").splitlines()
+    assert header.split() == ["SCORE", "ID", "KIND", "SOURCE", "TEXT"]
+    sources = sorted(row.split()[3] for row in rows)
+    assert sources == ["https://example.com/style", "notes/style.md"]
+
+
+def test_the_fetch_help_explains_the_score_once() -> None:
+    shown = ok("fetch", "--help")
+    for mode in ("keyword", "vector", "hybrid"):
+        assert mode in shown
+    assert "compare scores within one fetch only" in " ".join(shown.split())
+
+
+def test_a_read_of_an_empty_memory_points_at_ingest_and_store(engine: ReferenceEngine) -> None:
+    for args in (("recall", "anything"), ("fetch", "x", "--mode", "keyword"), ("list",)):
+        result = invoke(*args)
+        assert result.exit_code == 0
+        assert "the memory is empty: `tinymemory ingest PATH`" in result.stderr
+        assert "`tinymemory store TEXT`" in result.stderr
+    fill(engine)
+    quiet = invoke("fetch", "nothing-like-this", "--mode", "keyword")
+    assert (quiet.stdout, quiet.stderr) == ("no hits\n", "")  # memory holds items: no hint
 
 
 def test_fetch_json_pages_with_the_cursor(engine: ReferenceEngine) -> None:
@@ -344,7 +382,7 @@ def test_recall_prints_the_answer_then_numbered_citations(engine: ReferenceEngin
     assert output == (
         "From 1 stored items: agent a prefers tabs\n"
         "\n"
-        f"[1] {ids['agent a prefers tabs']}  learning  agent a prefers tabs\n"
+        f"[1] {ids['agent a prefers tabs'][:8]}  learning  agent a prefers tabs\n"
     )
     answer = from_json(ok("recall", "who prefers tabs", "--limit", "2", "--json"), tm.RecallAnswer)
     assert [citation.id for citation in answer.citations][:1] == [ids["agent a prefers tabs"]]
@@ -367,13 +405,13 @@ def test_recall_refuses_a_blank_question_and_a_zero_limit(engine: ReferenceEngin
 def test_list_prints_a_table_and_the_next_cursor(engine: ReferenceEngine) -> None:
     ids = fill(engine)
     header, *rows, last = ok("list", "--limit", "3").splitlines()
-    assert header.split() == ["ID", "KIND", "NAMESPACE", "TEXT"]
-    assert [row.split()[0] for row in rows] == list(ids.values())[:3]
-    assert rows[0].split(maxsplit=3)[1:] == ["learning", "root", "the office closes at six"]
+    assert header.split() == ["ID", "KIND", "NAMESPACE", "SOURCE", "TEXT"]
+    assert [row.split()[0] for row in rows] == [item_id[:8] for item_id in ids.values()][:3]
+    assert rows[0].split(maxsplit=4)[1:] == ["learning", "root", "-", "the office closes at six"]
     assert rows[1].index("agent:a") == header.index("NAMESPACE")
     assert last == "next cursor: 3"
     rest = ok("list", "--cursor", "3").splitlines()
-    assert [row.split()[0] for row in rest[1:]] == list(ids.values())[3:]
+    assert [row.split()[0] for row in rest[1:]] == [item_id[:8] for item_id in ids.values()][3:]
     assert ok("list", "--workspace", "nobody") == "no items\n"
 
 
@@ -1030,7 +1068,8 @@ def test_import_refused_after_its_file_was_named_leaves_no_file_open(tmp_path: P
 
 
 class _Readers:
-    """A plugin offering a ``file`` and a ``link`` reader that record their options."""
+    """A plugin offering ``file``, ``link`` and ``github`` readers that record what they get,
+    each declaring its command-line surface as a third party's would."""
 
     def __init__(self) -> None:
         self.asked: list[tuple[str, dict[str, object]]] = []
@@ -1041,8 +1080,9 @@ class _Readers:
         outer = self
 
         class Reader:
-            def __init__(self, name: str) -> None:
-                self.name = name
+            def __init__(self, name: str, source_option: str, claims: object, **more: object):
+                self.name, self.source_option, self.claims = name, source_option, claims
+                self.__dict__.update(more)
 
             def read(self, context: ReaderContext) -> object:
                 outer.asked.append((self.name, dict(context.options)))
@@ -1050,7 +1090,17 @@ class _Readers:
                 yield tm.Learning(text=f"read by {self.name}")
                 yield SourceSkip(what="part", reason="left out")
 
-        return [Reader("file"), Reader("link"), Reader("github")]
+        depth = ReaderOption(name="max_depth", kind="integer", help="How deep.")
+        return [
+            Reader("file", "path", lambda source: Path(source).is_file(), options=[depth]),
+            Reader("link", "url", lambda source: source.startswith("https://"), priority=1),
+            Reader(
+                "github",
+                "repo",
+                lambda source: "//github.com/" in source,
+                credential_variable="GITHUB_TOKEN",
+            ),
+        ]
 
 
 def test_ingest_reads_syncs_and_reports(
@@ -1062,22 +1112,32 @@ def test_ingest_reads_syncs_and_reports(
     monkeypatch.setenv("GITHUB_TOKEN", "tok-123")
     note = tmp_path / "note.md"
     note.write_text("hello", encoding="utf-8")
-    result = invoke("ingest", str(note), "--workspace", "w1")
+    result = invoke("ingest", str(note), "--workspace", "w1", "--max-depth", "3")
     assert result.stdout == (
-        f"ingested 1 item from {note}: 1 stored, 0 replayed, 1 skipped\nskipped: part: left out\n"
+        "stored    item 1\n"
+        "skipped   part: left out\n"
+        f"ingested 1 item from {note}: 1 stored, 0 replayed, 1 skipped\n"
     )
     assert "ingesting file" in result.stderr
-    again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1"))
+    again = json.loads(ok("ingest", str(note), "--json", "--workspace", "w1", "--max-depth", "3"))
+    (held,) = engine.list(tm.ListRequest()).items
+    assert held.meta.workspace == "w1"  # the command places the items, whatever the reader
     assert again == {
         "stored": 0,
         "replayed": 1,
-        "skipped": [{"index": 1, "reason": "part: left out"}],
+        "skipped": [{"index": 1, "what": "part", "reason": "left out"}],
+        "items": [
+            {"index": 0, "status": "replayed", "id": held.id},
+            {"index": 1, "status": "skipped", "what": "part", "reason": "left out"},
+        ],
+        "complete": True,
+        "stopped": None,
     }
     ok("ingest", "https://example.com/page", "--at", "team:acme")
-    ok("ingest", "https://github.com/acme/app")
+    ok("ingest", "https://github.com/acme/app")  # github is asked before link (priority)
     assert readers.asked == [
-        ("file", {"path": str(note), "workspace": "w1"}),
-        ("file", {"path": str(note), "workspace": "w1"}),
+        ("file", {"path": str(note), "max_depth": 3}),
+        ("file", {"path": str(note), "max_depth": 3}),
         ("link", {"url": "https://example.com/page"}),
         ("github", {"repo": "https://github.com/acme/app"}),
     ]
@@ -1092,13 +1152,21 @@ def test_ingest_without_readers_or_with_bad_arguments(
 ) -> None:
     result = invoke("ingest", str(tmp_path))
     assert result.exit_code == 1
-    assert "no reader named `folder` (installed: none)" in result.stderr
+    assert "no reader is installed: ingest reads through reader plugins" in result.stderr
+    plugin_manager().register(_Readers())
     missing = invoke("ingest", str(tmp_path / "nope"))
     assert missing.exit_code == 2
     assert "no such file or folder" in missing.stderr
-    wrong = invoke("ingest", "https://example.com/", "--include", "*.md")
+    unclaimed = invoke("ingest", str(tmp_path))  # a folder: none of these readers claims it
+    assert unclaimed.exit_code == 2
+    assert f"no installed reader claims `{tmp_path}`: name one with --reader" in unclaimed.stderr
+    assert "(installed: file, github, link)" in unclaimed.stderr
+    wrong = invoke("ingest", "https://example.com/", "--max-depth", "2")
     assert wrong.exit_code == 2
-    assert "--include is for folders" in wrong.stderr
+    assert "--max-depth is an option of `file`, not of `link`" in wrong.stderr
+    unknown = invoke("ingest", str(tmp_path), "--reader", "rss")
+    assert unknown.exit_code == 2
+    assert "'rss' is not one of 'file', 'github', 'link'" in unknown.stderr
 
 
 @pytest.mark.parametrize(
@@ -1142,5 +1210,250 @@ def test_a_citation_line_names_the_file_link_or_id(
     lines = ok("recall", "budget").splitlines()
     cited = [line.split("] ", 1)[1].split("  ")[0] for line in lines if line.startswith("[")]
     assert sorted(cited) == sorted(
-        ["notes/budget.md", "/elsewhere/b.md", "https://example.com/b", learning]
+        ["notes/budget.md", "/elsewhere/b.md", "https://example.com/b", learning[:8]]
     )
+
+
+class _Counting:
+    """A plugin offering a ``folder`` reader of ``count`` learnings, stopped by ``stop`` after
+    ``after`` of them (a KeyboardInterrupt, as Ctrl-C raises, or an engine error)."""
+
+    def __init__(self, count: int, after: int | None = None, stop: BaseException | None = None):
+        self.count, self.after, self.stop = count, after, stop
+
+    @hookimpl
+    def tinymemory_source_readers(self) -> list[object]:
+        outer = self
+
+        class Reader:
+            name = "folder"
+
+            def claims(self, source: str) -> bool:
+                return True
+
+            def read(self, context: ReaderContext) -> object:
+                for number in range(outer.count):
+                    if number == outer.after and outer.stop is not None:
+                        raise outer.stop
+                    yield tm.Learning(text=f"fact {number}")
+
+        return [Reader()]
+
+
+class FailsOnBatch(EngineWrapper):
+    """The engine, whose ``store_many`` fails from its ``failing``-th call (1-based) on."""
+
+    def __init__(self, inner: MemoryEngine, failing: int) -> None:
+        super().__init__(inner)
+        self.calls, self.failing = 0, failing
+
+    def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+        self.calls += 1
+        if self.calls >= self.failing:
+            raise tm.EngineError("the disk is full")
+        return super().handle_store_many(items)
+
+    def close(self) -> None:
+        return
+
+
+@pytest.mark.parametrize(
+    ("count", "after", "stop", "status", "said"),
+    [
+        # Ctrl-C while the reader works: the batches before it are kept (two of 100).
+        (250, 230, KeyboardInterrupt(), 130, "interrupted"),
+        # The reader's own error mid-way (a feed that went away).
+        (150, 120, tm.Unavailable("the feed went away"), 1, "unavailable: the feed went away"),
+        # Ctrl-C before anything was read.
+        (5, 0, KeyboardInterrupt(), 130, "interrupted"),
+        # A reader's own bug, not an error of the contract.
+        (320, 310, OSError("disk went away"), 1, "OSError: disk went away"),
+    ],
+)
+def test_an_ingest_stopped_mid_way_keeps_what_it_stored_and_says_how_far_it_got(
+    engine: ReferenceEngine,
+    tmp_path: Path,
+    count: int,
+    after: int,
+    stop: BaseException,
+    status: int,
+    said: str,
+) -> None:
+    plugin_manager().register(_Counting(count, after, stop))
+    kept = after // 100 * 100  # whole batches only: the one being read was never stored
+    result = invoke("ingest", str(tmp_path))
+    assert result.exit_code == status, result.output
+    assert len(texts(engine)) == kept
+    lines = result.stdout.splitlines()
+    assert lines[:-1] == [f"stored    item {n + 1}" for n in range(kept)]
+    assert (
+        lines[-1] == f"ingested {kept} items from {tmp_path}: {kept} stored, 0 replayed, 0 skipped"
+    )
+    assert f"stopped after {kept} of the source's entries ({said})" in result.stderr
+    report = json.loads(invoke("ingest", str(tmp_path), "--json").stdout)
+    assert (report["replayed"], report["complete"], report["stopped"]) == (kept, False, said)
+    assert [item["status"] for item in report["items"]] == ["replayed"] * kept
+
+
+def test_an_engine_failing_mid_way_keeps_the_batches_before(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    inner = ReferenceEngine()
+    use_engine(monkeypatch, FailsOnBatch(inner, failing=3))
+    plugin_manager().register(_Counting(350))
+    result = invoke("ingest", str(tmp_path), "--json")
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert (report["stored"], report["complete"]) == (200, False)
+    assert report["stopped"] == "engine error: the disk is full"
+    assert len(texts(inner)) == 200
+
+
+def test_a_whole_ingest_lists_every_entry_and_exits_0_with_skips(
+    engine: ReferenceEngine, tmp_path: Path
+) -> None:
+    """Skips are the source's news, not the run's failure."""
+
+    class Half:
+        @hookimpl
+        def tinymemory_source_readers(self) -> list[object]:
+            class Reader:
+                name = "folder"
+
+                def claims(self, source: str) -> bool:
+                    return True
+
+                def read(self, context: ReaderContext) -> object:
+                    for number in range(6):
+                        path = f"{tmp_path}/file{number}.md"
+                        meta = tm.MemoryMeta(file_path=path)
+                        yield tm.Document(body="x" * (number % 2), meta=meta)
+
+            return [Reader()]
+
+    plugin_manager().register(Half())
+    result = invoke("ingest", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines() == [
+        *(
+            f"stored    {tmp_path}/file{n}.md"
+            if n % 2
+            else f"skipped   {tmp_path}/file{n}.md: document body must not be empty"
+            for n in range(6)
+        ),
+        f"ingested 3 items from {tmp_path}: 3 stored, 0 replayed, 3 skipped",
+    ]
+
+
+# --- ids by prefix ---------------------------------------------------------------------
+
+
+def test_get_and_forget_take_any_unique_prefix(engine: ReferenceEngine) -> None:
+    ids = fill(engine)
+    tabs = ids["agent a prefers tabs"]
+    for width in (4, 8, 12, 39, 40):
+        assert ok("get", tabs[:width]).startswith(f"id: {tabs}\n")
+    assert ok("get", tabs[:6].upper()).startswith(f"id: {tabs}\n")  # as a person types it
+    missing = invoke("get", "0000000")
+    assert missing.exit_code == 1
+    assert "not found: 0000000" in missing.stderr
+    assert ok("forget", tabs[:7]) == "forgot 1 item\n"
+    assert tabs not in [hit.id for hit in engine.list(tm.ListRequest()).items]
+
+
+def test_a_prefix_too_short_or_ambiguous_is_a_usage_error_listing_the_candidates(
+    engine: ReferenceEngine,
+) -> None:
+    # Enough items that some share their first four digits (65536 prefixes, 1500 items:
+    # no shared one has a chance of e^-17); the test finds them.
+    tm.sync(engine, [tm.Learning(text=f"fact {n}") for n in range(1500)])
+    held = [hit.id for hit in engine.export(tm.ListRequest(limit=2000)).items]
+    by_prefix: dict[str, list[str]] = {}
+    for item_id in held:
+        by_prefix.setdefault(item_id[:4], []).append(item_id)
+    prefix, sharing = next((p, found) for p, found in by_prefix.items() if len(found) > 1)
+    for command in ("get", "forget"):
+        result = invoke(command, prefix)
+        assert result.exit_code == 2
+        assert f"id `{prefix}` is ambiguous: {len(sharing)} items start with it" in result.stderr
+        for item_id in sharing:
+            assert item_id in result.stderr
+        short = invoke(command, prefix[:3])
+        assert short.exit_code == 2
+        assert "is too short: give at least 4 of its hex digits" in short.stderr
+    assert len(engine.export(tm.ListRequest(limit=2000)).items) == 1500  # nothing forgotten
+
+
+def test_short_ids_grow_until_the_shown_ids_differ() -> None:
+    from tinymemory._display import short_ids
+
+    ids = ["abcdef0123" + "0" * 30, "abcdef0124" + "0" * 30, "1234567890" + "0" * 30]
+    assert short_ids(ids) == {
+        ids[0]: "abcdef0123",
+        ids[1]: "abcdef0124",
+        ids[2]: "1234567890",
+    }
+    assert short_ids(ids[2:]) == {ids[2]: "12345678"}
+
+
+# --- reads create nothing ----------------------------------------------------------------
+
+
+class _Filed:
+    """A plugin whose engine ``filed`` keeps memory in one file, made when it is built."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.builds: list[Path] = []
+
+    @hookimpl
+    def tinymemory_engines(self) -> list[EngineFactory]:
+        descriptor = attrs.evolve(tm.ReferenceEngine().descriptor, id="filed", label="Filed")
+
+        def build(settings: tm.EngineSettings, credential: tm.EngineCredential) -> MemoryEngine:
+            path = Path(settings.options.get("path", self.file))
+            path.touch()  # as an embedded engine makes its file
+            self.builds.append(path)
+            return tm.ReferenceEngine()
+
+        return [
+            EngineFactory(
+                descriptor=descriptor,
+                build=build,
+                test_settings=lambda folder: tm.EngineSettings(options={"path": folder / "t.db"}),
+                storage=lambda settings: (self.file,),
+            )
+        ]
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        ("recall", "anything"),
+        ("fetch", "x", "--mode", "keyword"),
+        ("list",),
+        ("get", "abcd"),
+        ("explore", "kind"),
+        ("export",),
+        ("forget", "--tag", "x"),
+        ("context",),
+    ],
+)
+def test_a_read_of_a_memory_not_yet_made_creates_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read: tuple[str, ...]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('engine = "filed"\n', encoding="utf-8")
+    monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
+    monkeypatch.delenv("TINYMEMORY_ENGINE", raising=False)
+    memory = tmp_path / "memory.db"
+    filed = _Filed(memory)
+    plugin_manager().register(filed)
+    result = invoke(*read)
+    assert result.exit_code in (0, 1), result.output  # `get` of an unknown id exits 1
+    assert not memory.exists()
+    (throwaway,) = filed.builds
+    assert not throwaway.parent.exists()  # the throwaway folder is gone with its engine
+    ok("store", "now there is a memory")
+    assert memory.exists()
+    assert filed.builds[1] == memory

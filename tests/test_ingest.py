@@ -9,6 +9,8 @@ from types import ModuleType
 import attrs
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tinymemory as tm
 from tinymemory._cli.main import cli
@@ -301,16 +303,43 @@ def test_an_unknown_reader_is_unsupported_listing_the_installed(plugins: Registe
         read("rss", options={})
 
 
-def test_an_invalid_item_from_a_reader_is_refused(plugins: Register) -> None:
-    class Blank:
-        name = "blank"
+@pytest.mark.parametrize(
+    ("item", "what", "reason"),
+    [
+        (tm.Learning(text=" "), "Learning", "learning text must not be empty"),
+        (
+            tm.Document(body="", meta=tm.MemoryMeta(file_path="/pkg/py.typed")),
+            "/pkg/py.typed",
+            "document body must not be empty",
+        ),
+        (
+            tm.Document(body=" \n", meta=tm.MemoryMeta(url="https://example.com/a")),
+            "https://example.com/a",
+            "document body must not be empty",
+        ),
+        (tm.Document(title="LICENSE", body=""), "LICENSE", "document body must not be empty"),
+        ("not an item", "str", "Document, Conversation or Learning, not str"),
+    ],
+)
+def test_an_item_the_contract_refuses_is_a_named_skip_and_the_read_goes_on(
+    plugins: Register, item: object, what: str, reason: str
+) -> None:
+    """One refused item never ends a read: it is a skip naming it, and the items after it come."""
 
-        def read(self, context: ReaderContext) -> Iterator[tm.StoreItem]:
-            yield tm.Learning(text=" ")
+    class Mixed:
+        name = "mixed"
 
-    plugins(readers=[Blank()])
-    with pytest.raises(InvalidRequest, match="learning text must not be empty"):
-        list(read("blank"))
+        def read(self, context: ReaderContext) -> Iterator[object]:
+            yield tm.Learning(text="before")
+            yield item
+            yield tm.Learning(text="after")
+
+    plugins(readers=[Mixed()])
+    before, skip, after = read("mixed")
+    assert isinstance(skip, SourceSkip)
+    assert skip.what == what
+    assert reason in skip.reason
+    assert (before.render_text(), after.render_text()) == ("before", "after")  # type: ignore[union-attr]
 
 
 # --- sync ------------------------------------------------------------------------------
@@ -339,6 +368,55 @@ def test_sync_stores_in_batches_and_reports() -> None:
         (4, 1, 3),
     ]
     assert len(engine.list(tm.ListRequest()).items) == 5
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(["new", "held", "blank", "skip", "junk"]), max_size=40),
+    batch=st.integers(min_value=1, max_value=7),
+)
+def test_sync_tells_every_input_once_in_order_with_what_became_of_it(
+    kinds: list[str], batch: int
+) -> None:
+    """Any mix of new, held, refused and skipped inputs, in any batch size."""
+    engine = ReferenceEngine()
+    engine.store(tm.Learning(text="held"))
+    made: dict[str, Callable[[int], object]] = {
+        "new": lambda n: tm.Document(body=f"doc {n}", meta=tm.MemoryMeta(file_path=f"/f/{n}")),
+        "held": lambda n: tm.Learning(text="held"),
+        "blank": lambda n: tm.Document(title=f"t{n}", body=""),
+        "skip": lambda n: SourceSkip(what=f"part {n}", reason="left out"),
+        "junk": lambda n: n,
+    }
+    told: list[tm.SyncedItem] = []
+    report = sync(engine, [made[kind](n) for n, kind in enumerate(kinds)], batch=batch,
+                  on_item=told.append)  # fmt: skip
+    assert [outcome.index for outcome in told] == list(range(len(kinds)))
+    expected = {"new": "stored", "held": "replayed"}
+    assert [outcome.status for outcome in told] == [expected.get(k, "skipped") for k in kinds]
+    for n, (kind, outcome) in enumerate(zip(kinds, told, strict=True)):
+        named = {"new": f"/f/{n}", "blank": f"t{n}", "skip": f"part {n}"}.get(kind)
+        assert outcome.what == named
+        assert (outcome.id is None) == (outcome.reason is not None) == (outcome.status == "skipped")
+    assert (report.stored, report.replayed, len(report.skipped)) == (
+        kinds.count("new"),
+        kinds.count("held"),
+        len(kinds) - kinds.count("new") - kinds.count("held"),
+    )
+
+
+def test_a_converter_failing_with_its_own_error_is_unsupported_naming_it(
+    plugins: Register,
+) -> None:
+    class Broken(Claims):
+        def convert(self, data: bytes, name: str | None, mime: str | None) -> tm.Document:
+            raise KeyError("word/document.xml")
+
+    plugins(converters=[Broken("broken", b"B")])
+    with pytest.raises(
+        Unsupported, match=r"converter `broken` failed on `x.docx`: KeyError: 'word/document.xml'"
+    ):
+        convert(b"B", name="x.docx")
 
 
 @pytest.mark.parametrize("batch", [0, 101, True, 2.0])

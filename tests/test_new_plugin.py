@@ -82,8 +82,9 @@ def test_it_writes_the_package_and_says_what_to_run_next(
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"wrote {target}/, the engine plugin `team-notes`:"
     assert out[1 : 1 + len(FILES)] == [f"  {name}" for name in FILES]
-    assert out[-3:] == [
+    assert out[-4:] == [
         f"  cd {target}",
+        "  pip install tox   # once, when `tox` is not installed yet",
         "  tox               # its tests and the whole conformance suite, in a fresh venv",
         "  pip install -e .  # then `tinymemory engines` lists `team-notes`",
     ]

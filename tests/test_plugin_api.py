@@ -29,6 +29,7 @@ def test_the_plugin_api_is_exactly_these_names() -> None:
         "MemoryEngine",
         "Piece",
         "ReaderContext",
+        "ReaderOption",
         "STOP_WORDS",
         "Scrubber",
         "SourceReader",

@@ -261,10 +261,10 @@ def test_a_broken_plugin_is_left_out_with_a_warning(
     assert isinstance(build_engine("reference", scrub=False), ReferenceEngine)
     assert "brokenplug_mod" not in sys.modules
     infos = {info.name: info for info in list_plugins()}
-    assert infos["broken"] == PluginInfo(
+    assert infos["broken"] == PluginInfo(  # its distribution says what to reinstall
         name="broken",
-        distribution=None,
-        version=None,
+        distribution="brokenplug",
+        version="0.1",
         hooks=(),
         builtin=False,
         error="RuntimeError: boom at import",

@@ -98,7 +98,7 @@ if TYPE_CHECKING:
         SourceReader,
         hookimpl,
     )
-    from tinymemory._ingest import SyncReport, convert, read, sync
+    from tinymemory._ingest import SyncedItem, SyncReport, convert, read, sync
     from tinymemory._plugin_manager import PluginInfo, list_plugins
     from tinymemory._registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
     from tinymemory._scrubbing import ScrubbingEngine
@@ -127,7 +127,7 @@ _LAZY = {
         "SourceReader",
         "hookimpl",
     ),
-    "tinymemory._ingest": ("SyncReport", "convert", "read", "sync"),
+    "tinymemory._ingest": ("SyncReport", "SyncedItem", "convert", "read", "sync"),
     "tinymemory._plugin_manager": ("PluginInfo", "list_plugins"),
     "tinymemory.reference": ("ReferenceEngine",),
     "tinymemory._registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
@@ -232,6 +232,7 @@ __all__ = [
     "StoreItem",
     "StoreReceipt",
     "SyncReport",
+    "SyncedItem",
     "TinyMemoryError",
     "ToolCallRef",
     "ToolScope",

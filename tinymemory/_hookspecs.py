@@ -43,12 +43,18 @@ class EngineFactory:
     ``test_settings(folder)``, when given, returns settings for a throwaway
     engine that keeps everything in ``folder`` (an empty folder the caller
     removes afterwards): the conformance suite uses them when it is given no
-    settings, so it never writes to a user's memory.
+    settings, so it never writes to a user's memory. ``storage(settings)``,
+    when given, names the files the engine keeps its memory in for these
+    settings, worked out without creating anything (none for a memory kept
+    in the process): while none of them exists the memory holds nothing, and
+    the command line's reads answer from a throwaway engine
+    (``test_settings``) instead of creating them.
     """
 
     descriptor: EngineDescriptor
     build: Callable[[EngineSettings, EngineCredential], MemoryEngine]
     test_settings: Callable[[Path], EngineSettings] | None = None
+    storage: Callable[[EngineSettings], Sequence[Path]] | None = None
 
 
 @runtime_checkable
@@ -116,9 +122,45 @@ class SourceSkip:
     reason: str
 
 
+#: The kinds of value a reader's option takes on the command line.
+OPTION_KINDS = ("text", "integer", "flag")
+
+
+@attrs.frozen(kw_only=True)
+class ReaderOption:
+    """An option a reader takes, as ``tinymemory ingest`` offers it: ``--name VALUE``.
+
+    ``name`` is its key in :attr:`ReaderContext.options` (the flag writes
+    ``_`` as ``-``); ``kind`` is ``text``, ``integer`` or ``flag`` (true or
+    false, ``--name/--no-name``); ``help`` is one line. A ``secret`` option's
+    value is never shown (no default in ``--help``, never echoed); ``variable``
+    names an environment variable its value is read from when not given.
+    """
+
+    name: str = attrs.field(validator=attrs.validators.matches_re(r"[a-z][a-z0-9_]*"))
+    help: str
+    kind: str = attrs.field(default="text", validator=attrs.validators.in_(OPTION_KINDS))
+    secret: bool = False
+    variable: str | None = None
+
+
 @runtime_checkable
 class SourceReader(Protocol):
-    """Reads items from one kind of source (a folder, a feed, ...), chosen by its ``name``."""
+    """Reads items from one kind of source (a folder, a feed, ...), chosen by its ``name``.
+
+    What ``tinymemory ingest`` needs to offer a reader is the reader's own to
+    declare, with attributes it may leave out:
+
+    - ``source_option``: the option the command's ``PATH_OR_URL`` fills
+      (default ``path``);
+    - ``options``: a sequence of :class:`ReaderOption`, each a ``--name`` of
+      the command;
+    - ``claims(source) -> bool``: whether the reader reads ``source`` when no
+      ``--reader`` is named (a folder, a GitHub url); readers are asked by an
+      optional ``priority`` (an int, lower first, default 0), ties by name;
+    - ``credential_variable``: the environment variable its credential (a
+      token, handed over as :attr:`ReaderContext.credential`) is read from.
+    """
 
     name: str
 

@@ -85,7 +85,9 @@ def convert(
     it. Converters are handed ``mime`` as the caller declared it (None when
     not given), so they sniff the file name themselves. Data none claims is
     kept as it is when it is UTF-8 text, else it is ``Unsupported`` naming
-    its format and the converters installed.
+    its format and the converters installed. A converter that fails with an
+    error of its own (not a :class:`TinyMemoryError`) is ``Unsupported``
+    naming the converter, the file and the error.
 
     A path is read only when its size is within :data:`~tinymemory.files.MAX_FILE_BYTES`
     (32 MiB); a larger file is ``InvalidRequest`` before any of it is read.
@@ -119,7 +121,15 @@ def convert(
     chain = [*converters, *document_converters()]
     for converter in chain:
         if converter.sniff(data, name, declared):
-            converted = converter.convert(data, name, declared)
+            try:
+                converted = converter.convert(data, name, declared)
+            except TinyMemoryError:
+                raise
+            except Exception as error:  # a converter's own bug or its library's, on this file
+                raise Unsupported(
+                    f"converter `{converter.name}` failed on {shown}: "
+                    f"{type(error).__name__}: {error}"
+                ) from error
             if not isinstance(converted, Document):
                 raise Unsupported(f"converter `{converter.name}` did not return a Document")
             return attrs.evolve(
@@ -173,8 +183,10 @@ def read(
     plugin's guard, which refuses private addresses). With neither, fetching
     is ``Unsupported``: the core has no such guard, so it fetches nothing on a
     reader's behalf. An unknown reader is ``Unsupported`` listing the
-    installed ones. Every item is validated; a :class:`SourceSkip` (a part of
-    the source the reader left out, and why) is passed on for ``sync`` to report.
+    installed ones. Every item is validated, and one the contract refuses (an
+    empty file's document, say) becomes a :class:`SourceSkip` naming it, so one
+    bad file never ends the read; a skip (a part of the source the reader left
+    out, and why) is passed on for ``sync`` to report.
     """
     readers = source_readers()
     reader: SourceReader | None = readers.get(reader_name)
@@ -186,18 +198,42 @@ def read(
         credential=credential or EngineCredential.none(),
         fetcher=fetcher or default_fetcher() or _no_fetcher,
     )
-    return (
-        item if isinstance(item, SourceSkip) else validate_item(item)
-        for item in reader.read(context)
+    return (_checked(item) for item in reader.read(context))
+
+
+def _checked(item: object) -> StoreItem | SourceSkip:
+    """``item`` validated, or a :class:`SourceSkip` naming it and why the contract refused it."""
+    if isinstance(item, SourceSkip):
+        return item
+    try:
+        return validate_item(item)
+    except TinyMemoryError as error:
+        return SourceSkip(what=item_name(item) or type(item).__name__, reason=error.message)
+
+
+def item_name(item: object) -> str | None:
+    """What a person knows an item by: its file, its link, its title or its source's id."""
+    meta = getattr(item, "meta", None)
+    named = (
+        getattr(meta, "file_path", None),
+        getattr(meta, "url", None),
+        getattr(item, "title", None),
+        getattr(getattr(meta, "source", None), "id", None),
     )
+    return next((name for name in named if isinstance(name, str) and name), None)
 
 
 @attrs.frozen(kw_only=True)
 class Skipped:
-    """An item ``sync`` left out, by its position in the input, and why."""
+    """An item ``sync`` left out, by its position in the input, and why.
+
+    ``what`` names it (a file, a link, a title) when anything does; ``reason``
+    starts with that name too, so it reads alone.
+    """
 
     index: int
     reason: str
+    what: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -209,9 +245,37 @@ class SyncReport:
     skipped: tuple[Skipped, ...] = ()
     batches: int = 0
 
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import sync_markdown
+
+        return sync_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import sync_html
+
+        return sync_html(self)
+
+
+@attrs.frozen(kw_only=True)
+class SyncedItem:
+    """One input of :func:`sync` and what became of it: ``stored``, ``replayed`` or ``skipped``.
+
+    ``what`` names it (a file, a link, a title; ``None`` when nothing does),
+    ``id`` is the id it is stored under (``None`` when skipped) and ``reason``
+    why it was skipped.
+    """
+
+    index: int
+    status: str
+    what: str | None = None
+    id: str | None = None
+    reason: str | None = None
+
 
 #: Called after each batch with the report so far.
 Progress = Callable[[SyncReport], None]
+#: Called once per input, in input order, as soon as its batch is done.
+OnItem = Callable[[SyncedItem], None]
 
 
 def sync(
@@ -220,38 +284,64 @@ def sync(
     *,
     batch: int = MAX_STORE_MANY,
     progress: Progress | None = None,
+    on_item: OnItem | None = None,
 ) -> SyncReport:
     """Store ``items`` into ``engine`` through ``store_many``, ``batch`` at a time.
 
     An item that is not valid is skipped with its reason (and the rest are
     stored), as is each :class:`SourceSkip` a reader yielded (its reason
-    names what it left out); the engine's own errors end the sync. ``progress`` is called
-    with the report after every batch. Scrubbing is the engine's: pass one
-    from :func:`~tinymemory.build_engine`, which scrubs.
+    names what it left out); the engine's own errors end the sync, and every
+    batch stored before stays stored. ``progress`` is called with the report
+    after every batch, and ``on_item`` with each input's outcome
+    (:class:`SyncedItem`), so a caller interrupted mid-way knows how far it
+    got. Scrubbing is the engine's: pass one from
+    :func:`~tinymemory.build_engine`, which scrubs.
     """
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_STORE_MANY:
         raise InvalidRequest(f"`batch` must be from 1 to {MAX_STORE_MANY}")
     report = SyncReport()
     numbered = enumerate(items)
     while chunk := list(itertools.islice(numbered, batch)):
-        valid: list[StoreItem] = []
-        skipped: list[Skipped] = []
+        valid: list[tuple[int, StoreItem]] = []
+        skipped: list[SyncedItem] = []
         for index, item in chunk:
+            what: str | None
             if isinstance(item, SourceSkip):
-                skipped.append(Skipped(index=index, reason=f"{item.what}: {item.reason}"))
-                continue
-            try:
-                valid.append(validate_item(item))
-            except TinyMemoryError as error:
-                skipped.append(Skipped(index=index, reason=error.message))
-        receipts = engine.store_many(valid) if valid else []
+                what, reason = item.what, item.reason
+            else:
+                try:
+                    valid.append((index, validate_item(item)))
+                    continue
+                except TinyMemoryError as error:
+                    what, reason = item_name(item), error.message
+            skipped.append(SyncedItem(index=index, status="skipped", what=what, reason=reason))
+        receipts = engine.store_many([item for _, item in valid]) if valid else []
         replayed = sum(receipt.replayed for receipt in receipts)
         report = SyncReport(
             stored=report.stored + len(receipts) - replayed,
             replayed=report.replayed + replayed,
-            skipped=(*report.skipped, *skipped),
+            skipped=(*report.skipped, *map(_skipped, skipped)),
             batches=report.batches + bool(valid),
         )
+        if on_item is not None:
+            stored = [
+                SyncedItem(
+                    index=index,
+                    status="replayed" if receipt.replayed else "stored",
+                    what=item_name(item),
+                    id=receipt.id,
+                )
+                for (index, item), receipt in zip(valid, receipts, strict=True)
+            ]
+            for outcome in sorted([*stored, *skipped], key=lambda outcome: outcome.index):
+                on_item(outcome)
         if progress is not None:
             progress(report)
     return report
+
+
+def _skipped(outcome: SyncedItem) -> Skipped:
+    """The report's record of a skip: its reason prefixed by what it names, to read alone."""
+    reason = str(outcome.reason)
+    shown = f"{outcome.what}: {reason}" if outcome.what else reason
+    return Skipped(index=outcome.index, reason=shown, what=outcome.what)

@@ -92,6 +92,16 @@ class RecallAnswer:
     citations: tuple[Citation, ...] = attrs.field(default=(), converter=_citations)
     model: str | None = None
 
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import answer_markdown
+
+        return answer_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import answer_html
+
+        return answer_html(self)
+
 
 # --- fetch and list ---------------------------------------------------------
 
@@ -154,12 +164,40 @@ def _hits(values: Iterable[Hit]) -> tuple[Hit, ...]:
     return to_tuple_of(Hit, "hits", values)
 
 
+class _PageViews:
+    """A page of hits in a notebook: a table (scores when ranked), and a pandas hand-off."""
+
+    def _shown(self) -> tuple[tuple[Hit, ...], str | None, bool]:
+        raise NotImplementedError
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import hits_markdown
+
+        hits, cursor, scored = self._shown()
+        return hits_markdown(hits, cursor, scored=scored)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import hits_html
+
+        hits, cursor, scored = self._shown()
+        return hits_html(hits, cursor, scored=scored)
+
+    def to_pandas(self) -> Any:
+        """The page as a ``pandas.DataFrame``, a row a hit; ``Unsupported`` without pandas."""
+        from tinymemory._display import HIT_COLUMNS, records, to_pandas
+
+        return to_pandas(records(self._shown()[0]), HIT_COLUMNS)
+
+
 @attrs.frozen(kw_only=True)
-class FetchPage:
+class FetchPage(_PageViews):
     """Ranked hits, best first, and the cursor of the next page."""
 
     hits: tuple[Hit, ...] = attrs.field(converter=_hits)
     next_cursor: str | None = None
+
+    def _shown(self) -> tuple[tuple[Hit, ...], str | None, bool]:
+        return self.hits, self.next_cursor, True
 
 
 @attrs.frozen(kw_only=True)
@@ -177,11 +215,14 @@ class ListRequest:
 
 
 @attrs.frozen(kw_only=True)
-class ListPage:
+class ListPage(_PageViews):
     """Listed items (each with score 0) and the cursor of the next page."""
 
     items: tuple[Hit, ...] = attrs.field(converter=_hits)
     next_cursor: str | None = None
+
+    def _shown(self) -> tuple[tuple[Hit, ...], str | None, bool]:
+        return self.items, self.next_cursor, False
 
 
 # --- forget -----------------------------------------------------------------
@@ -344,6 +385,23 @@ class ExplorePage:
     missing: int = attrs.field(validator=count)
     more_buckets: int = attrs.field(validator=count)
     truncated: bool
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import explore_markdown
+
+        return explore_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import explore_html
+
+        return explore_html(self)
+
+    def to_pandas(self) -> Any:
+        """The buckets as a ``pandas.DataFrame`` (value, count); ``Unsupported`` without pandas."""
+        from tinymemory._display import to_pandas
+
+        rows = [{"value": bucket.value, "count": bucket.count} for bucket in self.buckets]
+        return to_pandas(rows, ("value", "count"))
 
 
 @attrs.frozen(kw_only=True)

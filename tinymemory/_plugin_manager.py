@@ -128,6 +128,8 @@ def _load_entry_points(manager: pluggy.PluginManager, entries: list[EntryPoint])
                     stacklevel=2,
                 )
             continue
+        if entry.dist is not None:  # known for a plugin that fails to load, too
+            _distributions[entry.name] = (entry.dist.name, entry.dist.version)
         try:
             plugin = entry.load()
             manager.register(plugin, name=entry.name)
@@ -143,8 +145,6 @@ def _load_entry_points(manager: pluggy.PluginManager, entries: list[EntryPoint])
                 stacklevel=2,
             )
             continue
-        if entry.dist is not None:
-            _distributions[entry.name] = (entry.dist.name, entry.dist.version)
 
 
 def reset_plugins() -> None:
@@ -179,7 +179,14 @@ def list_plugins() -> list[PluginInfo]:
         )
     infos.sort(key=lambda info: (not info.builtin, info.name))
     infos.extend(
-        PluginInfo(name=name, distribution=None, version=None, hooks=(), builtin=False, error=error)
+        PluginInfo(
+            name=name,
+            distribution=_distributions.get(name, (None, None))[0],
+            version=_distributions.get(name, (None, None))[1],
+            hooks=(),
+            builtin=False,
+            error=error,
+        )
         for name, error in sorted(_broken.items())
     )
     return infos

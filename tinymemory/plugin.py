@@ -6,7 +6,8 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
 
 - the hook marker: :data:`hookimpl`;
 - what the hooks return: :class:`EngineFactory`, :class:`DocumentConverter`,
-  :class:`SourceReader` with its :class:`ReaderContext`, :class:`Fetcher`,
+  :class:`SourceReader` with its :class:`ReaderContext` and the
+  :class:`ReaderOption` it declares for the command line, :class:`Fetcher`,
   :class:`HttpResponse` and :class:`SourceSkip`, :class:`Scrubber`, :class:`Embedder`;
 - the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
 - helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
@@ -39,6 +40,7 @@ from tinymemory._hookspecs import (
     Fetcher,
     HttpResponse,
     ReaderContext,
+    ReaderOption,
     Scrubber,
     SourceReader,
     SourceSkip,
@@ -61,6 +63,7 @@ __all__ = [
     "MemoryEngine",
     "Piece",
     "ReaderContext",
+    "ReaderOption",
     "STOP_WORDS",
     "Scrubber",
     "SourceReader",

@@ -81,12 +81,16 @@ def _section(ctx: click.Context) -> str:
     ]
     if command.help:
         parts.append(_help_text(command.help))
-    arguments = [param for param in command.params if isinstance(param, click.Argument)]
+    # get_params: a command may add parameters of its own (ingest, its readers' options).
+    params = [
+        param
+        for param in command.get_params(ctx)
+        if not set(param.opts) & set(ctx.help_option_names)
+    ]
+    arguments = [param for param in params if isinstance(param, click.Argument)]
     if arguments:
         parts.append(_arguments_table(ctx, arguments))
-    options = [
-        param for param in command.params if isinstance(param, click.Option) and not param.hidden
-    ]
+    options = [param for param in params if isinstance(param, click.Option) and not param.hidden]
     if options:
         parts.append(_options_table(ctx, options))
     if isinstance(command, click.Group):

@@ -9,11 +9,12 @@ a bad option or argument is a usage error (status 2).
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import itertools
-import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import IO, Any, BinaryIO, TypeVar
 import attrs
 import click
 
+from tinymemory._cli.item_ids import resolve_ids
 from tinymemory._cli.options import (
     at_option,
     cursor_option,
@@ -34,11 +36,19 @@ from tinymemory._cli.options import (
     tags_option,
     workspace_option,
 )
-from tinymemory._engine import LISTING_PAGE, MemoryEngine
+from tinymemory._cli.reader_surface import (
+    ReaderSurfaceCommand,
+    choose_reader,
+    chosen_options,
+    reader_credential,
+    source_option,
+)
+from tinymemory._display import hit_source, short_ids
+from tinymemory._engine import LISTING_PAGE, EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory._f32 import display_f32
 from tinymemory._hookspecs import SourceSkip
-from tinymemory._ingest import SyncReport, convert, read, sync
+from tinymemory._ingest import SyncedItem, SyncReport, convert, read, sync
 from tinymemory._items import (
     Document,
     Learning,
@@ -66,7 +76,8 @@ from tinymemory._operations import (
     ListRequest,
     RecallRequest,
 )
-from tinymemory._registry import MemoryConfig
+from tinymemory._plugin_manager import engine_factories, source_readers
+from tinymemory._registry import MemoryConfig, build_engine
 from tinymemory._settings import EngineCredential
 from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
 from tinymemory._wire import dumps, to_data, to_json
@@ -90,6 +101,44 @@ def _open_engine() -> MemoryEngine:
     return MemoryConfig.load().build(EngineCredential.from_env())
 
 
+def open_reader() -> MemoryEngine:
+    """The configured engine for a command that only reads: it creates no file.
+
+    While none of the files the engine's factory names (``storage``) exists,
+    the memory holds nothing, and the read is answered by a throwaway engine
+    of the same kind in a temporary folder, removed when it closes.
+    """
+    config = MemoryConfig.load()
+    factory = engine_factories().get(config.engine)
+    if factory is None or factory.storage is None or factory.test_settings is None:
+        return _open_engine()
+    files = factory.storage(config.settings_for(config.engine))
+    if not files or any(Path(file).exists() for file in files):
+        return _open_engine()
+    folder = tempfile.TemporaryDirectory(prefix="tinymemory-empty-")
+    try:
+        engine = build_engine(config.engine, factory.test_settings(Path(folder.name)), scrub=False)
+    except BaseException:
+        folder.cleanup()
+        raise
+    return _Throwaway(engine, folder)
+
+
+class _Throwaway(EngineWrapper):
+    """An engine in a temporary folder, removed with it on close."""
+
+    def __init__(self, inner: MemoryEngine, folder: tempfile.TemporaryDirectory[str]) -> None:
+        super().__init__(inner)
+        self._folder = folder
+
+    def close(self) -> None:
+        """Close the engine, then remove its folder."""
+        try:
+            super().close()
+        finally:
+            self._folder.cleanup()
+
+
 def add_data_commands(group: click.Group) -> None:
     """Add every data command to ``group`` (the ``tinymemory`` command)."""
     for command in _COMMANDS:
@@ -111,7 +160,9 @@ class EngineFailure(click.ClickException):
         click.echo(f"tinymemory: {self.format_message()}", file=file, err=True)
 
 
-def _data_command(name: str) -> Callable[[Command], click.Command]:
+def _data_command(
+    name: str, cls: type[click.Command] = click.Command
+) -> Callable[[Command], click.Command]:
     """``click.command(name)``, with TinyMemoryError mapped to a clean exit, registered."""
 
     def decorate(func: Command) -> click.Command:
@@ -122,7 +173,7 @@ def _data_command(name: str) -> Callable[[Command], click.Command]:
             except TinyMemoryError as error:
                 raise EngineFailure(error) from None
 
-        command = click.command(name)(run)
+        command = click.command(name, cls=cls)(run)
         _COMMANDS.append(command)
         return command
 
@@ -146,15 +197,20 @@ def _passage(text: str, query: str) -> str:
     return _clip(passage(text, query))
 
 
-def _source(citation: Citation) -> str:
+def _source(citation: Citation, short_id: str) -> str:
     """Where a cited item came from, for a person: its file (relative to the working
-    folder when inside it), its link, else its id."""
+    folder when inside it), its link, else its id's first digits."""
     path = citation.meta.file_path
     if path is not None:
-        with contextlib.suppress(ValueError):  # another drive, or not below the folder
-            return str(Path(path).relative_to(Path.cwd()))
-        return path
-    return citation.meta.url or citation.id
+        return _shown_path(path)
+    return citation.meta.url or short_id
+
+
+def _shown_path(path: str) -> str:
+    """``path`` relative to the working folder when inside it, else as given."""
+    with contextlib.suppress(ValueError):  # another drive, or not below the folder
+        return str(Path(path).relative_to(Path.cwd()))
+    return path
 
 
 def _echo_json(data: Any) -> None:
@@ -296,26 +352,68 @@ def _receipt_line(receipt: StoreReceipt) -> str:
 def convert_command(file: Path, output: Path | None, as_json: bool) -> None:
     """Convert FILE to markdown with the installed converters, as `store --file` does.
 
-    Nothing is stored. With -o, the file is written aside and renamed into
-    place once complete.
+    The document's own title (not its file name), when it has one, heads the
+    markdown as `# title`, as memory shows the document. Nothing is stored.
+    With -o, the file is written aside and renamed into place once complete.
     """
     document = convert(file)
+    # A title of the document's own (not its file name) heads the markdown, as memory shows it.
+    titled = document.title is not None and document.title != file.name
     text = to_json(document) if as_json else document.body.content
+    if titled and not as_json:
+        text = document.render_text()
     if output is None:
         click.echo(text)
         return
     with replacing(output) as handle:
         handle.write(text + "\n")
-    click.echo(f"wrote {output}: {len(document.body.content):,} characters of {document.mime}")
+    click.echo(f"wrote {output}: {len(text):,} characters of {document.mime}")
 
 
 # --- reads -----------------------------------------------------------------------
 
 
-def _hit_rows(hits: Sequence[Hit]) -> list[tuple[str, ...]]:
-    return [
-        (hit.id, hit.kind.value, str(hit.meta.namespace), _first_line(hit.text)) for hit in hits
+#: What a read says, on stderr, when the memory holds nothing at all.
+EMPTY_MEMORY_HINT = (
+    "tinymemory: the memory is empty: `tinymemory ingest PATH` reads a folder (or a file, "
+    "a link, a feed) into it, `tinymemory store TEXT` stores one learning"
+)
+#: The widest a table's SOURCE cell gets.
+SOURCE_WIDTH = 40
+
+
+def hint_when_empty(engine: MemoryEngine) -> None:
+    """Point at ``ingest`` and ``store`` when the engine holds no item at all."""
+    if not engine.list(ListRequest(limit=1)).items:
+        click.echo(EMPTY_MEMORY_HINT, err=True)
+
+
+def _hit_source(hit: Hit) -> str:
+    """Where a hit comes from, for a table: its file (relative to the working folder when
+    inside it), its link, its title, else ``-``; a long one keeps its end."""
+    source = hit_source(hit)
+    shown = "-" if source is None else _shown_path(source) if hit.meta.file_path else source
+    return shown if len(shown) <= SOURCE_WIDTH else "..." + shown[-(SOURCE_WIDTH - 3) :]
+
+
+def _hit_table(hits: Sequence[Hit], text: Callable[[Hit], str], score: bool = False) -> str:
+    """Hits as a table: short id, kind, where it comes from and its text; the score when
+    ranked, and the namespace when any hit is not at the root."""
+    ids = short_ids(hit.id for hit in hits)
+    placed = any(not hit.meta.namespace.is_root for hit in hits)
+    headers = [*(["SCORE"] if score else []), "ID", "KIND", *(["NAMESPACE"] if placed else [])]
+    rows = [
+        (
+            *([f"{hit.score:.3f}"] if score else []),
+            ids[hit.id],
+            hit.kind.value,
+            *([str(hit.meta.namespace)] if placed else []),
+            _hit_source(hit),
+            text(hit),
+        )
+        for hit in hits
     ]
+    return table((*headers, "SOURCE", "TEXT"), rows)
 
 
 @_data_command("fetch")
@@ -337,30 +435,32 @@ def fetch(
     filter: MetaFilter,
     as_json: bool,
 ) -> None:
-    """Rank stored items against QUERY by keyword, vector or hybrid search."""
-    with _open_engine() as engine:
+    """Rank stored items against QUERY by keyword, vector or hybrid search.
+
+    Each hit shows its id's first digits (any unique prefix of 4 or more
+    works wherever an id is taken), its kind, where it comes from (file, link
+    or title) and its line that holds the most words of QUERY. SCORE orders
+    the hits of one fetch, higher first; its scale is the engine's and the
+    mode's own, so compare scores within one fetch only. With the sqlite
+    engine, keyword is a BM25 relevance (above 0, no fixed top), vector a
+    cosine similarity (at most 1), hybrid a reciprocal-rank fusion of the two
+    (1/61 + 1/61, about 0.033, for a hit first in both).
+    """
+    with open_reader() as engine:
         chosen = FetchMode(mode) if mode else default_mode(engine.descriptor.fetch_modes)
         if chosen is None:
             raise Unsupported(f"engine `{engine.descriptor.id}` serves no fetch mode")
         request = FetchRequest(query=query, mode=chosen, filter=filter, limit=limit, cursor=cursor)
         page = engine.fetch(request)
+        if not page.hits and not as_json:
+            hint_when_empty(engine)
     if as_json:
         click.echo(to_json(page))
         return
     if not page.hits:
         click.echo("no hits")
     else:
-        rows = [
-            (
-                f"{hit.score:.3f}",
-                hit.id,
-                hit.kind.value,
-                str(hit.meta.namespace),
-                _passage(hit.text, query),
-            )
-            for hit in page.hits
-        ]
-        click.echo(table(("SCORE", "ID", "KIND", "NAMESPACE", "TEXT"), rows))
+        click.echo(_hit_table(page.hits, lambda hit: _passage(hit.text, query), score=True))
     _echo_next(page.next_cursor)
 
 
@@ -375,17 +475,21 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
     Each citation line names the item's file or link (else its id), its kind
     and the passage quoted from it.
     """
-    with _open_engine() as engine:
+    with open_reader() as engine:
         answer = engine.recall(RecallRequest(question=question, filter=filter, limit=limit))
+        if not answer.citations and not as_json:
+            hint_when_empty(engine)
     if as_json:
         click.echo(to_json(answer))
         return
     click.echo(answer.answer)
     if answer.citations:
         click.echo()
+    ids = short_ids(citation.id for citation in answer.citations)
     for number, citation in enumerate(answer.citations, start=1):
         snippet = _first_line(citation.snippet)
-        click.echo(f"[{number}] {_source(citation)}  {citation.kind.value}  {snippet}")
+        source = _source(citation, ids[citation.id])
+        click.echo(f"[{number}] {source}  {citation.kind.value}  {snippet}")
 
 
 @_data_command("list")
@@ -395,15 +499,17 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
 @json_option("Print the page of items as JSON.")
 def list_command(limit: int, cursor: str | None, filter: MetaFilter, as_json: bool) -> None:
     """List stored items, without ranking, a page at a time."""
-    with _open_engine() as engine:
+    with open_reader() as engine:
         page = engine.list(ListRequest(filter=filter, limit=limit, cursor=cursor))
+        if not page.items and not as_json:
+            hint_when_empty(engine)
     if as_json:
         click.echo(to_json(page))
         return
     if not page.items:
         click.echo("no items")
     else:
-        click.echo(table(("ID", "KIND", "NAMESPACE", "TEXT"), _hit_rows(page.items)))
+        click.echo(_hit_table(page.items, lambda hit: _passage(hit.text, "")))
     _echo_next(page.next_cursor)
 
 
@@ -412,9 +518,13 @@ def list_command(limit: int, cursor: str | None, filter: MetaFilter, as_json: bo
 @json_option("Print the items (and the ids not found) as JSON.")
 @click.pass_context
 def get(ctx: click.Context, ids: tuple[str, ...], as_json: bool) -> None:
-    """Print items whole by id: text and metadata. Exits 1 when an id is not found."""
+    """Print items whole by id (or any unique prefix of 4 or more digits): text and metadata.
+
+    Exits 1 when an id is not found.
+    """
     hits: list[Hit] = []
-    with _open_engine() as engine:
+    with open_reader() as engine:
+        ids = tuple(resolve_ids(engine, ids))
         for batch in _batched(ids, MAX_GET_IDS):
             hits.extend(engine.get(GetRequest(ids=batch)))
     found = {hit.id for hit in hits}
@@ -459,7 +569,7 @@ def explore(facet: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
     FACET: kind, source, source_id, workspace, folder, file_path, language,
     repo, url, thread, agent, tool_call, tag or namespace.
     """
-    with _open_engine() as engine:
+    with open_reader() as engine:
         page = engine.explore(ExploreRequest(facet=facet, filter=filter, limit=limit))
     if as_json:
         click.echo(to_json(page))
@@ -483,7 +593,8 @@ def explore(facet: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
 @filter_options
 @json_option("Print the report as JSON.")
 def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
-    """Forget items by id, or every item the filter options admit.
+    """Forget items by id (or any unique prefix of 4 or more digits), or every item the
+    filter options admit.
 
     With ids, --at/--reach confine the forget to the items that reach sees.
     Never everything: no ids and no filter option is refused.
@@ -494,7 +605,8 @@ def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
         raise click.UsageError(
             "forget needs ids or a filter option (--at, --reach, --workspace, --tag, --kind)"
         )
-    with _open_engine() as engine:
+    with open_reader() as engine:
+        ids = tuple(resolve_ids(engine, ids))
         if not ids:
             report = engine.forget(ForgetTarget.by_filter(filter))
         elif filter.reach is not None:
@@ -524,7 +636,7 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
     """
     incomplete: list[str] = []
     count = 0
-    with _open_engine() as engine:
+    with open_reader() as engine:
         if output is not None:
             _refuse_own_storage(output, engine)
         pages = _export_pages(engine, filter)
@@ -627,89 +739,111 @@ def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
         raise click.BadParameter(f"{source}: {error.strerror}", param_hint="FILE") from None
 
 
-#: The readers ``ingest`` can name with ``--reader`` (the sources plugin offers them).
-INGEST_READERS = ("folder", "file", "link", "rss", "github", "conversations")
-#: The reader option each kind takes PATH_OR_URL as.
-_SOURCE_OPTION = {"link": "url", "rss": "url", "github": "repo"}
-#: Where ``ingest`` reads a GitHub token from (sent only to the GitHub API).
-GITHUB_TOKEN_VARIABLE = "GITHUB_TOKEN"
-
-
-def _ingest_reader(source: str) -> str:
-    """The reader for ``source`` with no ``--reader``: a URL is a link (github.com a repository)."""
-    if "://" in source or source.startswith("git@"):
-        host = source.split("://", 1)[-1].split("/", 1)[0].lower()
-        return (
-            "github"
-            if host in ("github.com", "www.github.com") or "@github.com" in source
-            else "link"
-        )
-    path = Path(source)
-    if path.is_dir():
-        return "folder"
-    if path.is_file():
-        return "file"
-    raise click.BadParameter(f"{source}: no such file or folder", param_hint="PATH_OR_URL")
-
-
-@_data_command("ingest")
+@_data_command("ingest", cls=ReaderSurfaceCommand)
 @click.argument("source", metavar="PATH_OR_URL")
-@click.option(
-    "--reader",
-    type=click.Choice(INGEST_READERS),
-    help="The reader (default: folder or file by the path; link for a url, github for github.com).",
-)
-@click.option("--include", metavar="GLOB", help="folder: only the files matching (docs/**/*.md).")
 @at_option("Store every item at this node (team:acme/agent:writer); default the root.")
 @workspace_option("The items' workspace.")
 @json_option("Print the report as JSON.")
+@click.pass_context
 def ingest(
+    ctx: click.Context,
+    /,
     source: str,
     reader: str | None,
-    include: str | None,
     at: Namespace | None,
     workspace: str | None,
     as_json: bool,
+    **reader_values: Any,
 ) -> None:
-    """Read a folder, file, link, feed, GitHub repository or conversation threads into memory.
+    """Read a source (a folder, a file, a link, ...) into memory through an installed reader.
 
-    Thin over `read` and `sync`: an item already held is a replay, so running
-    it again stores nothing new. URLs are fetched through the installed guard.
-    A GitHub token is read from $GITHUB_TOKEN.
+    The readers come from plugins, and each declares its options (listed
+    below) and which sources it reads unasked: without --reader, the first
+    reader claiming PATH_OR_URL reads it. Thin over `read` and `sync`: an item
+    already held is a replay, so running it again stores nothing new. Every
+    entry of the source is listed with what became of it; a skipped one never
+    ends the run.
     """
-    kind = reader or _ingest_reader(source)
-    if include is not None and kind != "folder":
-        raise click.UsageError("--include is for folders")
-    options: dict[str, object] = {_SOURCE_OPTION.get(kind, "path"): source}
-    if include is not None:
-        options["include"] = include
-    if workspace is not None:
-        options["workspace"] = workspace
-    credential = EngineCredential.none()
-    token = os.environ.get(GITHUB_TOKEN_VARIABLE, "").strip()
-    if kind == "github" and token:
-        credential = EngineCredential.static(token)
+    readers = source_readers()
+    if not readers:
+        raise Unsupported(
+            "no reader is installed: ingest reads through reader plugins "
+            "(this repository's tinymemory-sources offers folders, files, links, feeds "
+            "and GitHub)"
+        )
+    kind = choose_reader(readers, source, reader)
+    chosen = readers[kind]
+    options = {**chosen_options(ctx, readers, chosen, reader_values), source_option(chosen): source}
+    credential = reader_credential(chosen)
     found = read(kind, options=options, credential=credential)
-    items = found if at is None else (_rehomed(item, at) for item in found)
+    items = (_rehomed(item, at, workspace) for item in found) if at or workspace else found
+    outcomes: list[SyncedItem] = []
+    stopped: str | None = None
+    status = 0
     with _open_engine() as engine, _progress(items, f"ingesting {kind}") as shown:
-        report = sync(engine, shown)
-    skipped = [{"index": skip.index, "reason": skip.reason} for skip in report.skipped]
+        try:
+            sync(engine, shown, on_item=outcomes.append)
+        except KeyboardInterrupt:
+            stopped, status = "interrupted", INTERRUPTED
+        except TinyMemoryError as error:
+            stopped, status = str(error), 1
+        except Exception as error:  # a reader's or engine's own failure: what was stored stays
+            stopped, status = f"{type(error).__name__}: {error}", 1
+    _ingest_report(source, outcomes, stopped, as_json)
+    if status:
+        ctx.exit(status)
+
+
+#: The exit status of a run stopped by Ctrl-C, as a shell reports a SIGINT.
+INTERRUPTED = 130
+
+
+def _ingest_report(
+    source: str, outcomes: Sequence[SyncedItem], stopped: str | None, as_json: bool
+) -> None:
+    """Every input and what became of it, then the totals; how far a stopped run got."""
+    counts = collections.Counter(outcome.status for outcome in outcomes)
     if as_json:
-        _echo_json({"stored": report.stored, "replayed": report.replayed, "skipped": skipped})
+        _echo_json(
+            {
+                "stored": counts["stored"],
+                "replayed": counts["replayed"],
+                "skipped": [
+                    {"index": o.index, "what": o.what, "reason": o.reason}
+                    for o in outcomes
+                    if o.status == "skipped"
+                ],
+                "items": [to_data(outcome) for outcome in outcomes],
+                "complete": stopped is None,
+                "stopped": stopped,
+            }
+        )
         return
-    total = report.stored + report.replayed
+    for outcome in outcomes:
+        where = _shown_path(outcome.what) if outcome.what else f"item {outcome.index + 1}"
+        reason = f": {outcome.reason}" if outcome.reason else ""
+        click.echo(f"{outcome.status:<9} {where}{reason}")
+    total = counts["stored"] + counts["replayed"]
     click.echo(
-        f"ingested {items_text(total)} from {source}: {report.stored} stored, "
-        f"{report.replayed} replayed, {len(skipped)} skipped"
+        f"ingested {items_text(total)} from {source}: {counts['stored']} stored, "
+        f"{counts['replayed']} replayed, {counts['skipped']} skipped"
     )
-    for skip in report.skipped:
-        click.echo(f"skipped: {skip.reason}")
+    if stopped is not None:
+        click.echo(
+            f"tinymemory: ingest stopped after {len(outcomes)} of the source's entries "
+            f"({stopped}); what is listed above is kept, the rest was not read",
+            err=True,
+        )
 
 
-def _rehomed(item: StoreItem | SourceSkip, at: Namespace) -> StoreItem | SourceSkip:
+def _rehomed(
+    item: StoreItem | SourceSkip, at: Namespace | None, workspace: str | None
+) -> StoreItem | SourceSkip:
+    """``item`` placed at ``at`` and in ``workspace``, each when given."""
     if isinstance(item, SourceSkip):
         return item
-    return item.with_meta(attrs.evolve(item.meta, namespace=at))
+    meta = item.meta if at is None else attrs.evolve(item.meta, namespace=at)
+    return item.with_meta(meta if workspace is None else attrs.evolve(meta, workspace=workspace))
 
 
 @_data_command("erase")
@@ -752,7 +886,7 @@ def erase(
         what = " and ".join(kinds) + " items" if kinds else "every item"
         below = " and everything below it" if subtree else ""
         click.confirm(f"Erase {what} at {at}{below}, for good?", abort=True, err=True)
-    with _open_engine() as engine:
+    with open_reader() as engine:
         counted = None if as_json else _count_items(engine, reach, kinds)
         report = engine.erase(request)
         health = engine.health()

@@ -17,7 +17,7 @@ from pathlib import Path
 import attrs
 import click
 
-from tinymemory._cli.data_commands import add_data_commands
+from tinymemory._cli.data_commands import add_data_commands, hint_when_empty, open_reader
 from tinymemory._cli.new_plugin import new_plugin_command
 from tinymemory._cli.options import (
     at_option,
@@ -27,6 +27,7 @@ from tinymemory._cli.options import (
     reach_option,
     table,
 )
+from tinymemory._cli.plugin_commands import PluginAwareGroup
 from tinymemory._context import ContextCompiler, ContextSpec
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import ConfigError, TinyMemoryError
@@ -50,7 +51,7 @@ from tinymemory.conformance.profiles import PROFILES
 UNBOUNDED_TOKENS = 2**32 - 1
 
 
-@click.group(name="tinymemory")
+@click.group(name="tinymemory", cls=PluginAwareGroup)
 @click.version_option(package_name="tinymemory")
 def cli() -> None:
     """TinyMemory: memory for AI agents."""
@@ -161,13 +162,14 @@ def context_command(
     """Compile context.md from the configured engine: briefs and learnings within a budget."""
     spec = ContextSpec(budget_tokens=budget, reach=reach_from(at, reach_kind))
     whole_tokens = 0
-    with MemoryConfig.load().build(EngineCredential.from_env()) as engine:
+    with open_reader() as engine:
         compiler = ContextCompiler()
         doc = compiler.compile(engine, spec)
         if not doc.markdown:
             # Nothing to say, or nothing that fits: the unbounded document tells which.
             whole = compiler.compile(engine, attrs.evolve(spec, budget_tokens=UNBOUNDED_TOKENS))
             whole_tokens = whole.tokens
+            hint_when_empty(engine)
     if output is not None:
         try:
             output.write_text(doc.markdown, encoding="utf-8")

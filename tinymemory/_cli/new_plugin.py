@@ -164,5 +164,6 @@ def new_plugin_command(name: str, parent: Path) -> None:
     click.echo(f"its tox.ini installs {names['tinymemory_requirement']}")
     click.echo("next:")
     click.echo(f"  cd {target}")
+    click.echo("  pip install tox   # once, when `tox` is not installed yet")
     click.echo("  tox               # its tests and the whole conformance suite, in a fresh venv")
     click.echo(f"  pip install -e .  # then `tinymemory engines` lists `{name}`")

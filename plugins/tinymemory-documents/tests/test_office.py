@@ -27,8 +27,25 @@ def test_a_pdf_is_its_text_layer_page_by_page_joined_by_form_feeds() -> None:
         title="River log",
     )
     document = tm.convert(data, name="log.pdf")
-    assert document.body.text == ("Chapter one\nThe river rose.\f\fChapter three\nIt fell again.")
+    assert document.body.text == (
+        "Chapter one\nThe river rose.\n\f\n\fChapter three\nIt fell again."
+    )
     assert (document.title, document.mime) == ("River log", "application/pdf")
+
+
+@pytest.mark.parametrize("pages", [2, 3, 5])
+@pytest.mark.parametrize("heading", ["Risks", "4. Risks and costs", "RISKS"])
+def test_a_heading_closing_a_page_never_runs_into_the_next_pages_first_line(
+    pages: int, heading: str
+) -> None:
+    """Every page ends its last line, so a viewer that draws no form feed keeps them apart."""
+    texts = [[f"Page {n} opens here.", f"{heading} {n}"] for n in range(1, pages + 1)]
+    body = tm.convert(text_pdf(texts), name="plan.pdf").body.text
+    assert body.count("\f") == pages - 1  # the page count stays true
+    lines = body.replace("\f", "").splitlines()
+    for n in range(1, pages):
+        at = lines.index(f"{heading} {n}")
+        assert lines[at + 1] == f"Page {n + 1} opens here."
 
 
 def test_the_pages_of_a_pdf_are_what_cut_pieces_tags() -> None:
@@ -182,7 +199,9 @@ def test_the_libreoffice_files_hold_what_their_sources_say() -> None:
     assert pdf.count("\f") == 1  # the source's page break before "Next steps"
     assert pdf.split("\f")[1].startswith("Next steps")
     docx_text = (OFFICE_SUITE / "report.docx.expected.md").read_text(encoding="utf-8")
-    for line in ("# Field report", "## Findings", "- The bridge needs repair.",
+    # The title heading is the document's title, shown once: not in the body.
+    assert not docx_text.startswith("# Field report")
+    for line in ("## Findings", "- The bridge needs repair.",
                  "2. Schedule the repair crew.", "| East | 2 | flooded |"):  # fmt: skip
         assert line in docx_text.splitlines()
     xlsx_text = (OFFICE_SUITE / "budget.xlsx.expected.md").read_text(encoding="utf-8")
@@ -199,3 +218,108 @@ def test_a_real_file_round_trips_through_a_path_and_its_bytes_alike(tmp_path: Pa
     renamed = tmp_path / "no-extension"
     renamed.write_bytes(data)
     assert tm.convert(renamed).mime == DocumentFormat.DOCX.mime  # the zip's parts decide
+
+
+# --- a title shown once; slides titled by text boxes ------------------------------------
+
+
+def _docx(title: str | None, heading: tuple[str, str] | None, text: str = "Body text.") -> bytes:
+    """A DOCX with ``title`` in its properties, opening with ``heading`` (text, style)."""
+    import docx
+
+    document = docx.Document()
+    document.core_properties.title = title or ""
+    if heading is not None:
+        document.add_paragraph(heading[0], style=heading[1])
+    document.add_paragraph(text)
+    document.add_heading("Later", level=2)
+    document.add_paragraph("More text.")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("style", ["Title", "Heading 1", "Heading 2"])
+@pytest.mark.parametrize("written", ["Travel policy", "travel  POLICY", " Travel policy "])
+def test_a_docx_whose_first_heading_is_its_title_shows_the_title_once(
+    style: str, written: str
+) -> None:
+    document = tm.convert(_docx("Travel policy", (written, style)), name="policy.docx")
+    shown = document.render_text()
+    assert document.title == "Travel policy"
+    assert shown.casefold().count("travel policy") == 1, shown
+    assert shown.startswith("# Travel policy\n\nBody text.")
+    assert "## Later" in shown  # only the opening heading goes
+
+
+@pytest.mark.parametrize(
+    ("title", "heading"),
+    [
+        ("Travel policy", ("Scope", "Heading 1")),  # another heading: kept
+        ("Travel policy", None),  # no heading
+        (None, ("Travel policy", "Title")),  # no title of its own: nothing to repeat
+    ],
+)
+def test_a_docx_heading_that_is_not_its_title_is_kept(
+    title: str | None, heading: tuple[str, str] | None
+) -> None:
+    document = tm.convert(_docx(title, heading), name="policy.docx")
+    if heading is not None:
+        assert document.body.text.startswith(f"# {heading[0]}")
+    else:
+        assert document.body.text.startswith("Body text.")
+
+
+def _blank_deck(slides: list[list[tuple[str, int | None, float]]]) -> bytes:
+    """A deck on the blank layout: per slide, text boxes of (text, font points, inches down)."""
+    import pptx
+    from pptx.util import Inches, Pt
+
+    presentation = pptx.Presentation()
+    presentation.core_properties.title = ""
+    for boxes in slides:
+        slide = presentation.slides.add_slide(presentation.slide_layouts[6])  # blank
+        for text, points, down in boxes:
+            box = slide.shapes.add_textbox(Inches(1), Inches(down), Inches(8), Inches(1))
+            frame = box.text_frame
+            for number, line in enumerate(text.split("\n")):
+                paragraph = frame.paragraphs[0] if number == 0 else frame.add_paragraph()
+                run = paragraph.add_run()
+                run.text = line
+                if points is not None:
+                    run.font.size = Pt(points)
+    out = io.BytesIO()
+    presentation.save(out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("boxes", "title"),
+    [
+        # The largest font wins, wherever it sits.
+        ([("Body line one", 18, 1.0), ("Quarterly plan", 40, 2.5)], "Quarterly plan"),
+        # No sizes set: the topmost, in any order of creation.
+        ([("Lower text", None, 4.0), ("Top title", None, 0.5)], "Top title"),
+        # Equal sizes: the topmost.
+        ([("Second", 24, 2.0), ("First", 24, 1.0), ("Third", 24, 3.0)], "First"),
+        # A box of several paragraphs is body text, never a title.
+        ([("One\nTwo\nThree", 44, 0.5), ("The real title", 20, 2.0)], "The real title"),
+    ],
+)
+def test_a_slide_titled_by_a_text_box_gets_that_title(
+    boxes: list[tuple[str, int | None, float]], title: str
+) -> None:
+    body = tm.convert(_blank_deck([boxes, boxes]), name="deck.pptx").body.text
+    sections = body.split("\n\n## ")
+    assert body.startswith(f"## Slide 1: {title}\n")
+    assert sections[1].startswith(f"Slide 2: {title}\n")
+    assert body.count(title) == 2  # the title box is not repeated as text
+    for text, _, _ in boxes:
+        if text != title:
+            assert text.split("\n")[0] in sections[0]
+
+
+def test_a_slide_of_long_text_only_keeps_its_number_as_heading() -> None:
+    long = "word " * 40
+    body = tm.convert(_blank_deck([[(long.strip(), 20, 1.0)]]), name="deck.pptx").body.text
+    assert body.startswith("## Slide 1\n\nword word")

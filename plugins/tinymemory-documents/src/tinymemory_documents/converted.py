@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tinymemory import Document, InvalidRequest, MemoryMeta
 from tinymemory_documents.formats import PROSE_FORMATS, DocumentFormat
-from tinymemory_documents.markdown_text import first_heading
+from tinymemory_documents.markdown_text import first_heading, without_title_heading
 
 
 def shown_as(name: str | None) -> str:
@@ -24,11 +24,14 @@ def converted_document(
 
     The title is the document's own, else (prose only) its first heading; with
     neither it is left unset, so ``convert`` falls back to the file name. A
-    blank result is ``InvalidRequest``: a converter never stores nothing.
+    body opening with a heading that says the document's own title loses that
+    heading, as the document shows its title first (prose is kept as written).
+    A blank result is ``InvalidRequest``: a converter never stores nothing.
     """
     if not markdown.strip():
         raise InvalidRequest(f"{shown} holds no text to convert")
     own = " ".join((title or "").split()) or None
+    body = markdown if own is None else without_title_heading(markdown, own)
     if own is None and kind in PROSE_FORMATS:
-        own = first_heading(markdown)
-    return Document(title=own, body=markdown, mime=kind.mime, meta=MemoryMeta(language=language))
+        own = first_heading(markdown)  # prose is kept as written, its heading too
+    return Document(title=own, body=body, mime=kind.mime, meta=MemoryMeta(language=language))

@@ -55,3 +55,17 @@ def first_heading(markdown: str) -> str | None:
     """The text of the first ATX heading (``# Title``) of ``markdown``, or None."""
     found = _HEADING.search(markdown)
     return found.group(2).strip() if found else None
+
+
+def without_title_heading(markdown: str, title: str) -> str:
+    """``markdown`` less its opening heading when that heading says ``title``.
+
+    A document is shown as ``# title`` then its body, so a body that opens
+    with its own title would show it twice. The heading goes only when it is
+    the first thing in the body and something follows it.
+    """
+    found = _HEADING.match(markdown.lstrip("\n"))
+    if found is None or one_line(found.group(2)).casefold() != one_line(title).casefold():
+        return markdown
+    rest = markdown.lstrip("\n")[found.end() :].strip("\n")
+    return rest if rest.strip() else markdown

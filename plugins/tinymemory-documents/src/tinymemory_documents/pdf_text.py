@@ -1,4 +1,5 @@
-"""PDF: the text layer, page by page, pages joined by a form feed (``\\f``), with pypdf.
+"""PDF: the text layer, page by page, each page after the first opening with a form feed
+(``\\f``, after the line end that closes the page before), with pypdf.
 
 Empty pages are kept (as empty text between form feeds) so the page count
 and the ``page:`` tags the core's ``cut_pieces`` gives stay true. Refused
@@ -49,7 +50,9 @@ def pdf_text(data: bytes, limits: Limits, deadline: Deadline) -> tuple[str, str 
         raise InvalidRequest(f"{shown} has no text layer (a scanned PDF?); run OCR on it first")
     metadata = reader.metadata
     title = metadata.title if metadata is not None else None
-    return PAGE_BREAK.join(texts), title if isinstance(title, str) else None
+    # A page ends its last line before the form feed: a heading closing a page never runs
+    # into the first line of the next where a viewer draws no form feed.
+    return f"\n{PAGE_BREAK}".join(texts), title if isinstance(title, str) else None
 
 
 def _declared_pages(reader: object) -> int | None:

@@ -1,6 +1,8 @@
 """PPTX: one section per slide, in slide order, with python-pptx.
 
-Each slide is a ``## Slide N: title`` heading, then its shapes in order
+Each slide is a ``## Slide N: title`` heading (the title placeholder's text,
+else the one-line text box in the largest font, then the topmost: decks built
+on blank layouts title their slides with text boxes), then its shapes in order
 (groups opened): paragraphs of a body placeholder as ``-`` items indented by
 their level, other text as paragraphs, tables as markdown tables, and last
 the speaker notes after ``Notes:``.
@@ -44,10 +46,12 @@ def pptx_markdown(data: bytes, limits: Limits, deadline: Deadline) -> tuple[str,
     return "\n\n".join(sections), own or first_title
 
 
-def _slide(slide: Slide, number: int) -> tuple[str | None, str]:
-    from pptx.enum.shapes import PP_PLACEHOLDER
+#: The longest text a text box may hold to be taken for a slide's title.
+MAX_TITLE_CHARS = 120
 
-    title_shape = slide.shapes.title
+
+def _slide(slide: Slide, number: int) -> tuple[str | None, str]:
+    title_shape = slide.shapes.title or _text_box_title(list(_shapes(slide.shapes)))
     title = one_line(title_shape.text_frame.text) if title_shape is not None else ""
     blocks = [f"## Slide {number}: {title}" if title else f"## Slide {number}"]
     for shape in _shapes(slide.shapes):
@@ -57,16 +61,53 @@ def _slide(slide: Slide, number: int) -> tuple[str | None, str]:
             rows = [[table_cell(cell.text) for cell in row.cells] for row in shape.table.rows]
             if table := markdown_table([row for row in rows if any(row)]):
                 blocks.append(table)
-        elif getattr(shape, "has_text_frame", False):
-            bulleted = shape.is_placeholder and shape.placeholder_format.type in (
-                PP_PLACEHOLDER.BODY,
-                PP_PLACEHOLDER.OBJECT,
-            )
-            if text := _text_frame(shape.text_frame, bulleted=bulleted):
-                blocks.append(text)
+        elif getattr(shape, "has_text_frame", False) and (
+            text := _text_frame(shape.text_frame, bulleted=_is_body(shape))
+        ):
+            blocks.append(text)
     if slide.has_notes_slide and (notes := _notes(slide)):
         blocks.append(f"Notes:\n\n{notes}")
     return title or None, "\n\n".join(blocks)
+
+
+def _is_body(shape: Any) -> bool:
+    """Whether ``shape`` is a body placeholder, whose paragraphs its layout bullets."""
+    from pptx.enum.shapes import PP_PLACEHOLDER
+
+    return bool(shape.is_placeholder) and shape.placeholder_format.type in (
+        PP_PLACEHOLDER.BODY,
+        PP_PLACEHOLDER.OBJECT,
+    )
+
+
+def _text_box_title(shapes: list[Any]) -> Any | None:
+    """The text box that titles a slide with no title placeholder, or None.
+
+    Decks built on blank layouts (or saved by other suites) write the title as
+    a plain text box. A candidate holds one line of at most
+    :data:`MAX_TITLE_CHARS` characters and is no body placeholder; the one in
+    the largest font set on its runs wins, then the topmost, then the leftmost.
+    """
+    candidates = []
+    for order, shape in enumerate(shapes):
+        if not getattr(shape, "has_text_frame", False) or _is_body(shape):
+            continue
+        body = shape.text_frame._txBody
+        lines = [
+            line
+            for paragraph in body.iterchildren(f"{_A}p")
+            if (line := one_line("".join(run.text or "" for run in paragraph.iter(f"{_A}t"))))
+        ]
+        if len(lines) != 1 or len(lines[0]) > MAX_TITLE_CHARS:
+            continue
+        sizes = [
+            int(size) for run in body.iter(f"{_A}rPr") if (size := run.get("sz", "")).isdigit()
+        ]
+        top, left = shape.top or 0, shape.left or 0
+        candidates.append((-max(sizes, default=0), top, left, order))
+    if not candidates:
+        return None
+    return shapes[min(candidates)[3]]
 
 
 def _notes(slide: Slide) -> str:

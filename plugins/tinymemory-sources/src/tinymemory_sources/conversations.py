@@ -19,7 +19,13 @@ from typing import Any
 
 import tinymemory as tm
 from tinymemory.plugin import ReaderContext, SourceSkip
-from tinymemory_sources.reader_options import check_names, int_option, text_option
+from tinymemory_sources.reader_options import (
+    MAX_FILE_BYTES,
+    check_names,
+    int_option,
+    option_names,
+    text_option,
+)
 
 MIB = 1024 * 1024
 
@@ -95,7 +101,9 @@ class ConversationsReader:
     """
 
     name = "conversations"
-    OPTIONS = ("path", "workspace", "max_file_bytes")
+    source_option = "path"
+    options = (MAX_FILE_BYTES,)
+    OPTIONS = option_names(source_option, options, "workspace")
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Yield each thread as a Conversation, or a skip saying why it cannot be."""

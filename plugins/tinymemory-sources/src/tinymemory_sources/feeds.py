@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 import tinymemory as tm
-from tinymemory.plugin import ReaderContext, SourceSkip
-from tinymemory_sources.reader_options import check_names, int_option, text_option
+from tinymemory.plugin import ReaderContext, ReaderOption, SourceSkip
+from tinymemory_sources.reader_options import check_names, int_option, option_names, text_option
 from tinymemory_sources.responses import check_status
 
 if TYPE_CHECKING:
@@ -122,7 +122,11 @@ class FeedReader:
     """
 
     name = "rss"
-    OPTIONS = ("url", "max_items", "workspace")
+    source_option = "url"
+    options = (
+        ReaderOption(name="max_items", kind="integer", help="Newest entries read (default 50)."),
+    )
+    OPTIONS = option_names(source_option, options, "workspace")
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Fetch and parse the feed, yielding a document per entry."""

@@ -25,15 +25,24 @@ from typing import Any
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import HttpResponse, ReaderContext, SourceSkip
-from tinymemory_sources.reader_options import bool_option, check_names, int_option, text_option
+from tinymemory.plugin import HttpResponse, ReaderContext, ReaderOption, SourceSkip
+from tinymemory_sources.reader_options import (
+    bool_option,
+    check_names,
+    int_option,
+    option_names,
+    text_option,
+)
 from tinymemory_sources.responses import check_status, header
 
 DEFAULT_API = "https://api.github.com"
+#: The hosts whose urls name a repository.
+GITHUB_HOSTS = ("github.com", "www.github.com")
 PER_PAGE = 100
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _WEB = re.compile(
-    r"^(?:https?://github\.com/|git@github\.com:)([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$"
+    r"^(?:https?://(?:www\.)?github\.com/|git@github\.com:)"
+    r"([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?$"
 )
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 
@@ -179,10 +188,34 @@ class GitHubReader:
     """
 
     name = "github"
-    OPTIONS = (
-        "repo", "api_url", "max_commits", "max_issues", "max_prs", "comments",
-        "rate_limit_wait", "workspace",
-    )  # fmt: skip
+    source_option = "repo"
+    options = (
+        ReaderOption(name="api_url", help="The GitHub API (default https://api.github.com)."),
+        *(
+            ReaderOption(
+                name=f"max_{kind}", kind="integer", help=f"Most {shown} read (default 1000)."
+            )
+            for kind, shown in (
+                ("commits", "commits"),
+                ("issues", "issues"),
+                ("prs", "pull requests"),
+            )
+        ),
+        ReaderOption(name="comments", kind="flag", help="Read issue and pull request comments."),
+        ReaderOption(
+            name="rate_limit_wait", kind="integer", help="Most seconds to wait on the rate limit."
+        ),
+    )
+    OPTIONS = option_names(source_option, options, "workspace")
+    #: The token is sent to the GitHub API only.
+    credential_variable = "GITHUB_TOKEN"
+
+    def claims(self, source: str) -> bool:
+        """A github.com url, or ``git@github.com:owner/name``."""
+        if source.startswith("git@github.com:"):
+            return True
+        parts = urllib.parse.urlsplit(source)
+        return parts.scheme in ("http", "https") and (parts.hostname or "") in GITHUB_HOSTS
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Yield the repository's commits, then its issues, then its pull requests."""

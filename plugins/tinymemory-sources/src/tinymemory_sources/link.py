@@ -27,7 +27,14 @@ class LinkReader:
     """
 
     name = "link"
-    OPTIONS = ("url", "workspace")
+    source_option = "url"
+    OPTIONS = (source_option, "workspace")
+    #: Asked after the readers of particular sites (GitHub), as it reads any http(s) url.
+    priority = 1
+
+    def claims(self, source: str) -> bool:
+        """Any http or https url."""
+        return urllib.parse.urlsplit(source).scheme in ("http", "https")
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Fetch the URL and yield it as a document."""

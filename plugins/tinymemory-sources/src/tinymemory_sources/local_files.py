@@ -6,8 +6,9 @@ folders, honours every ``.gitignore`` on the way down (matched by
 ignored folder is not entered), keeps to an include glob when one is given,
 and leaves out files over the size cap. Each file is opened without following
 a link and checked to lie inside the folder before it is read. What is left
-out for a reason worth knowing (too large, a link, a format nothing reads)
-comes out as a :class:`~tinymemory.plugin.SourceSkip`.
+out for a reason worth knowing (too large, a link, a format nothing reads,
+a file a converter refuses, a folder that cannot be read) comes out as a
+:class:`~tinymemory.plugin.SourceSkip`: one file never ends the walk.
 """
 
 from __future__ import annotations
@@ -23,8 +24,14 @@ import attrs
 import pathspec
 
 import tinymemory as tm
-from tinymemory.plugin import ReaderContext, SourceSkip
-from tinymemory_sources.reader_options import check_names, int_option, text_option
+from tinymemory.plugin import ReaderContext, ReaderOption, SourceSkip
+from tinymemory_sources.reader_options import (
+    MAX_FILE_BYTES,
+    check_names,
+    int_option,
+    option_names,
+    text_option,
+)
 
 MIB = 1024 * 1024
 #: Folders never walked into (besides every hidden one).
@@ -134,7 +141,7 @@ def _document(
     placed = attrs.evolve(_placed(path, workspace, source), observed_at=mtime)
     try:
         return tm.convert(data, name=path.name, meta=placed)
-    except (tm.Unsupported, tm.InvalidRequest) as error:
+    except tm.TinyMemoryError as error:  # empty, encrypted, too large, hostile, unreadable
         return SourceSkip(what=path.as_posix(), reason=error.message)
 
 
@@ -149,7 +156,16 @@ class FolderReader:
     """
 
     name = "folder"
-    OPTIONS = ("path", "include", "max_file_bytes", "workspace", "id")
+    source_option = "path"
+    options = (
+        ReaderOption(name="include", help="Only the files matching this glob (docs/**/*.md)."),
+        MAX_FILE_BYTES,
+    )
+    OPTIONS = option_names(source_option, options, "workspace", "id")
+
+    def claims(self, source: str) -> bool:
+        """A folder on disk."""
+        return Path(source).expanduser().is_dir()
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Walk the folder, yielding a document per file and a skip per file left out."""
@@ -181,9 +197,13 @@ class FolderReader:
         workspace: str | None,
         source: tm.SourceRef,
     ) -> Iterator[tm.StoreItem | SourceSkip]:
-        ignores = ignores.entered(folder, relative)
-        with os.scandir(folder) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
+        try:
+            ignores = ignores.entered(folder, relative)
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:  # a folder this user may not read is left out, not the end
+            yield SourceSkip(what=folder.as_posix(), reason=f"cannot be read ({error.strerror})")
+            return
         for entry in entries:
             if entry.name.startswith(".") or entry.name in TOOL_FOLDERS:
                 continue
@@ -209,7 +229,13 @@ class FileReader:
     """
 
     name = "file"
-    OPTIONS = ("path", "max_file_bytes", "workspace", "id")
+    source_option = "path"
+    options = (MAX_FILE_BYTES,)
+    OPTIONS = option_names(source_option, options, "workspace", "id")
+
+    def claims(self, source: str) -> bool:
+        """A file on disk."""
+        return Path(source).expanduser().is_file()
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Yield the file as a document, or a skip saying why it cannot be."""

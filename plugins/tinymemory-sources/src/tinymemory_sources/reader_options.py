@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from tinymemory import InvalidRequest
+from tinymemory.plugin import ReaderOption
 
 T = TypeVar("T")
 
@@ -51,3 +52,14 @@ def bool_option(reader: str, options: Mapping[str, Any], name: str, default: boo
     if not isinstance(value, bool):
         raise InvalidRequest(f"reader `{reader}`: option `{name}` must be true or false")
     return value
+
+
+def option_names(source: str, declared: Sequence[ReaderOption], *more: str) -> tuple[str, ...]:
+    """Every option a reader takes: its source option, those it declares, then ``more``."""
+    return (source, *(option.name for option in declared), *more)
+
+
+#: ``max_file_bytes``, as the readers of files declare it.
+MAX_FILE_BYTES = ReaderOption(
+    name="max_file_bytes", kind="integer", help="Skip files larger than this (default 10 MiB)."
+)

@@ -19,6 +19,7 @@ from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
 from .commands import sqlite_command
 from .descriptor import DESCRIPTOR
 from .embedding import HashingEmbedder
+from .location import IN_MEMORY, database_path
 
 OPTIONS = ("path", "embedder", "synchronous")
 
@@ -61,10 +62,20 @@ def test_settings(folder: Path) -> EngineSettings:
     return EngineSettings(options=options)
 
 
+def storage(settings: EngineSettings) -> tuple[Path, ...]:
+    """The database file these settings open (none for ``:memory:``), created by nothing here."""
+    path = database_path(settings.options.get("path"))
+    return () if path == IN_MEMORY else (Path(path),)
+
+
 @hookimpl
 def tinymemory_engines() -> list[EngineFactory]:
     """The embedded engine ``sqlite``."""
-    return [EngineFactory(descriptor=DESCRIPTOR, build=build, test_settings=test_settings)]
+    return [
+        EngineFactory(
+            descriptor=DESCRIPTOR, build=build, test_settings=test_settings, storage=storage
+        )
+    ]
 
 
 @hookimpl
