@@ -14,11 +14,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinymemory._errors import ConfigError, EngineError
-from tinymemory._hookspecs import Embedder
-from tinymemory.plugin import STOP_WORDS, fold, words
-from tinymemory_sqlite import embedding, hashing
-from tinymemory_sqlite.embedding import HashingEmbedder, as_matrix
+from tinymemory import ConfigError, EngineError, hashing
+from tinymemory import _feature_hashing as feature_hashing
+from tinymemory.plugin import Embedder
+from tinymemory.retrieval import STOP_WORDS, HashingEmbedder, fold, words
+from tinymemory.retrieval import embedding_matrix as as_matrix
 
 MASK = (1 << 64) - 1
 CHAR = 0x243F6A8885A308D3
@@ -297,9 +297,9 @@ def test_an_embedders_own_failure_passes_through() -> None:
 
 
 def test_weights_favour_words() -> None:
-    assert embedding.WORD_WEIGHT > embedding.PAIR_WEIGHT
-    assert embedding.WORD_WEIGHT > embedding.GRAM_WEIGHT
-    assert 0 < embedding.STOP_WEIGHT < 1
+    assert hashing.WORD_WEIGHT > hashing.PAIR_WEIGHT
+    assert hashing.WORD_WEIGHT > hashing.GRAM_WEIGHT
+    assert 0 < hashing.STOP_WEIGHT < 1
 
 
 def test_a_subclass_of_the_hashing_embedder_is_checked() -> None:
@@ -320,13 +320,13 @@ LONG_WORDS = ["of", "the", "Café", "lantern", "x" * 70, "naïve", "and", "東�
 def test_a_long_text_gets_the_vector_it_gets_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     # Tiny segments and passes, so one text of a few kilobytes crosses many cuts:
     # between segments of one pass, between passes, and a stretch longer than a segment.
-    monkeypatch.setattr(hashing, "SEGMENT_CHARACTERS", 40)
-    monkeypatch.setattr(hashing, "PASS_CHARACTERS", 100)
+    monkeypatch.setattr(feature_hashing, "SEGMENT_CHARACTERS", 40)
+    monkeypatch.setattr(feature_hashing, "PASS_CHARACTERS", 100)
     text = "\n".join(
         " ".join(LONG_WORDS[(line * 7 + n) % len(LONG_WORDS)] for n in range(line % 9 + 1))
         for line in range(120)
     )
-    assert len(list(hashing._segments(text))) > 40
+    assert len(list(feature_hashing._segments(text))) > 40
     matrix = EMBEDDER.embed_matrix(["short one", text, "the other short one"])
     np.testing.assert_allclose(matrix[1], reference(text), atol=1e-6)
     np.testing.assert_array_equal(
@@ -335,9 +335,9 @@ def test_a_long_text_gets_the_vector_it_gets_whole(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_text_without_whitespace_is_one_segment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hashing, "SEGMENT_CHARACTERS", 40)
+    monkeypatch.setattr(feature_hashing, "SEGMENT_CHARACTERS", 40)
     text = "ab" * 100 + " tail"
-    assert list(hashing._segments(text)) == ["ab" * 100, " tail"]
+    assert list(feature_hashing._segments(text)) == ["ab" * 100, " tail"]
     np.testing.assert_allclose(EMBEDDER.embed_matrix([text])[0], reference(text), atol=1e-6)
 
 
