@@ -14,6 +14,7 @@ import pytest
 import tinymemory as tm
 from tinymemory.plugin import to_json
 from tinymemory.retrieval import CursorCodec, read_key
+from tinymemory.testing import check_cursors_blind_to_siblings
 from tinymemory_sqlite import SqliteEngine
 
 if TYPE_CHECKING:
@@ -278,13 +279,13 @@ def test_export_refuses_to_write_over_the_database(
     (tmp_path / "alias.jsonl").symlink_to(path)
     for target in (str(path), f"{path}-wal", f"{path}-shm", "alias.jsonl"):
         result = tinymemory_command("export", "-o", target)
-        assert result.returncode == 1, result.stdout
+        assert result.exit_code == 1, result.stdout
         assert "is the engine's own storage" in result.stderr
         assert "Traceback" not in result.stderr
     with SqliteEngine(path) as engine:
         (hit,) = engine.list(tm.ListRequest()).items
         assert hit.text == "kept safe"
-    assert tinymemory_command("export", "-o", "copy.jsonl").returncode == 0
+    assert tinymemory_command("export", "-o", "copy.jsonl").exit_code == 0
     assert "kept safe" in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
 
 
@@ -362,8 +363,12 @@ def test_argument_bytes_that_are_not_utf8_are_a_clean_error(
 ) -> None:
     # A str holding surrogate escapes reaches the process as the raw bytes (0xff, 0xe9...).
     result = tinymemory_command(*args)
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert result.stderr == (
         f"tinymemory: invalid request: `{field}` holds a lone surrogate, "
         "which is not unicode text\n"
     )
+
+
+def test_cursors_say_nothing_of_a_siblings_memory(engine: SqliteEngine) -> None:
+    check_cursors_blind_to_siblings(engine)
