@@ -6,8 +6,6 @@ first use; without it they raise ``ConfigError`` saying what to install.
 
 from __future__ import annotations
 
-import importlib.util
-
 from tinymemory._errors import ConfigError
 
 #: What to install for vectors.
@@ -15,6 +13,8 @@ INSTALL = "pip install 'tinymemory[vectors]'"
 
 
 def require_numpy(what: str) -> None:
-    """``ConfigError`` naming ``what`` needs numpy and how to install it, when it is missing."""
-    if importlib.util.find_spec("numpy") is None:
-        raise ConfigError(f"{what} needs numpy, which is not installed: {INSTALL}")
+    """Load numpy; ``ConfigError`` saying ``what`` needs it and how to install it, without it."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise ConfigError(f"{what} needs numpy, which is not installed: {INSTALL}") from None
