@@ -177,7 +177,7 @@ def peak_rss_mb() -> float:
 
 def run_engine(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     import tinymemory as tm
-    from tinymemory.retrieval import embedding_matrix as as_matrix
+    from tinymemory.retrieval import embedding_matrix
     from tinymemory_sqlite import SqliteEngine
 
     figures: Figures = {"rss_before_mb": peak_rss_mb()}
@@ -212,7 +212,7 @@ def run_engine(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     if largest:
         # What a store embeds: one text, through the same checks as the engine.
         figures["embed_one"] = latencies(
-            lambda text: as_matrix(engine.embedder, [text]), corpus.extra
+            lambda text: embedding_matrix(engine.embedder, [text]), corpus.extra
         )
         figures["store"] = latencies(
             lambda text: engine.store(tm.Learning(text=text)), corpus.extra
