@@ -136,3 +136,13 @@ def test_without_numpy_vectors_say_what_to_install() -> None:
         "configuration error: the hashing embedder needs numpy, which is not installed: "
         "pip install 'tinymemory[vectors]'\n"
     )
+
+
+def test_the_cli_in_an_entered_sandbox_keeps_a_registered_plugin(tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path)
+    with sandbox.enter(), only_plugins(*BUILTIN_PLUGINS), registered(_TinyPlugin(), name="tiny"):
+        assert sandbox.entered
+        listed = Cli(sandbox).invoke("plugins")
+    assert not sandbox.entered
+    assert listed.exit_code == 0
+    assert "tiny" in listed.stdout

@@ -33,7 +33,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager, redirect_stderr, redirect_stdout
+from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
 from functools import partial
 from pathlib import Path
 
@@ -133,6 +133,13 @@ class Sandbox:
                 env[name] = value
         return env
 
+    @property
+    def entered(self) -> bool:
+        """Whether this process is in the sandbox now (its home and folders are the sandbox's)."""
+        folders = {"HOME": self.home, "XDG_CONFIG_HOME": self.config_home}
+        folders["XDG_DATA_HOME"] = self.data_home
+        return all(os.environ.get(name) == str(path) for name, path in folders.items())
+
     @contextmanager
     def enter(self) -> Iterator[Sandbox]:
         """The sandbox for this process, for the block; the environment and plugins restored."""
@@ -197,14 +204,18 @@ class Cli:
 
     def invoke(self, *args: str, input: str = "") -> CliResult:
         """Run the command in this process, in the sandbox, as the console script runs it
-        (the plugins' commands added, errors printed as ``tinymemory: ...``)."""
+        (the plugins' commands added, errors printed as ``tinymemory: ...``).
+
+        In a sandbox entered already, the plugins loaded (and those registered) stay.
+        """
         from tinymemory._cli.main import main
 
         stdout, stderr = io.StringIO(), io.StringIO()
         saved_stdin = sys.stdin
         sys.stdin = io.StringIO(input)
         try:
-            with self.sandbox.enter(), redirect_stdout(stdout), redirect_stderr(stderr):
+            place = nullcontext(self.sandbox) if self.sandbox.entered else self.sandbox.enter()
+            with place, redirect_stdout(stdout), redirect_stderr(stderr):
                 code = main(list(args))
         finally:
             sys.stdin = saved_stdin
