@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tinymemory._cursors import CursorCodec, new_secret, read_key
 from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
 from tinymemory._errors import Unavailable
 from tinymemory._hookspecs import EngineFactory, hookimpl
@@ -44,8 +45,6 @@ from tinymemory._operations import (
     RecallRequest,
 )
 from tinymemory._settings import EngineCredential, EngineSettings
-from tinymemory._wire import to_json
-from tinymemory.retrieval import CursorCodec, new_secret, read_key
 
 DESCRIPTOR = EngineDescriptor(
     id="reference",
@@ -103,11 +102,17 @@ def _scorer(query: str, mode: FetchMode) -> Callable[[str], float | None]:
 
 
 class _Offsets:
-    """A read's pages as offsets into what it admits, sealed by an engine's own codec."""
+    """A read's pages as offsets into what it admits, sealed by an engine's own codec.
 
-    def __init__(self, codec: CursorCodec, *parts: str) -> None:
+    The read is named by ``parts`` and its filter's JSON form.
+    """
+
+    def __init__(self, codec: CursorCodec, filter: MetaFilter, *parts: str) -> None:
+        # The JSON converter loads with the first paged read, not with the plugin.
+        from tinymemory._wire import to_json
+
         self._codec = codec
-        self._key = read_key(*parts)
+        self._key = read_key(*parts, to_json(filter))
 
     def start(self, cursor: str | None) -> int:
         positions = self._codec.decode(self._key, cursor, 1)
@@ -165,7 +170,7 @@ class ReferenceEngine(MemoryEngine):
             return [self.handle_store(item) for item in items]
 
     def handle_list(self, request: ListRequest) -> ListPage:
-        offsets = _Offsets(self._cursors, "list", to_json(request.filter))
+        offsets = _Offsets(self._cursors, request.filter, "list")
         start = offsets.start(request.cursor)
         with self._lock:
             admitted = list(self._admitted(request.filter))
@@ -188,8 +193,8 @@ class ReferenceEngine(MemoryEngine):
         return sorted(hits, key=lambda hit: -hit.score)
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
-        read = ("fetch", request.mode.value, request.query, to_json(request.filter))
-        offsets = _Offsets(self._cursors, *read)
+        read = ("fetch", request.mode.value, request.query)
+        offsets = _Offsets(self._cursors, request.filter, *read)
         start = offsets.start(request.cursor)
         hits = self._ranked(request.query, request.mode, request.filter)
         return FetchPage(
@@ -230,7 +235,7 @@ class ReferenceEngine(MemoryEngine):
         return hits
 
     def handle_export(self, request: ListRequest) -> ExportPage:
-        offsets = _Offsets(self._cursors, "list", to_json(request.filter))
+        offsets = _Offsets(self._cursors, request.filter, "list")
         start = offsets.start(request.cursor)
         with self._lock:
             admitted = list(self._admitted(request.filter))

@@ -29,6 +29,11 @@ numpy (the ``vectors`` extra) loads only when vectors are made or read.
 
 from __future__ import annotations
 
+from tinymemory._cursors import LARGEST_POSITION as LARGEST_POSITION
+from tinymemory._cursors import CursorCodec as CursorCodec
+from tinymemory._cursors import new_secret as new_secret
+from tinymemory._cursors import read_key as read_key
+from tinymemory._cursors import unknown_cursor as unknown_cursor
 from tinymemory._document_pieces import Piece as Piece
 from tinymemory._document_pieces import cut_pieces as cut_pieces
 from tinymemory._exports import public_names as _public_names
@@ -40,11 +45,6 @@ from tinymemory._words import fold as fold
 from tinymemory._words import words as words
 from tinymemory.hashing import HashingEmbedder as HashingEmbedder
 
-from ._cursors import LARGEST_POSITION as LARGEST_POSITION
-from ._cursors import CursorCodec as CursorCodec
-from ._cursors import new_secret as new_secret
-from ._cursors import read_key as read_key
-from ._cursors import unknown_cursor as unknown_cursor
 from ._hits import PIECE_TARGET as PIECE_TARGET
 from ._hits import Prepared as Prepared
 from ._hits import first_copies as first_copies

@@ -18,10 +18,9 @@ from typing import TypeVar
 
 import attrs
 
+from tinymemory._cursors import CursorCodec, read_key
 from tinymemory._operations import FetchRequest, ListRequest
 from tinymemory._wire import to_json
-
-from ._cursors import CursorCodec, read_key
 
 #: The most rows one read asks for: a limit may be any usize, but SQL integers stop at
 #: 2^63 - 1; no table holds this many rows, so the answer is the same.
