@@ -221,12 +221,19 @@ class Cli:
             sys.stdin = saved_stdin
         return CliResult(code, stdout.getvalue(), stderr.getvalue())
 
-    def run(self, *args: str, input: str | None = None, timeout: float = 60) -> CliResult:
-        """Run the installed ``tinymemory`` command in a process of its own, in the sandbox."""
+    def run(
+        self,
+        *args: str,
+        input: str | None = None,
+        timeout: float = 60,
+        env: Mapping[str, str] | None = None,
+    ) -> CliResult:
+        """Run the installed ``tinymemory`` command in a process of its own, in the sandbox
+        (``env``: the whole environment instead, say the sandbox's with a variable added)."""
         command = Path(sys.executable).parent / "tinymemory"
         completed = subprocess.run(
             [str(command), *args],
-            env=self.sandbox.env,
+            env=dict(self.sandbox.env if env is None else env),
             cwd=self.sandbox.folder,
             input=input,
             capture_output=True,

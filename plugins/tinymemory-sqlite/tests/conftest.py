@@ -4,6 +4,7 @@ database file, and the installed ``tinymemory`` command run as a new user."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -30,9 +31,10 @@ def new_user(sandbox: Sandbox) -> dict[str, str]:
 
 
 @pytest.fixture
-def tinymemory_command(sandbox: Sandbox) -> RunCommand:
-    """The installed ``tinymemory`` as a new user runs it, in ``tmp_path``."""
-    return Cli(sandbox).run
+def tinymemory_command(sandbox: Sandbox, new_user: dict[str, str]) -> RunCommand:
+    """The installed ``tinymemory`` as a new user runs it (``new_user``), in ``tmp_path``."""
+    cli = Cli(sandbox)
+    return partial(cli.run, env=new_user)
 
 
 @pytest.fixture
