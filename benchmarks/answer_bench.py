@@ -1,10 +1,10 @@
 """Print how long the extractive recall answer takes, beside a floor.
 
-``tinymemory.plugin.extractive_answer`` (what the sqlite and postgres engines
+``tinymemory.retrieval.extractive_answer`` (what the sqlite and postgres engines
 answer with) runs over seeded hits: ``--hits`` passages of ``--sentences``
 twelve-word sentences drawn from inflected words (``ship``, ``ships``,
 ``shipped``, ``shipping``), so stemming has work to do. The floor, measured
-in the same run over the same texts, is one pass of ``tinymemory.plugin.words``
+in the same run over the same texts, is one pass of ``tinymemory.retrieval.words``
 over every passage: what any answer costs at the least to look at each word
 once. The third line is the answer with its stem cache bypassed, which shows
 what the cache saves. Each figure is the best of five rounds of 50 answers.
@@ -22,7 +22,7 @@ from unittest import mock
 
 import tinymemory._extractive as extractive
 from tinymemory import Hit, ItemKind, MemoryMeta
-from tinymemory.plugin import extractive_answer, words
+from tinymemory.retrieval import extractive_answer, words
 
 STEMS = (
     "travel", "budget", "release", "ship", "prefer", "hotel", "flight", "policy",

@@ -177,8 +177,8 @@ def peak_rss_mb() -> float:
 
 def run_engine(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     import tinymemory as tm
+    from tinymemory.retrieval import embedding_matrix
     from tinymemory_sqlite import SqliteEngine
-    from tinymemory_sqlite.embedding import as_matrix
 
     figures: Figures = {"rss_before_mb": peak_rss_mb()}
     path = directory / "engine.db"
@@ -212,7 +212,7 @@ def run_engine(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     if largest:
         # What a store embeds: one text, through the same checks as the engine.
         figures["embed_one"] = latencies(
-            lambda text: as_matrix(engine.embedder, [text]), corpus.extra
+            lambda text: embedding_matrix(engine.embedder, [text]), corpus.extra
         )
         figures["store"] = latencies(
             lambda text: engine.store(tm.Learning(text=text)), corpus.extra
@@ -375,7 +375,7 @@ def vector_floor(corpus: Corpus, directory: Path) -> Figures:
     """numpy's product over the same vectors, and reading them from a file as one buffer."""
     import numpy as np
 
-    from tinymemory_sqlite.embedding import HashingEmbedder
+    from tinymemory.retrieval import HashingEmbedder
 
     embedder = HashingEmbedder()
     matrix = embedder.embed_matrix(corpus.texts)

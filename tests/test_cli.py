@@ -121,7 +121,8 @@ def test_plugins_lists_the_builtin_in_a_table() -> None:
     header, *rows = output.splitlines()
     assert header.split() == ["NAME", "DISTRIBUTION", "VERSION", "HOOKS"]
     assert rows == [
-        f"tinymemory.reference  tinymemory    {tinymemory.__version__:<7}  tinymemory_engines"
+        f"tinymemory.hashing    tinymemory    {tinymemory.__version__:<7}  tinymemory_embedders",
+        f"tinymemory.reference  tinymemory    {tinymemory.__version__:<7}  tinymemory_engines",
     ]
 
 
@@ -130,12 +131,19 @@ def test_plugins_json() -> None:
     assert code == 0
     assert json.loads(output) == [
         {
+            "name": "tinymemory.hashing",
+            "distribution": "tinymemory",
+            "version": tinymemory.__version__,
+            "hooks": ["tinymemory_embedders"],
+            "builtin": True,
+        },
+        {
             "name": "tinymemory.reference",
             "distribution": "tinymemory",
             "version": tinymemory.__version__,
             "hooks": ["tinymemory_engines"],
             "builtin": True,
-        }
+        },
     ]
 
 

@@ -1,62 +1,66 @@
-"""The declared plugin API: ``tinymemory.plugin``'s names, and plugins importing only it."""
+"""The declared plugin API: ``tinymemory.plugin``'s and the retrieval kit's names as documented,
+and plugins (their sources, and the tests of those converted) importing only what is declared."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
+import tinymemory
 import tinymemory.plugin
+import tinymemory.retrieval
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_SOURCES = sorted(ROOT.glob("plugins/*/src/**/*.py"))
-#: What a plugin may import of the core: the package and its public modules
-#: (``tinymemory.plugin``, ``tinymemory.files``, ...), never a private one.
-ALLOWED = {"tinymemory"} | {
-    f"tinymemory.{module.stem}" for module in (ROOT / "tinymemory").glob("[!_]*.py")
+#: What a plugin may import of the core: the package, the retrieval kit and the public
+#: modules (``tinymemory.plugin``, ``tinymemory.files``, ...), never a private one; the
+#: testing helpers only in tests.
+ALLOWED = {"tinymemory", "tinymemory.retrieval"} | {
+    f"tinymemory.{module.stem}"
+    for module in (ROOT / "tinymemory").glob("[!_]*.py")
+    if module.stem != "testing"
 }
+#: What a plugin's tests may import besides: the testing helpers and the conformance suite.
+ALLOWED_IN_TESTS = ALLOWED | {"tinymemory.testing", "tinymemory.conformance"}
+#: The plugins whose tests run as a third party's would (against the installed core, from the
+#: plugin's own folder). The others join this list as their tests are converted.
+CONVERTED = ("tinymemory-legacy-import", "tinymemory-postgres", "tinymemory-sqlite")
+PLUGIN_TESTS = sorted(
+    path for name in CONVERTED for path in ROOT.glob(f"plugins/{name}/tests/*.py")
+)
 
 
-def test_the_plugin_api_is_exactly_these_names() -> None:
-    assert tinymemory.plugin.__all__ == [
-        "DocumentConverter",
-        "Embedder",
-        "EngineFactory",
-        "EngineWrapper",
-        "Fetcher",
-        "HttpResponse",
-        "MemoryEngine",
-        "Piece",
-        "ReaderContext",
-        "ReaderOption",
-        "STOP_WORDS",
-        "Scrubber",
-        "SourceReader",
-        "SourceSkip",
-        "WORD_PATTERN",
-        "build_explore_page",
-        "canonical_json",
-        "cut_pieces",
-        "decompose",
-        "embedders",
-        "extractive_answer",
-        "fingerprint_json",
-        "fold",
-        "from_data",
-        "from_json",
-        "hookimpl",
-        "item_from_json",
-        "json_and_id",
-        "map_texts",
-        "plugin_settings",
-        "to_data",
-        "to_json",
-        "to_utc",
-        "words",
-    ]
-    for name in tinymemory.plugin.__all__:
-        assert getattr(tinymemory.plugin, name) is not None
+def documented(page: Path, heading: str) -> list[str]:
+    """The names in the first column of the first table after ``heading`` on ``page``."""
+    text = page.read_text(encoding="utf-8").split(heading, 1)[1]
+    rows = re.findall(r"^\| ([^|]*) \|", text.split("\n\n|", 1)[1].split("\n\n", 1)[0], re.M)
+    return sorted(name for row in rows for name in re.findall(r"`(\w+)`", row))
+
+
+@pytest.mark.parametrize(
+    ("module", "page", "heading"),
+    [
+        (tinymemory.plugin, "plugins.md", "## The plugin API"),
+        (tinymemory.retrieval, "retrieval.md", "# The retrieval kit"),
+    ],
+)
+def test_the_declared_names_are_the_documented_ones(
+    module: ModuleType, page: str, heading: str
+) -> None:
+    """Each name is declared once, by its import (``__all__`` derives from them), and the
+    docs' table lists exactly those names."""
+    assert module.__all__ == sorted(module.__all__)
+    assert documented(ROOT / "docs" / page, heading) == sorted(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None
+
+
+def test_the_kit_and_the_plugin_api_share_no_name() -> None:
+    assert not set(tinymemory.plugin.__all__) & set(tinymemory.retrieval.__all__)
 
 
 def core_imports(source: str) -> list[str]:
@@ -93,6 +97,8 @@ def test_the_scan_sees_every_road_into_the_core() -> None:
 
 def test_there_are_plugins_to_check() -> None:
     assert any("tinymemory-sqlite" in str(path) for path in PLUGIN_SOURCES)
+    for name in CONVERTED:
+        assert any(f"plugins/{name}/tests/" in str(path) for path in PLUGIN_TESTS), name
 
 
 @pytest.mark.parametrize(
@@ -103,3 +109,27 @@ def test_a_plugin_imports_only_tinymemory_and_the_plugin_api(path: Path) -> None
         name for name in core_imports(path.read_text(encoding="utf-8")) if name not in ALLOWED
     ]
     assert outside == []
+
+
+def _touches_sys_path(source: str) -> bool:
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and getattr(node.value, "id", "") == "sys"
+        for node in ast.walk(ast.parse(source))
+    )
+
+
+def test_the_scan_sees_sys_path() -> None:
+    assert _touches_sys_path("import sys\nsys.path.insert(0, 'tests')\n")
+    assert not _touches_sys_path("import os\nos.path.join('a')\n")
+
+
+@pytest.mark.parametrize(
+    "path", PLUGIN_TESTS, ids=[str(path.relative_to(ROOT)) for path in PLUGIN_TESTS]
+)
+def test_a_converted_plugins_tests_import_only_what_is_declared(path: Path) -> None:
+    """As a third party's: no private core module, and no folder put on ``sys.path``."""
+    source = path.read_text(encoding="utf-8")
+    assert [name for name in core_imports(source) if name not in ALLOWED_IN_TESTS] == []
+    assert not _touches_sys_path(source)

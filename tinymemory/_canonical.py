@@ -74,3 +74,7 @@ def _write(value: Any, parts: list[str]) -> None:
         parts.append("]")
     else:
         raise TypeError(f"{type(value).__name__} has no json form")
+
+
+#: The plugin API's name for :func:`dumps`.
+canonical_json = dumps

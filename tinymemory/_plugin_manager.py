@@ -35,7 +35,7 @@ from tinymemory._hookspecs import (
 #: Names the only plugins to load, comma-separated (unset: every installed one).
 PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
 #: Modules registered exactly like third-party plugins, before them.
-BUILTIN_PLUGINS = ("tinymemory.reference",)
+BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing")
 
 T = TypeVar("T")
 

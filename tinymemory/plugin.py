@@ -1,8 +1,10 @@
-"""The plugin API: everything a plugin may import besides the public ``tinymemory`` names.
+"""The plugin API: the hooks and base classes a plugin builds on, besides the ``tinymemory`` names.
 
-A plugin imports ``tinymemory`` and this module, nothing else of the package
-(a test holds every plugin under ``plugins/`` to that), so the core's own
-modules can change without breaking a plugin. ``__all__`` is pinned by a test.
+A plugin imports ``tinymemory``, this module and the retrieval kit
+``tinymemory.retrieval``, nothing else of the package (a test holds every
+plugin under ``plugins/`` to that), so the core's own modules can change
+without breaking a plugin. Each name is declared once, by its import below
+(``import X as X``); ``__all__`` is derived from them.
 
 - the hook marker: :data:`hookimpl`;
 - what the hooks return: :class:`EngineFactory`, :class:`DocumentConverter`,
@@ -15,77 +17,43 @@ modules can change without breaking a plugin. ``__all__`` is pinned by a test.
   (:func:`fingerprint_json`), plain data as that canonical JSON
   (:func:`canonical_json`), a stored item's canonical JSON and id in one
   writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
-  :func:`build_explore_page`, cutting long
-  documents (:func:`cut_pieces`, :class:`Piece`), the installed embedders by
-  name (:func:`embedders`), UTC timestamps (:func:`to_utc`);
+  :func:`build_explore_page`, the installed embedders by name
+  (:func:`embedders`), UTC timestamps (:func:`to_utc`);
 - for scrubbers: :func:`map_texts`;
-- a plugin's own settings from the configuration file: :func:`plugin_settings`;
-- words compared as the core compares them (:func:`fold`, :func:`decompose`,
-  :func:`words`, :data:`WORD_PATTERN`, :data:`STOP_WORDS`), and the extractive
-  recall answer built from them (:func:`extractive_answer`).
+- a plugin's own settings from the configuration file: :func:`plugin_settings`.
+
+Ranking stored text (cursors, fusion, hits, SQL filters, vectors, words and
+the extractive answer) is the retrieval kit's: :mod:`tinymemory.retrieval`.
 """
 
 from __future__ import annotations
 
-from tinymemory._canonical import dumps as canonical_json
-from tinymemory._canonical import fingerprint_json
-from tinymemory._config_file import plugin_settings
-from tinymemory._document_pieces import Piece, cut_pieces
-from tinymemory._engine import EngineWrapper, MemoryEngine, build_explore_page
-from tinymemory._extractive import extractive_answer
-from tinymemory._hookspecs import (
-    DocumentConverter,
-    Embedder,
-    EngineFactory,
-    Fetcher,
-    HttpResponse,
-    ReaderContext,
-    ReaderOption,
-    Scrubber,
-    SourceReader,
-    SourceSkip,
-    hookimpl,
-)
-from tinymemory._item_json import item_from_json, json_and_id
-from tinymemory._plugin_manager import embedders
-from tinymemory._scrubbing import map_texts
-from tinymemory._timestamps import to_utc
-from tinymemory._wire import from_data, from_json, to_data, to_json
-from tinymemory._words import STOP_WORDS, WORD_PATTERN, decompose, fold, words
+from tinymemory._canonical import canonical_json as canonical_json
+from tinymemory._canonical import fingerprint_json as fingerprint_json
+from tinymemory._config_file import plugin_settings as plugin_settings
+from tinymemory._engine import EngineWrapper as EngineWrapper
+from tinymemory._engine import MemoryEngine as MemoryEngine
+from tinymemory._engine import build_explore_page as build_explore_page
+from tinymemory._exports import public_names as _public_names
+from tinymemory._hookspecs import DocumentConverter as DocumentConverter
+from tinymemory._hookspecs import Embedder as Embedder
+from tinymemory._hookspecs import EngineFactory as EngineFactory
+from tinymemory._hookspecs import Fetcher as Fetcher
+from tinymemory._hookspecs import HttpResponse as HttpResponse
+from tinymemory._hookspecs import ReaderContext as ReaderContext
+from tinymemory._hookspecs import ReaderOption as ReaderOption
+from tinymemory._hookspecs import Scrubber as Scrubber
+from tinymemory._hookspecs import SourceReader as SourceReader
+from tinymemory._hookspecs import SourceSkip as SourceSkip
+from tinymemory._hookspecs import hookimpl as hookimpl
+from tinymemory._item_json import item_from_json as item_from_json
+from tinymemory._item_json import json_and_id as json_and_id
+from tinymemory._plugin_manager import embedders as embedders
+from tinymemory._scrubbing import map_texts as map_texts
+from tinymemory._timestamps import to_utc as to_utc
+from tinymemory._wire import from_data as from_data
+from tinymemory._wire import from_json as from_json
+from tinymemory._wire import to_data as to_data
+from tinymemory._wire import to_json as to_json
 
-__all__ = [
-    "DocumentConverter",
-    "Embedder",
-    "EngineFactory",
-    "EngineWrapper",
-    "Fetcher",
-    "HttpResponse",
-    "MemoryEngine",
-    "Piece",
-    "ReaderContext",
-    "ReaderOption",
-    "STOP_WORDS",
-    "Scrubber",
-    "SourceReader",
-    "SourceSkip",
-    "WORD_PATTERN",
-    "build_explore_page",
-    "canonical_json",
-    "cut_pieces",
-    "decompose",
-    "embedders",
-    "extractive_answer",
-    "fingerprint_json",
-    "fold",
-    "from_data",
-    "from_json",
-    "hookimpl",
-    "item_from_json",
-    "json_and_id",
-    "map_texts",
-    "plugin_settings",
-    "to_data",
-    "to_json",
-    "to_utc",
-    "words",
-]
+__all__ = _public_names(globals())

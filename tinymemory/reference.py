@@ -19,8 +19,9 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from tinymemory._cursors import CursorCodec, new_secret, read_key
 from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
-from tinymemory._errors import InvalidRequest, Unavailable
+from tinymemory._errors import Unavailable
 from tinymemory._hookspecs import EngineFactory, hookimpl
 from tinymemory._items import StoreItem, StoreReceipt
 from tinymemory._meta import MetaFilter
@@ -100,22 +101,33 @@ def _scorer(query: str, mode: FetchMode) -> Callable[[str], float | None]:
     return score
 
 
-def _offset(cursor: str | None) -> int:
-    if cursor is None:
-        return 0
-    if not cursor.isascii() or not cursor.isdigit():
-        raise InvalidRequest(f"unknown cursor `{cursor}`")
-    return int(cursor)
+class _Offsets:
+    """A read's pages as offsets into what it admits, sealed by an engine's own codec.
 
+    The read is named by ``parts`` and its filter's JSON form.
+    """
 
-def _page(total: int, start: int, limit: int) -> str | None:
-    return str(start + limit) if start + limit < total else None
+    def __init__(self, codec: CursorCodec, filter: MetaFilter, *parts: str) -> None:
+        # The JSON converter loads with the first paged read, not with the plugin.
+        from tinymemory._wire import to_json
+
+        self._codec = codec
+        self._key = read_key(*parts, to_json(filter))
+
+    def start(self, cursor: str | None) -> int:
+        positions = self._codec.decode(self._key, cursor, 1)
+        return positions[0] if positions else 0
+
+    def next_cursor(self, total: int, start: int, limit: int) -> str | None:
+        end = start + limit
+        return self._codec.encode(self._key, end) if end < total else None
 
 
 class ReferenceEngine(MemoryEngine):
-    """The in-memory reference engine; ids are fingerprints, cursors decimal offsets."""
+    """The in-memory reference engine; ids are fingerprints, cursors sealed offsets."""
 
     def __init__(self) -> None:
+        self._cursors = CursorCodec(new_secret(), engine="reference")
         self._items: dict[str, StoreItem] = {}
         self._lock = threading.RLock()
         self._closed = False
@@ -158,13 +170,14 @@ class ReferenceEngine(MemoryEngine):
             return [self.handle_store(item) for item in items]
 
     def handle_list(self, request: ListRequest) -> ListPage:
-        start = _offset(request.cursor)
+        offsets = _Offsets(self._cursors, request.filter, "list")
+        start = offsets.start(request.cursor)
         with self._lock:
             admitted = list(self._admitted(request.filter))
         chosen = admitted[start : start + request.limit]
         return ListPage(
             items=[Hit.of_item(item_id, item) for item_id, item in chosen],
-            next_cursor=_page(len(admitted), start, request.limit),
+            next_cursor=offsets.next_cursor(len(admitted), start, request.limit),
         )
 
     def _ranked(self, query: str, mode: FetchMode, filter: MetaFilter) -> list[Hit]:
@@ -180,11 +193,13 @@ class ReferenceEngine(MemoryEngine):
         return sorted(hits, key=lambda hit: -hit.score)
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
-        start = _offset(request.cursor)
+        read = ("fetch", request.mode.value, request.query)
+        offsets = _Offsets(self._cursors, request.filter, *read)
+        start = offsets.start(request.cursor)
         hits = self._ranked(request.query, request.mode, request.filter)
         return FetchPage(
             hits=hits[start : start + request.limit],
-            next_cursor=_page(len(hits), start, request.limit),
+            next_cursor=offsets.next_cursor(len(hits), start, request.limit),
         )
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
@@ -220,13 +235,14 @@ class ReferenceEngine(MemoryEngine):
         return hits
 
     def handle_export(self, request: ListRequest) -> ExportPage:
-        start = _offset(request.cursor)
+        offsets = _Offsets(self._cursors, request.filter, "list")
+        start = offsets.start(request.cursor)
         with self._lock:
             admitted = list(self._admitted(request.filter))
         chosen = admitted[start : start + request.limit]
         return ExportPage(
             items=[Exported(id=item_id, item=item) for item_id, item in chosen],
-            next_cursor=_page(len(admitted), start, request.limit),
+            next_cursor=offsets.next_cursor(len(admitted), start, request.limit),
         )
 
     def handle_erase(self, request: EraseRequest) -> EraseReport:

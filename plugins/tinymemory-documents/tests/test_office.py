@@ -17,7 +17,7 @@ from fixture_files import (
 )
 
 import tinymemory as tm
-from tinymemory.plugin import cut_pieces
+from tinymemory.retrieval import cut_pieces
 from tinymemory_documents import DocumentFormat, Limits, OfficeConverter
 
 

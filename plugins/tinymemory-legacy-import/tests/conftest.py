@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 from legacy_workspaces import LegacyBuilder
 
 import tinymemory as tm
+from tinymemory.testing import Sandbox
+
+
+@pytest.fixture(autouse=True)
+def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    """An isolated home, configuration and data folder: no test reads the user's own."""
+    with Sandbox(tmp_path / "sandbox").enter() as entered:
+        yield entered
 
 
 @pytest.fixture

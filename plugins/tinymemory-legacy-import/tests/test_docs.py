@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tests"))
+from tinymemory.testing import examples
+from tinymemory_legacy_import.commands import import_v1_command
 
-from doc_examples import examples  # noqa: E402
-
-from tinymemory_legacy_import.commands import import_v1_command  # noqa: E402
-
-PAGE = ROOT / "docs" / "legacy-import.md"
+PLUGIN = Path(__file__).resolve().parents[1]
+#: The repository's page of the plugin.
+PAGE = PLUGIN.parents[1] / "docs" / "legacy-import.md"
 SESSION = re.compile(r"```console\n(.*?)```", re.S)
 
 
@@ -30,12 +25,9 @@ def test_the_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     found = examples(PAGE, language="py")
     assert len(found) == 4
     for example in found:
-        code, expected = example.values
-        output = io.StringIO()
-        with contextlib.redirect_stdout(output):
-            exec(compile(code, "example", "exec"), {"__name__": "docs"})
-        if expected is not None:
-            assert output.getvalue() == expected
+        printed = example.run()
+        if example.expected is not None:
+            assert printed == example.expected
     sessions = SESSION.findall(PAGE.read_text(encoding="utf-8"))
     assert sessions
     for session in sessions:
@@ -47,6 +39,6 @@ def test_the_page_runs_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 
 def test_the_readme_points_at_the_page() -> None:
-    readme = (ROOT / "plugins" / "tinymemory-legacy-import" / "README.md").read_text()
+    readme = (PLUGIN / "README.md").read_text()
     assert "docs/legacy-import.md" in readme
     assert "tinymemory import-v1" in readme

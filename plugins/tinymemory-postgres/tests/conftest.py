@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 import tinymemory as tm
+from tinymemory.testing import Sandbox
 from tinymemory_postgres import PostgresEngine
 from tinymemory_postgres.cluster import ThrowawayCluster
 
 _SCHEMAS = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    """An isolated home, configuration and data folder: no test reads the user's own."""
+    with Sandbox(tmp_path).enter() as entered:
+        yield entered
 
 
 @pytest.fixture(scope="session")

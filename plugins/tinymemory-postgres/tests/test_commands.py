@@ -1,4 +1,4 @@
-"""The command line over the postgres engine: a memory moved whole from sqlite by export/import."""
+"""The command line over the postgres engine: a memory moved whole by export/import."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def _user(tmp_path: Path, config: str) -> dict[str, str]:
     return env
 
 
-def test_a_memory_moves_whole_from_sqlite_to_postgres(
+def test_a_memory_moves_whole_from_one_schema_to_another(
     tmp_path: Path, cluster: ThrowawayCluster, schema: str
 ) -> None:
     items: list[tm.StoreItem] = [
@@ -51,16 +51,19 @@ def test_a_memory_moves_whole_from_sqlite_to_postgres(
         ),
         tm.Learning(text='unicode survives: éüßøñ 中 🙂 "quoted"\n\ttabbed', confidence=0.4),
     ]
-    sqlite_file = tmp_path / "old.db"
-    with tm.build_engine("sqlite", tm.EngineSettings(options={"path": str(sqlite_file)})) as old:
-        old.store_many(items)
-    sqlite_user = _user(tmp_path, f'engine = "sqlite"\n[engines.sqlite]\npath = "{sqlite_file}"\n')
-    postgres_user = _user(
-        tmp_path,
-        f'engine = "postgres"\n[engines.postgres]\nconninfo = "{cluster.socket_conninfo}"\n'
-        f'schema = "{schema}"\n',
+    old = f"{schema}_old"
+    options = {"conninfo": cluster.socket_conninfo, "schema": old}
+    with tm.build_engine("postgres", tm.EngineSettings(options=options)) as engine:
+        engine.store_many(items)
+    old_user, postgres_user = (
+        _user(
+            tmp_path,
+            f'engine = "postgres"\n[engines.postgres]\nconninfo = "{cluster.socket_conninfo}"\n'
+            f'schema = "{name}"\n',
+        )
+        for name in (old, schema)
     )
-    _run(sqlite_user, tmp_path, "export", "-o", str(tmp_path / "memory.jsonl"))
+    _run(old_user, tmp_path, "export", "-o", str(tmp_path / "memory.jsonl"))
     imported = _run(postgres_user, tmp_path, "import", "--json", str(tmp_path / "memory.jsonl"))
     assert json.loads(imported.stdout)["stored"] == len(items)
     _run(postgres_user, tmp_path, "export", "-o", str(tmp_path / "moved.jsonl"))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 import tinymemory as tm
+from tinymemory.testing import check_cursors_blind_to_siblings
 from tinymemory_postgres import PostgresEngine
+from tinymemory_postgres.cluster import ThrowawayCluster
 
 
 def test_a_nul_in_an_item_s_text_is_kept_and_found(engine: PostgresEngine) -> None:
@@ -37,3 +39,26 @@ def test_the_engine_says_where_it_is_and_that_it_serves(engine: PostgresEngine) 
     assert not engine.health().serving
     with pytest.raises(tm.Unavailable, match="closed"):
         engine.list(tm.ListRequest())
+
+
+def test_cursors_say_nothing_of_a_siblings_memory(engine: PostgresEngine) -> None:
+    check_cursors_blind_to_siblings(engine)
+
+
+def test_a_cursor_not_issued_for_the_read_is_refused(
+    engine: PostgresEngine, cluster: ThrowawayCluster
+) -> None:
+    engine.store_many([tm.Learning(text=f"crane {n}") for n in range(3)])
+    cursor = engine.list(tm.ListRequest(limit=1)).next_cursor
+    assert cursor
+    ranked = engine.fetch(tm.FetchRequest(query="crane", mode="keyword", limit=1)).next_cursor
+    assert ranked
+    changed = cursor[:-1] + ("A" if cursor[-1] != "A" else "Q")
+    for bad in (cursor + "A", cursor + "=", changed, cursor[:-1], ranked):
+        with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
+            engine.list(tm.ListRequest(limit=1, cursor=bad))
+    other = tm.EngineSettings(options={"conninfo": cluster.socket_conninfo, "schema": "other"})
+    with tm.build_engine("postgres", other, scrub=False) as elsewhere:
+        elsewhere.store_many([tm.Learning(text=f"crane {n}") for n in range(3)])
+        with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
+            elsewhere.list(tm.ListRequest(limit=1, cursor=cursor))

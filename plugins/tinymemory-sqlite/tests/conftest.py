@@ -1,61 +1,40 @@
-"""Shared fixtures: a fresh database file per test, never the user's own."""
+"""Shared fixtures: a sandbox per test (never the user's own data or configuration), a fresh
+database file, and the installed ``tinymemory`` command run as a new user."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from tinymemory.testing import Cli, CliResult, Sandbox
 from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine
+
+#: Runs the installed ``tinymemory`` command with arguments, in a process of its own.
+RunCommand = Callable[..., CliResult]
 
 
 @pytest.fixture(autouse=True)
-def _private_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Point the default database into the test's folder, so no test can reach a real one."""
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.delenv(PATH_VARIABLE, raising=False)
-
-
-#: Runs the installed ``tinymemory`` command with arguments, in a process of its own.
-RunCommand = Callable[..., subprocess.CompletedProcess[str]]
+def sandbox(tmp_path: Path) -> Iterator[Sandbox]:
+    """An isolated home, configuration and data folder in the test's folder, so no test can
+    reach a real database: the default one is ``tmp_path / "data" / "tinymemory"``."""
+    with Sandbox(tmp_path, extra={PATH_VARIABLE: None}).enter() as entered:
+        yield entered
 
 
 @pytest.fixture
-def new_user(tmp_path: Path) -> dict[str, str]:
-    """The environment of a new user: a fresh home and data folder, no configuration."""
-    env = {**os.environ, "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    for name in ("TINYMEMORY_CONFIG", "TINYMEMORY_ENGINE", PATH_VARIABLE):
-        env.pop(name, None)
-    return env
+def new_user(sandbox: Sandbox) -> dict[str, str]:
+    """The environment of a new user, for a child process: the sandbox's."""
+    return sandbox.env
 
 
 @pytest.fixture
-def tinymemory_command(tmp_path: Path, new_user: dict[str, str]) -> RunCommand:
-    """``tinymemory`` as a new user runs it (see ``new_user``).
-
-    It runs in ``tmp_path``, so files a command writes land there.
-    """
-    command = Path(sys.executable).parent / "tinymemory"
-    assert command.exists(), "the tinymemory command is installed with the core"
-    env = new_user
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [str(command), *args],
-            env=env,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-
-    return run
+def tinymemory_command(sandbox: Sandbox, new_user: dict[str, str]) -> RunCommand:
+    """The installed ``tinymemory`` as a new user runs it (``new_user``), in ``tmp_path``."""
+    cli = Cli(sandbox)
+    return partial(cli.run, env=new_user)
 
 
 @pytest.fixture

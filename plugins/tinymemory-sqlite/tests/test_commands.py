@@ -27,7 +27,7 @@ def test_it_shows_the_file_and_what_it_holds(
         engine.store(tm.Learning(text="kept"))
         engine.store(tm.Document(body="a document"))
     result = tinymemory_command("sqlite", "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     facts = json.loads(result.stdout)
     assert facts["path"] == str(path)
     assert (facts["exists"], facts["schema"], facts["embedder"]) == (True, VERSION, "hashing")
@@ -51,7 +51,7 @@ def test_a_file_that_is_no_database_is_a_clean_error(
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not a database at all " * 100)
     result = tinymemory_command("sqlite")
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert "cannot be read as a database" in result.stderr
     assert "Traceback" not in result.stderr
 

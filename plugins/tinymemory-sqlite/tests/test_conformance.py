@@ -86,7 +86,7 @@ def test_the_command_with_nothing_configured_leaves_the_users_memory_alone(
     tinymemory_command: RunCommand, tmp_path: Path, temporary: Path
 ) -> None:
     done = tinymemory_command("conformance", "sqlite", "--profile", "ci")
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.exit_code == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[0] == (
         "engine `sqlite` with the engine's throwaway test settings, "
         "in a temporary folder removed afterwards"

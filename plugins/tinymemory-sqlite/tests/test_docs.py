@@ -2,35 +2,30 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tests"))
-
-from doc_examples import examples  # noqa: E402
+from tinymemory.testing import Example, examples
 
 if TYPE_CHECKING:
     from conftest import RunCommand
 
-PLUGIN_README = ROOT / "plugins" / "tinymemory-sqlite" / "README.md"
+PLUGIN = Path(__file__).resolve().parents[1]
+#: The repository's README, whose session runs on this engine (the default one).
+ROOT = PLUGIN.parents[1]
+PLUGIN_README = PLUGIN / "README.md"
 SESSION = re.compile(r"```console\n(.*?)```", re.S)
 
 
-@pytest.mark.parametrize(("code", "expected"), examples(PLUGIN_README))
-def test_readme_example_runs_and_prints_what_it_shows(code: str, expected: str | None) -> None:
-    output = io.StringIO()
-    with contextlib.redirect_stdout(output):
-        exec(compile(code, "example", "exec"), {"__name__": "docs"})
-    if expected is not None:
-        assert output.getvalue() == expected
+@pytest.mark.parametrize("example", examples(PLUGIN_README), ids=lambda example: example.name)
+def test_readme_example_runs_and_prints_what_it_shows(example: Example) -> None:
+    printed = example.run()
+    if example.expected is not None:
+        assert printed == example.expected
 
 
 def _sessions() -> list[str]:
@@ -63,7 +58,7 @@ def test_the_readme_session_runs_with_no_configuration(
     for session in _sessions():
         for line, expected in _steps(session):
             result = tinymemory_command(*shlex.split(line)[1:])
-            assert result.returncode == 0, result.stderr
+            assert result.exit_code == 0, result.stderr
             assert result.stdout == expected, line
     assert (tmp_path / "data" / "tinymemory" / "memory.db").exists()
 

@@ -4,6 +4,7 @@ breaks on a query's syntax, long documents by pieces, stable cursors, and recall
 from __future__ import annotations
 
 import base64
+import sqlite3
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +13,9 @@ import pytest
 
 import tinymemory as tm
 from tinymemory.plugin import to_json
-from tinymemory_sqlite import SqliteEngine, cursors
+from tinymemory.retrieval import CursorCodec, read_key
+from tinymemory.testing import check_cursors_blind_to_siblings
+from tinymemory_sqlite import SqliteEngine
 
 if TYPE_CHECKING:
     from conftest import RunCommand
@@ -126,7 +129,7 @@ def test_cursors_are_checked(engine: SqliteEngine) -> None:
         engine.store(_learning(f"anchor {number}"))
     page = engine.fetch(tm.FetchRequest(query="anchor", mode="keyword", limit=1))
     assert page.next_cursor
-    with pytest.raises(tm.InvalidRequest, match="another request"):
+    with pytest.raises(tm.InvalidRequest, match="unknown cursor"):
         engine.fetch(tm.FetchRequest(query="other", mode="keyword", cursor=page.next_cursor))
     with pytest.raises(tm.InvalidRequest, match="unknown cursor"):
         engine.list(tm.ListRequest(cursor=page.next_cursor))
@@ -176,7 +179,7 @@ def test_a_failing_embedder_writes_nothing(db_path: Path) -> None:
 
 
 def test_a_file_keeps_its_embedder(db_path: Path) -> None:
-    from tinymemory_sqlite import HashingEmbedder
+    from tinymemory.retrieval import HashingEmbedder
 
     with SqliteEngine(db_path) as engine:
         engine.store(_learning("vectors of 256 dimensions"))
@@ -276,13 +279,13 @@ def test_export_refuses_to_write_over_the_database(
     (tmp_path / "alias.jsonl").symlink_to(path)
     for target in (str(path), f"{path}-wal", f"{path}-shm", "alias.jsonl"):
         result = tinymemory_command("export", "-o", target)
-        assert result.returncode == 1, result.stdout
+        assert result.exit_code == 1, result.stdout
         assert "is the engine's own storage" in result.stderr
         assert "Traceback" not in result.stderr
     with SqliteEngine(path) as engine:
         (hit,) = engine.list(tm.ListRequest()).items
         assert hit.text == "kept safe"
-    assert tinymemory_command("export", "-o", "copy.jsonl").returncode == 0
+    assert tinymemory_command("export", "-o", "copy.jsonl").exit_code == 0
     assert "kept safe" in (tmp_path / "copy.jsonl").read_text(encoding="utf-8")
 
 
@@ -309,7 +312,7 @@ def test_a_crafted_cursor_beyond_sqlites_integers_is_refused(
     engine: SqliteEngine, plain: str
 ) -> None:
     engine.store(_learning("note"))
-    digest = cursors.request_digest("fetch", "keyword", "note", to_json(tm.MetaFilter()))
+    digest = read_key("fetch", "keyword", "note", to_json(tm.MetaFilter()))[:12]
     cursor = _cursor(plain.format(big=2**63, digest=digest))
     tools = tm.MemoryTools(engine)
     for name, arguments in (
@@ -326,11 +329,20 @@ def test_a_cursor_at_sqlites_largest_offset_with_any_limit_is_an_empty_page(
     engine: SqliteEngine,
 ) -> None:
     engine.store(_learning("note"))
-    digest = cursors.request_digest("fetch", "keyword", "note", to_json(tm.MetaFilter()))
-    cursor = _cursor(f"tm1.r.1.{2**63 - 1}.{digest}")
-    request = tm.FetchRequest(query="note", mode="keyword", cursor=cursor, limit=2**64 - 1)
+    # Sealed with the file's own secret, as the engine seals its cursors.
+    with sqlite3.connect(engine.path) as connection:
+        (secret,) = connection.execute(
+            "SELECT value FROM settings WHERE key = 'cursor_secret'"
+        ).fetchone()
+    codec = CursorCodec(bytes.fromhex(secret), engine="sqlite")
+    largest = 2**63 - 1
+    ranked = codec.encode(
+        read_key("fetch", "keyword", "note", to_json(tm.MetaFilter())), 1, largest
+    )
+    request = tm.FetchRequest(query="note", mode="keyword", cursor=ranked, limit=2**64 - 1)
     assert engine.fetch(request).hits == ()
-    listed = engine.list(tm.ListRequest(cursor=_cursor(f"tm1.l.{2**63 - 1}"), limit=2**64 - 1))
+    listing = codec.encode(read_key("list", to_json(tm.MetaFilter())), largest)
+    listed = engine.list(tm.ListRequest(cursor=listing, limit=2**64 - 1))
     assert listed.items == ()
 
 
@@ -351,8 +363,12 @@ def test_argument_bytes_that_are_not_utf8_are_a_clean_error(
 ) -> None:
     # A str holding surrogate escapes reaches the process as the raw bytes (0xff, 0xe9...).
     result = tinymemory_command(*args)
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert result.stderr == (
         f"tinymemory: invalid request: `{field}` holds a lone surrogate, "
         "which is not unicode text\n"
     )
+
+
+def test_cursors_say_nothing_of_a_siblings_memory(engine: SqliteEngine) -> None:
+    check_cursors_blind_to_siblings(engine)

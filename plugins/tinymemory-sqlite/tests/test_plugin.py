@@ -12,19 +12,17 @@ from pathlib import Path
 import pytest
 
 import tinymemory as tm
-from tinymemory._hookspecs import hookimpl
-from tinymemory._plugin_manager import plugin_manager, reset_plugins
+from tinymemory.plugin import embedders, hookimpl
+from tinymemory.testing import BUILTIN_PLUGINS, only_plugins, registered
 from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine, default_path
 
 
 @pytest.fixture(autouse=True)
-def _fresh_plugins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    # Only this plugin loads: with a scrubber installed beside it (the safety
-    # plugin), the engine built would be a scrubbing wrapper round the SqliteEngine.
-    monkeypatch.setenv("TINYMEMORY_PLUGINS", "sqlite,tinymemory.reference")
-    reset_plugins()
-    yield
-    reset_plugins()
+def _only_this_plugin() -> Iterator[None]:
+    # Only this plugin and the built-ins load: with a scrubber installed beside it (the
+    # safety plugin), the engine built would be a scrubbing wrapper round the SqliteEngine.
+    with only_plugins("sqlite", *BUILTIN_PLUGINS):
+        yield
 
 
 def test_the_engine_is_installed_and_the_default() -> None:
@@ -81,9 +79,8 @@ def test_an_installed_embedder_is_chosen_by_name(tmp_path: Path) -> None:
         def tinymemory_embedders(self) -> list[object]:
             return [_Letters()]
 
-    plugin_manager().register(Plugin(), name="letters")
     settings = tm.EngineSettings(options={"path": str(tmp_path / "m.db"), "embedder": "letters"})
-    with tm.build_engine("sqlite", settings) as engine:
+    with registered(Plugin(), name="letters"), tm.build_engine("sqlite", settings) as engine:
         assert isinstance(engine, SqliteEngine)
         assert engine.embedder.name == "letters"
         stored = engine.store(tm.Learning(text="abba cab")).id
@@ -94,9 +91,7 @@ def test_an_installed_embedder_is_chosen_by_name(tmp_path: Path) -> None:
         SqliteEngine(tmp_path / "m.db")
 
 
-def test_the_hashing_embedder_is_offered_to_every_engine() -> None:
-    from tinymemory._plugin_manager import embedders
-
+def test_the_cores_hashing_embedder_is_offered_to_every_engine() -> None:
     assert embedders()["hashing"].dimensions == 256
 
 
@@ -107,8 +102,9 @@ atexit.register(lambda: print(
     "LOADED", "numpy" in sys.modules, "tinymemory_sqlite.plugin" in sys.modules, file=sys.stderr
 ))
 sys.argv = ["tinymemory", *sys.argv[1:]]
-from tinymemory._cli.main import run
-run()
+from importlib.metadata import entry_points
+(script,) = entry_points(group="console_scripts", name="tinymemory")
+script.load()()
 """
 
 

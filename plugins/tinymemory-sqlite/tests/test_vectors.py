@@ -10,7 +10,8 @@ import pytest
 
 import tinymemory as tm
 from tinymemory.plugin import json_and_id
-from tinymemory_sqlite import HashingEmbedder, SqliteEngine, schema
+from tinymemory.retrieval import HashingEmbedder
+from tinymemory_sqlite import SqliteEngine, schema
 from tinymemory_sqlite.vectors import VectorIndex
 
 READ_BLOCKS = "SELECT pieces, items, vectors FROM vector_blocks"

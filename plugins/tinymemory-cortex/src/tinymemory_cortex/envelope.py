@@ -36,7 +36,8 @@ from tinymemory import (
     Role,
     StoreItem,
 )
-from tinymemory.plugin import canonical_json, cut_pieces, to_data
+from tinymemory.plugin import canonical_json, to_data
+from tinymemory.retrieval import cut_pieces
 
 from .layout import Scope
 

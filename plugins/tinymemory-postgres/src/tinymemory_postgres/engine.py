@@ -6,13 +6,13 @@ of what the read admits; vector fetch is an exact scan of the admitted
 pieces' vectors; hybrid fuses the two by reciprocal rank, as the sqlite
 engine does. Recall answers, as the sqlite engine does, with the sentences of
 the best relevant hybrid hits that bear on the question, each cited
-(:func:`tinymemory.plugin.extractive_answer`).
+(:func:`tinymemory.retrieval.extractive_answer`).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from tinymemory import (
@@ -26,7 +26,6 @@ from tinymemory import (
     ExploreRequest,
     Exported,
     ExportPage,
-    Facet,
     FetchMode,
     FetchPage,
     FetchRequest,
@@ -43,57 +42,15 @@ from tinymemory import (
     StoreItem,
     StoreReceipt,
 )
-from tinymemory.plugin import (
-    Embedder,
-    build_explore_page,
-    extractive_answer,
-    item_from_json,
-    to_json,
-)
+from tinymemory import retrieval as kit
+from tinymemory.plugin import Embedder, item_from_json
 
-from . import cursors
 from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
-from .filters import Clause, erase_clause, filter_clause, kinds_clause, reach_clause
-from .item_rows import Prepared, existing, first_copies, prepare, write
-from .ranking import (
-    Ranked,
-    Scope,
-    fused,
-    keyword_ranking,
-    query_words,
-    ranked_hits,
-    vector_ranking,
-)
+from .dialect import POSTGRES
+from .item_rows import checked, existing, write
+from .ranking import keyword_ranking, query_words, ranked_hits, vector_ranking
 from .settings import ServerSettings
-from .vectors import embed
-
-#: Hybrid fuses at least this many hits of each ranking (more for deep pages).
-FUSION_DEPTH = 50
-#: For recall, a hit holding none of the question's words is relevant from this similarity up.
-RECALL_SIMILARITY = 0.35
-#: The most rows one read asks for (a limit may be any usize; ``bigint`` stops at 2^63 - 1).
-MOST_ROWS = 2**62
-
-_FACET_COLUMNS = {
-    Facet.KIND: "s.kind",
-    Facet.SOURCE: "s.source_kind",
-    Facet.SOURCE_ID: "s.source_id",
-    Facet.WORKSPACE: "s.workspace",
-    Facet.FOLDER: "s.folder",
-    Facet.FILE_PATH: "s.file_path",
-    Facet.LANGUAGE: "s.language",
-    Facet.REPO: "s.repo",
-    Facet.URL: "s.url",
-    Facet.THREAD: "s.thread_id",
-    Facet.AGENT: "s.agent_id",
-    Facet.TOOL_CALL: "s.tool_call",
-    Facet.NAMESPACE: "(SELECT path FROM nodes WHERE id = s.node)",
-}
-
-
-def _rows(limit: int) -> int:
-    return min(limit, MOST_ROWS)
 
 
 class PostgresEngine(MemoryEngine):
@@ -112,10 +69,11 @@ class PostgresEngine(MemoryEngine):
         self.embedder = embedder
         self._server = Server(settings, credential)
         try:
-            self._server.run(self._claim_embedder, write=True)
+            secret = self._server.run(self._claim_memory, write=True)
         except BaseException:
             self._server.close()
             raise
+        self._cursors = kit.CursorCodec(secret, engine="postgres")
 
     @property
     def descriptor(self) -> EngineDescriptor:
@@ -141,25 +99,31 @@ class PostgresEngine(MemoryEngine):
     def __repr__(self) -> str:
         return f"<PostgresEngine {self.settings.where}>"
 
-    def _claim_embedder(self, connection: Connection) -> None:
-        """Record the embedder on a new schema; refuse a different one where vectors are."""
+    def _claim_memory(self, connection: Connection) -> bytes:
+        """Record the embedder on a new schema, refuse a different one where vectors are;
+        the schema's cursor secret (made with it, or now for an older one)."""
+        connection.execute(
+            "INSERT INTO settings(key, value) VALUES ('cursor_secret', %s) "
+            "ON CONFLICT (key) DO NOTHING",
+            (kit.new_secret().hex(),),
+        )
+        held = dict(connection.execute("SELECT key, value FROM settings").fetchall())
         mine = f"{self.embedder.name}:{self.embedder.dimensions}"
-        row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
-        if row is not None and row[0] == mine:
-            return
         empty = connection.execute("SELECT NOT EXISTS (SELECT 1 FROM pieces)").fetchone()
-        if row is None or (empty and empty[0]):
+        if held.get("embedder") not in (None, mine) and not (empty and empty[0]):
+            name, _, dimensions = held["embedder"].rpartition(":")
+            raise ConfigError(
+                f"the postgres schema `{self.settings.schema}` holds vectors from embedder "
+                f"`{name}` ({dimensions} dimensions), not `{self.embedder.name}`; use "
+                f'embedder = "{name}"'
+            )
+        if held.get("embedder") != mine:
             connection.execute(
                 "INSERT INTO settings(key, value) VALUES ('embedder', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                 (mine,),
             )
-            return
-        name, _, dimensions = row[0].rpartition(":")
-        raise ConfigError(
-            f"the postgres schema `{self.settings.schema}` holds vectors from embedder `{name}` "
-            f'({dimensions} dimensions), not `{self.embedder.name}`; use embedder = "{name}"'
-        )
+        return bytes.fromhex(held["cursor_secret"])
 
     # --- store --------------------------------------------------------------
 
@@ -170,140 +134,86 @@ class PostgresEngine(MemoryEngine):
         return self._store(items)
 
     def _store(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
-        prepared = [prepare(item) for item in items]
-        firsts = first_copies(prepared)
+        prepared = [checked(item) for item in items]
+        firsts = kit.first_copies(prepared)
         ids = [entry.id for entry in firsts]
         stored = self._server.run(lambda connection: existing(connection, ids))
         # Embedding runs before the write transaction, which it would hold up.
-        vectors = self._embed(entry for entry in firsts if entry.id not in stored)
+        vectors = kit.piece_vectors(self.embedder, [e for e in firsts if e.id not in stored])
 
         def work(connection: Connection) -> set[str]:
             # Under the write lock: what is stored now is final until this commits.
             held = existing(connection, ids)
             fresh = [entry for entry in firsts if entry.id not in held]
+            # Forgotten by another writer since the first look, so not embedded yet.
+            late = [entry for entry in fresh if entry.id not in vectors]
+            vectors.update(kit.piece_vectors(self.embedder, late))
             if fresh:
-                # Forgotten by another writer since the first look, so not embedded yet.
-                vectors.update(self._embed(e for e in fresh if e.id not in vectors))
                 write(connection, fresh, vectors)
             return {entry.id for entry in fresh}
 
-        written = self._server.run(work, write=True)
-        receipts = []
-        for entry in prepared:
-            receipts.append(StoreReceipt(entry.id, replayed=entry.id not in written))
-            written.discard(entry.id)
-        return receipts
-
-    def _embed(self, entries: Iterable[Prepared]) -> dict[str, Any]:
-        chosen = list(entries)
-        texts = [piece.text for entry in chosen for piece in entry.pieces]
-        matrix = embed(self.embedder, texts)
-        vectors: dict[str, Any] = {}
-        row = 0
-        for entry in chosen:
-            vectors[entry.id] = matrix[row : row + len(entry.pieces)]
-            row += len(entry.pieces)
-        return vectors
+        return kit.receipts(prepared, self._server.run(work, write=True))
 
     # --- reads without ranking ------------------------------------------------
 
     def handle_list(self, request: ListRequest) -> ListPage:
-        rows, next_cursor = self._page(request)
-        return ListPage(
-            items=[Hit.of_item(item_id, item_from_json(body)) for item_id, body in rows],
-            next_cursor=next_cursor,
-        )
+        page, next_cursor = self._page(request)
+        hits = [Hit.of_item(row[1], item_from_json(row[2])) for row in page]
+        return ListPage(items=hits, next_cursor=next_cursor)
 
     def handle_export(self, request: ListRequest) -> ExportPage:
-        rows, next_cursor = self._page(request)
-        return ExportPage(
-            items=[Exported(id=item_id, item=item_from_json(body)) for item_id, body in rows],
-            next_cursor=next_cursor,
-        )
+        page, next_cursor = self._page(request)
+        entries = [Exported(id=row[1], item=item_from_json(row[2])) for row in page]
+        return ExportPage(items=entries, next_cursor=next_cursor)
 
-    def _page(self, request: ListRequest) -> tuple[list[tuple[str, str]], str | None]:
-        after = cursors.decode_list(request.cursor)
-        clause = filter_clause(request.filter)
-        limit = _rows(request.limit)
-        rows = self._server.run(
-            lambda connection: connection.execute(
-                f"SELECT i.seq, i.id, i.body FROM items i WHERE i.seq > %s AND {clause.sql} "
-                "ORDER BY i.seq LIMIT %s",
-                (after, *clause.params, limit + 1),
-            ).fetchall()
+    def _page(self, request: ListRequest) -> tuple[Sequence[tuple[int, str, str]], str | None]:
+        paging = kit.ListPaging.of(request, self._cursors)
+        clause = kit.filter_clause(request.filter, POSTGRES)
+        statement = (
+            f"SELECT i.seq, i.id, i.body FROM items i WHERE i.seq > %s AND {clause.sql} "
+            "ORDER BY i.seq LIMIT %s"
         )
-        page = [(item_id, body) for _, item_id, body in rows[:limit]]
-        if len(rows) <= limit:
-            return page, None
-        return page, cursors.encode_list(rows[limit - 1][0])
+        params = (paging.after, *clause.params, paging.limit + 1)
+        rows = self._server.run(lambda c: c.execute(statement, params).fetchall())
+        return paging.page(rows, lambda row: int(row[0]), self._cursors)
 
     def handle_get(self, request: GetRequest) -> list[Hit]:
         ids = list(dict.fromkeys(request.ids))
-        clause = reach_clause(request.reach)
-        rows = self._server.run(
-            lambda connection: connection.execute(
-                f"SELECT i.id, i.body FROM items i WHERE i.id = ANY(%s) AND {clause.sql}",
-                (ids, *clause.params),
-            ).fetchall()
-        )
+        clause = kit.reach_clause(request.reach, POSTGRES)
+        statement = f"SELECT i.id, i.body FROM items i WHERE i.id = ANY(%s) AND {clause.sql}"
+        rows = self._server.run(lambda c: c.execute(statement, (ids, *clause.params)).fetchall())
         found = dict(rows)
-        return [
-            Hit.of_item(item_id, item_from_json(found[item_id]))
-            for item_id in ids
-            if item_id in found
-        ]
+        return [Hit.of_item(one, item_from_json(found[one])) for one in ids if one in found]
 
     def handle_explore(self, request: ExploreRequest) -> ExplorePage:
-        clause = filter_clause(request.filter)
-        scanned = (
-            "WITH scanned AS MATERIALIZED "
-            f"(SELECT i.* FROM items i WHERE {clause.sql} ORDER BY i.seq LIMIT %s)"
-        )
-        if request.facet is Facet.TAG:
-            grouped = (
-                f"{scanned} SELECT t.tag, count(*) FROM scanned s "
-                "LEFT JOIN item_tags t ON t.item = s.seq GROUP BY t.tag"
-            )
-        else:
-            column = _FACET_COLUMNS[request.facet]
-            grouped = f"{scanned} SELECT {column}, count(*) FROM scanned s GROUP BY 1"
-        params = (*clause.params, request.scan_limit)
+        clause = kit.filter_clause(request.filter, POSTGRES)
+        grouped, counted = kit.explore_queries(clause, request.facet, request.scan_limit, "%s")
 
         def work(connection: Connection) -> tuple[list[tuple[Any, int]], int]:
-            groups = connection.execute(grouped, params).fetchall()
-            row = connection.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM items i WHERE {clause.sql} LIMIT %s) AS a",
-                (*clause.params, request.scan_limit + 1),
-            ).fetchone()
+            groups = connection.execute(grouped.sql, grouped.params).fetchall()
+            row = connection.execute(counted.sql, counted.params).fetchone()
             return groups, int(row[0]) if row else 0
 
-        groups, admitted = self._server.run(work, snapshot=True)
-        counts = {value: number for value, number in groups if value is not None}
-        missing = sum(number for value, number in groups if value is None)
-        return build_explore_page(
-            request,
-            counts,
-            total=min(admitted, request.scan_limit),
-            missing=missing,
-            truncated=admitted > request.scan_limit,
-        )
+        return kit.explore_page(request, *self._server.run(work, snapshot=True))
 
     # --- forget and erase -----------------------------------------------------
 
     def handle_forget(self, target: ForgetTarget) -> ForgetReport:
-        if target.ids is not None:
-            clause = Clause("i.id = ANY(%s)", (list(target.ids),))
-        else:
-            clause = filter_clause(target.filter or MetaFilter())
+        clause = (
+            kit.Clause("i.id = ANY(%s)", (list(target.ids),))
+            if target.ids is not None
+            else kit.filter_clause(target.filter or MetaFilter(), POSTGRES)
+        )
         return ForgetReport(len(self._delete(clause)))
 
     def handle_erase(self, request: EraseRequest) -> EraseReport:
-        clause = erase_clause(request.reach.at, request.reach.descendants)
+        reach = request.reach
+        clause = kit.erase_clause(reach.at, reach.descendants, POSTGRES)
         if request.kinds:
-            clause = clause & kinds_clause(request.kinds)
+            clause = clause & kit.kinds_clause(request.kinds, POSTGRES)
         return EraseReport(erased_scopes=len(set(self._delete(clause))))
 
-    def _delete(self, clause: Clause) -> list[tuple[str, int]]:
+    def _delete(self, clause: kit.Clause) -> list[tuple[str, int]]:
         """Delete what ``clause`` admits (tags and pieces with it); each item's (kind, node)."""
 
         def work(connection: Connection) -> list[tuple[str, int]]:
@@ -332,74 +242,46 @@ class PostgresEngine(MemoryEngine):
     # --- ranked reads -----------------------------------------------------------
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
-        digest = cursors.request_digest(
-            "fetch", request.mode.value, request.query, to_json(request.filter)
-        )
-        cursor = cursors.decode_ranked(request.cursor, digest)
-        offset = cursor[1] if cursor else 0
-        depth = _rows(offset + request.limit)
+        paging = kit.RankedPaging.of(request, self._cursors)
         # Embedded before the read transaction, which a slow embedder would hold open.
-        vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
+        keyword_only = request.mode is FetchMode.KEYWORD
+        vector = None if keyword_only else self._embed_query(request.query)
 
-        def work(connection: Connection) -> tuple[int, list[Ranked], list[Hit]]:
-            bound = cursor[0] if cursor else _last_seq(connection)
-            scope = Scope.of(request.filter, bound)
+        def work(connection: Connection) -> tuple[int, int, list[Hit]]:
+            bound = paging.bound
+            if bound is None:
+                first = kit.bound_query(kit.filter_clause(request.filter, POSTGRES))
+                row = connection.execute(first.sql, first.params).fetchone()
+                bound = int(row[0]) if row else 0
+            scope = kit.Scope.of(request.filter, bound, POSTGRES)
             words = query_words(connection, request.query)
-            ranking = _ranking(connection, request.mode, words, vector, scope, depth + 1)
-            return bound, ranking, ranked_hits(connection, ranking[offset:depth])
+            ranking = kit.ranked_by_mode(
+                request.mode,
+                partial(keyword_ranking, connection, words, scope),
+                partial(vector_ranking, connection, vector, scope),
+                paging.depth + 1,
+            )
+            chosen = ranking[paging.offset : paging.depth]
+            return bound, len(ranking), ranked_hits(connection, chosen)
 
-        bound, ranking, hits = self._server.run(work, snapshot=True)
-        next_cursor = None
-        if len(ranking) > depth:
-            next_cursor = cursors.encode_ranked(bound, depth, digest)
-        return FetchPage(hits=hits, next_cursor=next_cursor)
+        bound, ranked, hits = self._server.run(work, snapshot=True)
+        return FetchPage(hits=hits, next_cursor=paging.next_cursor(self._cursors, bound, ranked))
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
-        limit = _rows(request.limit)
+        limit = kit.most_rows(request.limit)
 
         def work(connection: Connection) -> list[Hit]:
-            scope = Scope.of(request.filter, _last_seq(connection))
+            scope = kit.Scope.of(request.filter, kit.LARGEST_POSITION, POSTGRES)
             words = query_words(connection, request.question)
             matched = keyword_ranking(connection, words, scope, limit)
             similar = vector_ranking(connection, vector, scope, limit)
-            # Relevant: holding a word of the question, or close to it in meaning.
-            relevant = {entry.item for entry in matched}
-            relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-            best = [entry for entry in fused([matched, similar], limit) if entry.item in relevant]
-            return ranked_hits(connection, best)
+            return ranked_hits(connection, kit.recall_ranking(matched, similar, limit))
 
-        return extractive_answer(request.question, self._server.run(work, snapshot=True))
+        return kit.extractive_answer(request.question, self._server.run(work, snapshot=True))
 
     def _embed_query(self, text: str) -> Any:
-        return embed(self.embedder, [text])[0]
-
-
-def _ranking(
-    connection: Connection,
-    mode: FetchMode,
-    words: list[str],
-    vector: Any,
-    scope: Scope,
-    depth: int,
-) -> list[Ranked]:
-    """The best ``depth`` items in ``mode`` (fewer when fewer match); no ``vector`` for keyword."""
-    if vector is None:
-        return keyword_ranking(connection, words, scope, depth)
-    if mode is FetchMode.VECTOR:
-        return vector_ranking(connection, vector, scope, depth)
-    # Hybrid fuses a fixed depth of each ranking, so one request's pages agree; each
-    # ranking holds admitted items only, so what a read does not admit never moves it.
-    fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(depth / FUSION_DEPTH)))
-    matched = keyword_ranking(connection, words, scope, fusion)
-    similar = vector_ranking(connection, vector, scope, fusion)
-    return fused([matched, similar], depth)
-
-
-def _last_seq(connection: Connection) -> int:
-    """The highest ``seq`` this snapshot holds (items committed later have higher ones)."""
-    row = connection.execute("SELECT coalesce(max(seq), 0) FROM items").fetchone()
-    return int(row[0]) if row else 0
+        return kit.embedding_matrix(self.embedder, [text])[0]
 
 
 def _server_version(connection: Connection) -> int:

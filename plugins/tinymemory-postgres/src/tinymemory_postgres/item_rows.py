@@ -1,4 +1,4 @@
-"""Items as rows: what a store computes before any I/O, and the statements that write a batch.
+"""Items as rows: what PostgreSQL refuses before any I/O, and the statements that write a batch.
 
 An item is one ``items`` row holding its canonical JSON whole, with the
 fields filters read copied into columns; its text is cut into ``pieces`` (a
@@ -10,56 +10,32 @@ the transaction that holds the schema's write lock.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import psycopg
 
-from tinymemory import Document, InvalidRequest, Namespace, StoreItem
-from tinymemory.plugin import Piece, cut_pieces, json_and_id, to_utc
+from tinymemory import InvalidRequest, Namespace, StoreItem
+from tinymemory.retrieval import ITEM_COLUMNS, Prepared, item_columns, last_service
 
-from .filters import last_service, turns_text
+from .dialect import POSTGRES
 
 if TYPE_CHECKING:
     import numpy as np
 
-#: Documents longer than this many bytes are ranked by pieces of about this size.
-PIECE_TARGET = 2_000
-#: The column names of ``items`` after ``seq`` and ``node``, in the order of :func:`_columns`.
-ITEM_COLUMNS = (
-    "id", "kind", "source_kind", "source_id", "workspace", "folder", "file_path", "language",
-    "repo", "commit_ref", "url", "thread_id", "turns", "agent_id", "tool_call", "observed_at",
-    "body",
-)  # fmt: skip
-#: PostgreSQL's types of those columns, for the arrays a batch is sent as.
+#: PostgreSQL's types of the ``items`` columns after ``seq`` and ``node``, for the arrays a
+#: batch is sent as.
 _ITEM_TYPES = ("text",) * 15 + ("timestamptz", "text")
 
 
-@attrs.frozen
-class Prepared:
-    """An item ready to write: its id, its row's columns and the pieces it is ranked by."""
-
-    id: str
-    item: StoreItem
-    columns: tuple[object, ...]
-    pieces: tuple[Piece, ...]
-
-
-def prepare(item: StoreItem) -> Prepared:
-    """Everything a write needs from ``item``, computed before any I/O.
+def checked(item: StoreItem) -> Prepared:
+    """The kit's :class:`Prepared` of ``item``, checked for what PostgreSQL cannot keep.
 
     PostgreSQL's text holds no NUL character: one in a field a filter reads
     is ``InvalidRequest``. (The JSON form escapes it, and a piece's indexed
     copy has it replaced, so the item's own text may hold one.)
     """
-    body, item_id = json_and_id(item)
-    text = item.render_text()
-    if isinstance(item, Document):
-        pieces = tuple(cut_pieces(text, PIECE_TARGET))
-    else:
-        pieces = (Piece(text=text, start=0),) if text else ()
-    columns = _columns(item_id, item, body)
+    prepared = Prepared.of(item)
+    columns = item_columns(prepared.id, item, prepared.body, POSTGRES)
     for name, value in zip(ITEM_COLUMNS, columns, strict=True):
         if isinstance(value, str) and "\x00" in value:
             raise InvalidRequest(f"PostgreSQL cannot keep a NUL character in `{name}`")
@@ -68,15 +44,7 @@ def prepare(item: StoreItem) -> Prepared:
             raise InvalidRequest("PostgreSQL cannot keep a NUL character in a tag")
     if "\x00" in str(item.meta.namespace):
         raise InvalidRequest("PostgreSQL cannot keep a NUL character in a namespace")
-    return Prepared(id=item_id, item=item, columns=columns, pieces=pieces)
-
-
-def first_copies(prepared: Sequence[Prepared]) -> list[Prepared]:
-    """Each item once, at its first place in the batch (a later copy is a replay)."""
-    firsts: dict[str, Prepared] = {}
-    for entry in prepared:
-        firsts.setdefault(entry.id, entry)
-    return list(firsts.values())
+    return prepared
 
 
 def existing(connection: psycopg.Connection[Any], ids: Sequence[str]) -> set[str]:
@@ -103,7 +71,8 @@ def write(
     assert row is not None
     seqs = list(range(row[0] - len(entries) + 1, row[0] + 1))
     columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
-    columns += [list(values) for values in zip(*(entry.columns for entry in entries), strict=True)]
+    rows = (item_columns(entry.id, entry.item, entry.body, POSTGRES) for entry in entries)
+    columns += [list(values) for values in zip(*rows, strict=True)]
     types = ("bigint", "bigint", *_ITEM_TYPES)
     arrays = ", ".join(f"%s::{kind}[]" for kind in types)
     connection.execute(
@@ -160,28 +129,3 @@ def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> 
     )
     rows = connection.execute("SELECT path, id FROM nodes WHERE path = ANY(%s)", (paths,))
     return dict(rows)
-
-
-def _columns(item_id: str, item: StoreItem, body: str) -> tuple[object, ...]:
-    """The item's row from ``id`` on (:data:`ITEM_COLUMNS`): what filters read, then its JSON."""
-    meta = item.meta
-    observed: datetime | None = to_utc(meta.observed_at) if meta.observed_at else None
-    return (
-        item_id,
-        item.item_kind.value,
-        meta.source.kind.value,
-        meta.source.id,
-        meta.workspace,
-        meta.folder,
-        meta.file_path,
-        meta.language,
-        meta.repo,
-        meta.commit,
-        meta.url,
-        meta.thread_id,
-        turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
-        meta.agent_id,
-        meta.tool_call.name if meta.tool_call else None,
-        observed,
-        body,
-    )

@@ -1,7 +1,8 @@
-"""Rankings in the server: keyword by BM25 over what a read admits, exact vectors, their fusion.
+"""Rankings in the server: keyword by BM25 over what a read admits, and exact vectors.
 
-A ranking is a list of :class:`Ranked` entries, one per item (its best
-piece), best first. Every statistic a keyword score uses (how many pieces,
+A ranking is a list of the kit's :class:`~tinymemory.retrieval.Ranked`
+entries keyed by ``seq`` and piece id, one per item (its best piece), best
+first; the kit fuses them. Every statistic a keyword score uses (how many pieces,
 their average length, how many hold each word) is counted over the pieces
 the read admits, never over the whole table, so a score tells a reader
 nothing of memory it cannot read (a piece's own figures, how often it holds
@@ -11,68 +12,22 @@ a word and its length, are its own). The query's words are PostgreSQL's:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
-from tinymemory import Hit, Learning, MetaFilter
-from tinymemory.plugin import Piece, item_from_json
-
-from .filters import Clause, filter_clause, kinds_clause, reach_clause
+from tinymemory import Hit
+from tinymemory.plugin import item_from_json
+from tinymemory.retrieval import Piece, Ranked, Scope, best_pieces, piece_hit
 
 if TYPE_CHECKING:
     import numpy as np
 
     from .connections import Connection
 
-#: The constant of reciprocal-rank fusion (the sqlite engine's): rank r adds 1 / (RRF_K + r).
-RRF_K = 60
 #: BM25's constants: term-frequency saturation and length normalisation.
 K1 = 1.2
 B = 0.75
 #: The most distinct words of a query that are searched for.
 MAX_QUERY_WORDS = 32
-
-
-@attrs.frozen
-class Ranked:
-    """An item's place in a ranking: its ``seq``, its best piece and a score (higher is better)."""
-
-    item: int
-    piece: int
-    score: float
-
-
-@attrs.frozen
-class Scope:
-    """What a ranked read admits: the items ``clause`` admits, stored up to ``bound``.
-
-    ``sizes`` is the same test over ``node_sizes AS i``, when the filter's
-    reach and kinds alone decide (``None`` otherwise).
-    """
-
-    clause: Clause
-    bound: int
-    sizes: Clause | None
-
-    @classmethod
-    def of(cls, filter: MetaFilter, bound: int) -> Scope:
-        """The scope of a read with ``filter`` up to ``bound``."""
-        sizes = None
-        if attrs.evolve(filter, reach=None, kinds=()).is_empty():
-            sizes = reach_clause(filter.reach)
-            if filter.kinds:
-                sizes &= kinds_clause(filter.kinds)
-        return cls(filter_clause(filter), bound, sizes)
-
-    @property
-    def sql(self) -> str:
-        return f"i.seq <= %s AND ({self.clause.sql})"
-
-    @property
-    def params(self) -> tuple[Any, ...]:
-        return (self.bound, *self.clause.params)
 
 
 def query_words(connection: Connection, text: str) -> list[str]:
@@ -132,13 +87,14 @@ def keyword_ranking(
     if not pieces:
         return []
     average = tokens / pieces or 1.0
-    statement = _KEYWORD.format(scope=scope.sql)
+    admitted = scope.admitted
+    statement = _KEYWORD.format(scope=admitted.sql)
     limit = depth + 16
     while True:
-        params = (any_of(words), *scope.params, words, pieces, average,
+        params = (any_of(words), *admitted.params, words, pieces, average,
                   K1 + 1, K1, B, B, len(words), limit)  # fmt: skip
         rows = connection.execute(statement, params).fetchall()
-        ranked = _best_pieces(rows, depth)
+        ranked = best_pieces(rows, depth)
         if len(ranked) >= depth or len(rows) < limit:
             return ranked
         limit *= 4
@@ -151,10 +107,11 @@ def admitted_sizes(connection: Connection, scope: Scope) -> tuple[int, int]:
     stored after the read's bound; else counted over the admitted items.
     """
     if scope.sizes is None:
+        admitted = scope.admitted
         row = connection.execute(
             "SELECT count(*), coalesce(sum(p.tokens), 0) FROM pieces p "
-            f"JOIN items i ON i.seq = p.item WHERE {scope.sql}",
-            scope.params,
+            f"JOIN items i ON i.seq = p.item WHERE {admitted.sql}",
+            admitted.params,
         ).fetchone()
     else:
         row = connection.execute(
@@ -175,22 +132,8 @@ def admitted_sizes(connection: Connection, scope: Scope) -> tuple[int, int]:
     return int(row[0]), int(row[1])
 
 
-def _best_pieces(rows: Iterable[tuple[int, int, float, bool]], depth: int) -> list[Ranked]:
-    """The first ``depth`` items, each by its first piece, from ``(item, piece, score, every)``."""
-    ranked: dict[int, Ranked] = {}
-    for item, piece, strength, every in rows:
-        if len(ranked) == depth:
-            break
-        if item not in ranked:
-            strength = max(0.0, float(strength))
-            ranked[item] = Ranked(
-                item, piece, (1.0 if every else 0.0) + strength / (1.0 + strength)
-            )
-    return list(ranked.values())
-
-
 def vector_ranking(
-    connection: Connection, vector: np.ndarray[Any, Any], scope: Scope, depth: int
+    connection: Connection, vector: np.ndarray[Any, Any] | None, scope: Scope, depth: int
 ) -> list[Ranked]:
     """The best ``depth`` admitted items by cosine, exactly: every admitted piece's vector.
 
@@ -199,13 +142,15 @@ def vector_ranking(
     """
     import numpy as np
 
+    assert vector is not None, "a keyword read ranks no vectors"
     if depth < 1:
         return []
+    admitted = scope.admitted
     with connection.cursor(binary=True) as cursor:
         cursor.execute(
             f"SELECT p.item, p.id, p.vector FROM pieces p JOIN items i ON i.seq = p.item "
-            f"WHERE {scope.sql}",
-            scope.params,
+            f"WHERE {admitted.sql}",
+            admitted.params,
         )
         rows = cursor.fetchall()
     if not rows:
@@ -224,18 +169,6 @@ def vector_ranking(
     return list(ranked.values())
 
 
-def fused(rankings: Sequence[list[Ranked]], depth: int) -> list[Ranked]:
-    """Reciprocal-rank fusion; an item keeps the piece of the first ranking it is in."""
-    scores: dict[int, float] = {}
-    pieces: dict[int, int] = {}
-    for ranking in rankings:
-        for rank, entry in enumerate(ranking, start=1):
-            scores[entry.item] = scores.get(entry.item, 0.0) + 1.0 / (RRF_K + rank)
-            pieces.setdefault(entry.item, entry.piece)
-    ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
-    return [Ranked(item, pieces[item], scores[item]) for item in ordered]
-
-
 def ranked_hits(connection: Connection, ranked: list[Ranked]) -> list[Hit]:
     """Hits for ranked entries: the item's id and meta, the piece's text and tags."""
     if not ranked:
@@ -252,17 +185,8 @@ def ranked_hits(connection: Connection, ranked: list[Ranked]) -> list[Hit]:
         item = item_from_json(body)
         # The item's own text (a piece's indexed copy has any NUL replaced).
         text = item.render_text()[start : start + length]
-        pages = (first, last) if first else None
-        tags = Piece(text=text, start=start, pages=pages, section=section).tags()
-        meta = attrs.evolve(item.meta, tags=item.meta.tags + tags) if tags else item.meta
-        hits.append(
-            Hit(
-                id=item_id,
-                kind=item.item_kind,
-                text=text,
-                meta=meta,
-                score=entry.score,
-                confidence=item.confidence if isinstance(item, Learning) else None,
-            )
+        piece = Piece(
+            text=text, start=start, pages=(first, last) if first else None, section=section
         )
+        hits.append(piece_hit(item_id, item, piece, entry.score))
     return hits

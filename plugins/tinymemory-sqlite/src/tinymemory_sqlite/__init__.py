@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .embedding import HashingEmbedder
 from .location import PATH_VARIABLE, default_path
 
 if TYPE_CHECKING:
     from .engine import SqliteEngine
 
-__all__ = ["PATH_VARIABLE", "HashingEmbedder", "SqliteEngine", "default_path"]
+__all__ = ["PATH_VARIABLE", "SqliteEngine", "default_path"]
 
 
 def __getattr__(name: str) -> Any:

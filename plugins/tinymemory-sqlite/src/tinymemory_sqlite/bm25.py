@@ -20,8 +20,7 @@ import sqlite3
 import attrs
 
 from tinymemory import EngineError
-
-from .filters import Scope
+from tinymemory.retrieval import Scope
 
 #: BM25's constants, FTS5's: term-frequency saturation and length normalisation.
 K1 = 1.2

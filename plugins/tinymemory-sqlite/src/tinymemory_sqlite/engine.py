@@ -10,90 +10,58 @@ best hybrid hits with sentences taken from them, each cited.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sqlite3
 from collections.abc import Iterable, Sequence
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from tinymemory import (
-    ConfigError,
-    EngineDescriptor,
-    EngineHealth,
-    EraseReport,
-    EraseRequest,
-    ExplorePage,
-    ExploreRequest,
-    Exported,
-    ExportPage,
-    Facet,
-    FetchMode,
-    FetchPage,
-    FetchRequest,
-    ForgetReport,
-    ForgetTarget,
-    GetRequest,
-    Hit,
-    ListPage,
-    ListRequest,
-    MemoryEngine,
-    MetaFilter,
-    RecallAnswer,
-    RecallRequest,
-    StoreItem,
-    StoreReceipt,
+import tinymemory as tm
+from tinymemory.plugin import Embedder, item_from_json
+from tinymemory.retrieval import (
+    LARGEST_POSITION,
+    Clause,
+    CursorCodec,
+    HashingEmbedder,
+    ListPaging,
+    Prepared,
+    Ranked,
+    RankedPaging,
+    Scope,
+    bound_query,
+    embedding_matrix,
+    erase_clause,
+    explore_page,
+    explore_queries,
+    extractive_answer,
+    filter_clause,
+    first_copies,
+    kinds_clause,
+    most_rows,
+    new_secret,
+    piece_vectors,
+    ranked_by_mode,
+    reach_clause,
+    recall_ranking,
+    receipts,
 )
-from tinymemory.plugin import Embedder, build_explore_page, extractive_answer, to_json
 
-from . import cursors, keyword
+from . import keyword
 from .connections import Connections
 from .descriptor import DESCRIPTOR
-from .embedding import HashingEmbedder, as_matrix
-from .filters import Clause, Scope, erase_clause, filter_clause, kinds_clause, reach_clause
-from .item_rows import Prepared, existing, first_copies, last_seq, parse_item, prepare, write
+from .dialect import SQLITE
+from .item_rows import existing, write
 from .location import database_path
 from .purge import add_pending_purge, pending_purges
-from .ranking import Ranked, admitted, fused, keyword_ranking, ranked_hits
+from .ranking import admitted, keyword_ranking, ranked_hits
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .vectors import Floats as Vector
     from .vectors import VectorIndex
 
-#: Hybrid fuses at least this many hits of each ranking (more for deep pages).
-FUSION_DEPTH = 50
-#: For recall, a hit holding none of the question's words is relevant from this similarity up.
-RECALL_SIMILARITY = 0.35
-#: The most rows one read asks SQLite for. A limit may be any usize, but SQLite's
-#: integers stop at 2^63 - 1; no table holds this many rows, so the answer is the same.
-MOST_ROWS = 2**62
 
-
-def _rows(limit: int) -> int:
-    return min(limit, MOST_ROWS)
-
-
-_FACET_COLUMNS = {
-    Facet.KIND: "i.kind",
-    Facet.SOURCE: "i.source_kind",
-    Facet.SOURCE_ID: "i.source_id",
-    Facet.WORKSPACE: "i.workspace",
-    Facet.FOLDER: "i.folder",
-    Facet.FILE_PATH: "i.file_path",
-    Facet.LANGUAGE: "i.language",
-    Facet.REPO: "i.repo",
-    Facet.URL: "i.url",
-    Facet.THREAD: "i.thread_id",
-    Facet.AGENT: "i.agent_id",
-    Facet.TOOL_CALL: "i.tool_call",
-    Facet.NAMESPACE: "(SELECT path FROM nodes WHERE id = i.node)",
-}
-
-
-class SqliteEngine(MemoryEngine):
+class SqliteEngine(tm.MemoryEngine):
     """The embedded engine over one SQLite file (``:memory:`` for a throwaway one).
 
     ``path`` defaults to ``$TINYMEMORY_SQLITE_PATH``, else
@@ -115,7 +83,7 @@ class SqliteEngine(MemoryEngine):
         self.embedder: Embedder = embedder or HashingEmbedder()
         self._connections = Connections(self.path, synchronous=synchronous)
         try:
-            self._claim_embedder()
+            self._cursors = CursorCodec(self._claim_memory(), engine="sqlite")
         except BaseException:
             self._connections.close()
             raise
@@ -132,22 +100,22 @@ class SqliteEngine(MemoryEngine):
         return VectorIndex(self.embedder.dimensions)
 
     @property
-    def descriptor(self) -> EngineDescriptor:
+    def descriptor(self) -> tm.EngineDescriptor:
         return DESCRIPTOR
 
-    def health(self) -> EngineHealth:
+    def health(self) -> tm.EngineHealth:
         """Ok; degraded while forgotten text waits to be purged (``pending_purge``); down unread."""
         try:
             pending = self.pending_purge
         except Exception as error:  # health reports, it never raises
-            return EngineHealth.down(f"the sqlite database cannot be read: {error}")
+            return tm.EngineHealth.down(f"the sqlite database cannot be read: {error}")
         if pending:
-            return EngineHealth.degraded(
+            return tm.EngineHealth.degraded(
                 f"pending_purge {pending}: forgotten or erased text is still in the file's bytes "
                 "while another connection holds an old snapshot; it is purged at the next write "
                 "or close once that reader lets go, or by `tinymemory sqlite purge`"
             )
-        return EngineHealth.ok()
+        return tm.EngineHealth.ok()
 
     @property
     def pending_purge(self) -> int:
@@ -170,23 +138,31 @@ class SqliteEngine(MemoryEngine):
     def __repr__(self) -> str:
         return f"<SqliteEngine {self.path!r}>"
 
-    def _claim_embedder(self) -> None:
-        """Record the embedder on a new file; refuse a different one on a file that has vectors."""
+    def _claim_memory(self) -> bytes:
+        """Record the embedder on a new file, refuse a different one on a file that has
+        vectors; the file's cursor secret (made with the file, or now for an older one)."""
         mine = json.dumps({"name": self.embedder.name, "dimensions": self.embedder.dimensions})
+        read = "SELECT key, value FROM settings WHERE key IN ('embedder', 'cursor_secret')"
         with self._connections.reading() as connection:
-            row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
-        if row is not None and row[0] == mine:
-            return
+            held = dict(connection.execute(read).fetchall())
+        if held.get("embedder") == mine and "cursor_secret" in held:
+            return bytes.fromhex(held["cursor_secret"])
         with self._connections.writing() as connection:
-            row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+            held = dict(connection.execute(read).fetchall())
+            if "cursor_secret" not in held:
+                held["cursor_secret"] = new_secret().hex()
+                connection.execute(
+                    "INSERT INTO settings(key, value) VALUES ('cursor_secret', ?)",
+                    (held["cursor_secret"],),
+                )
             empty = connection.execute("SELECT 1 FROM pieces LIMIT 1").fetchone() is None
-            if row is None or empty:
+            if held.get("embedder") in (None, mine) or empty:
                 connection.execute(
                     "INSERT OR REPLACE INTO settings(key, value) VALUES ('embedder', ?)", (mine,)
                 )
-                return
-            recorded = json.loads(row[0])
-        raise ConfigError(
+                return bytes.fromhex(held["cursor_secret"])
+            recorded = json.loads(held["embedder"])
+        raise tm.ConfigError(
             f"the sqlite database `{self.path}` holds vectors from embedder "
             f"`{recorded['name']}` ({recorded['dimensions']} dimensions), not "
             f'`{self.embedder.name}`; open it with embedder = "{recorded["name"]}"'
@@ -194,144 +170,93 @@ class SqliteEngine(MemoryEngine):
 
     # --- store --------------------------------------------------------------
 
-    def handle_store(self, item: StoreItem) -> StoreReceipt:
+    def handle_store(self, item: tm.StoreItem) -> tm.StoreReceipt:
         return self._store([item])[0]
 
-    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+    def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
         return self._store(items)
 
-    def _store(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
-        prepared = [prepare(item) for item in items]
+    def _store(self, items: Iterable[tm.StoreItem]) -> list[tm.StoreReceipt]:
+        prepared = [Prepared.of(item) for item in items]
         firsts = first_copies(prepared)
         ids = [entry.id for entry in firsts]
         with self._connections.reading() as connection:
             stored = existing(connection, ids)
         # Embedding runs before the write transaction (which it would hold up), for new items only.
-        vectors = self._embed(entry for entry in firsts if entry.id not in stored)
+        vectors = piece_vectors(self.embedder, [e for e in firsts if e.id not in stored])
         with self._connections.writing() as connection:
             stored = existing(connection, ids)
             fresh = [entry for entry in firsts if entry.id not in stored]
             if not fresh:
-                return [StoreReceipt(entry.id, replayed=True) for entry in prepared]
+                return receipts(prepared, set())
             # Forgotten by another writer since the first look, so not embedded yet.
-            vectors.update(self._embed(entry for entry in fresh if entry.id not in vectors))
+            late = [entry for entry in fresh if entry.id not in vectors]
+            vectors.update(piece_vectors(self.embedder, late))
             before = self._vectors.bump_generation(connection)
             added = write(connection, fresh, vectors)
         self._vectors.added(before, added.pieces, added.items, added.vectors)
         self._retry_purge()
-        written = {entry.id for entry in fresh}
-        receipts = []
-        for entry in prepared:
-            receipts.append(StoreReceipt(entry.id, replayed=entry.id not in written))
-            written.discard(entry.id)
-        return receipts
-
-    def _embed(self, entries: Iterable[Prepared]) -> dict[str, np.ndarray[Any, Any]]:
-        chosen = list(entries)
-        texts = [piece.text for entry in chosen for piece in entry.pieces]
-        if not texts:
-            return {}
-        matrix = as_matrix(self.embedder, texts)
-        vectors: dict[str, np.ndarray[Any, Any]] = {}
-        row = 0
-        for entry in chosen:
-            vectors[entry.id] = matrix[row : row + len(entry.pieces)]
-            row += len(entry.pieces)
-        return vectors
+        return receipts(prepared, {entry.id for entry in fresh})
 
     # --- reads without ranking ------------------------------------------------
 
-    def handle_list(self, request: ListRequest) -> ListPage:
+    def handle_list(self, request: tm.ListRequest) -> tm.ListPage:
         rows, next_cursor = self._page(request)
-        return ListPage(
-            items=[Hit.of_item(item_id, parse_item(body)) for _, item_id, body in rows],
-            next_cursor=next_cursor,
-        )
+        items = [tm.Hit.of_item(item_id, item_from_json(body)) for _, item_id, body in rows]
+        return tm.ListPage(items=items, next_cursor=next_cursor)
 
-    def handle_export(self, request: ListRequest) -> ExportPage:
+    def handle_export(self, request: tm.ListRequest) -> tm.ExportPage:
         rows, next_cursor = self._page(request)
-        return ExportPage(
-            items=[Exported(id=item_id, item=parse_item(body)) for _, item_id, body in rows],
-            next_cursor=next_cursor,
-        )
+        items = [tm.Exported(id=item_id, item=item_from_json(body)) for _, item_id, body in rows]
+        return tm.ExportPage(items=items, next_cursor=next_cursor)
 
-    def _page(self, request: ListRequest) -> tuple[list[tuple[int, str, str]], str | None]:
-        cursor = cursors.decode_list(request.cursor)
-        clause = filter_clause(request.filter)
-        after = cursor.after_seq if cursor else 0
-        limit = _rows(request.limit)
+    def _page(self, request: tm.ListRequest) -> tuple[Sequence[tuple[int, str, str]], str | None]:
+        paging = ListPaging.of(request, self._cursors)
+        clause = filter_clause(request.filter, SQLITE)
         with self._connections.reading() as connection:
             rows = connection.execute(
                 f"SELECT i.seq, i.id, i.body FROM items i WHERE i.seq > ? AND {clause.sql} "
                 "ORDER BY i.seq LIMIT ?",
-                (after, *clause.params, limit + 1),
+                (paging.after, *clause.params, paging.limit + 1),
             ).fetchall()
-        if len(rows) <= limit:
-            return rows, None
-        rows = rows[:limit]
-        return rows, cursors.encode(cursors.ListCursor(rows[-1][0]))
+        return paging.page(rows, lambda row: int(row[0]), self._cursors)
 
-    def handle_get(self, request: GetRequest) -> list[Hit]:
+    def handle_get(self, request: tm.GetRequest) -> list[tm.Hit]:
         ids = list(dict.fromkeys(request.ids))
-        clause = reach_clause(request.reach)
+        clause = reach_clause(request.reach, SQLITE)
         with self._connections.reading() as connection:
-            rows = connection.execute(
-                "SELECT i.id, i.body FROM items i WHERE i.id IN (SELECT value FROM json_each(?)) "
-                f"AND {clause.sql}",
-                (json.dumps(ids), *clause.params),
-            ).fetchall()
-        found = dict(rows)
-        return [
-            Hit.of_item(item_id, parse_item(found[item_id])) for item_id in ids if item_id in found
-        ]
-
-    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
-        clause = filter_clause(request.filter)
-        scanned = (
-            f"WITH scanned AS (SELECT i.* FROM items i WHERE {clause.sql} ORDER BY i.seq LIMIT ?)"
-        )
-        params = (*clause.params, request.scan_limit)
-        if request.facet is Facet.TAG:
-            grouped = (
-                f"{scanned} SELECT t.tag, count(*) FROM scanned s "
-                "LEFT JOIN item_tags t ON t.item = s.seq GROUP BY t.tag"
+            found = dict(
+                connection.execute(
+                    "SELECT i.id, i.body FROM items i WHERE i.id IN "
+                    f"(SELECT value FROM json_each(?)) AND {clause.sql}",
+                    (json.dumps(ids), *clause.params),
+                ).fetchall()
             )
-        else:
-            column = _FACET_COLUMNS[request.facet].replace("i.", "s.")
-            grouped = f"{scanned} SELECT {column}, count(*) FROM scanned s GROUP BY 1"
+        return [tm.Hit.of_item(i, item_from_json(found[i])) for i in ids if i in found]
+
+    def handle_explore(self, request: tm.ExploreRequest) -> tm.ExplorePage:
+        clause = filter_clause(request.filter, SQLITE)
+        grouped, counted = explore_queries(clause, request.facet, request.scan_limit, "?")
         with self._connections.snapshot() as connection:
-            groups = connection.execute(grouped, params).fetchall()
-            admitted = connection.execute(
-                f"SELECT count(*) FROM (SELECT 1 FROM items i WHERE {clause.sql} LIMIT ?)",
-                (*clause.params, request.scan_limit + 1),
-            ).fetchone()[0]
-        counts = {value: number for value, number in groups if value is not None}
-        missing = sum(number for value, number in groups if value is None)
-        return build_explore_page(
-            request,
-            counts,
-            total=min(admitted, request.scan_limit),
-            missing=missing,
-            truncated=admitted > request.scan_limit,
-        )
+            groups = connection.execute(grouped.sql, grouped.params).fetchall()
+            total = connection.execute(counted.sql, counted.params).fetchone()[0]
+        return explore_page(request, groups, total)
 
     # --- forget and erase -----------------------------------------------------
 
-    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
-        if target.ids is not None:
-            clause = Clause(
-                "i.id IN (SELECT value FROM json_each(?))", (json.dumps(list(target.ids)),)
-            )
+    def handle_forget(self, target: tm.ForgetTarget) -> tm.ForgetReport:
+        if target.ids is None:
+            clause = filter_clause(target.filter or tm.MetaFilter(), SQLITE)
         else:
-            clause = filter_clause(target.filter or MetaFilter())
-        return ForgetReport(len(self._delete(clause)))
+            ids = json.dumps(list(target.ids))
+            clause = Clause("i.id IN (SELECT value FROM json_each(?))", (ids,))
+        return tm.ForgetReport(len(self._delete(clause)))
 
-    def handle_erase(self, request: EraseRequest) -> EraseReport:
-        clause = erase_clause(request.reach.at, request.reach.descendants)
+    def handle_erase(self, request: tm.EraseRequest) -> tm.EraseReport:
+        clause = erase_clause(request.reach.at, request.reach.descendants, SQLITE)
         if request.kinds:
-            clause = clause & kinds_clause(request.kinds)
-        scopes = self._delete(clause)
-        return EraseReport(erased_scopes=len(set(scopes)))
+            clause &= kinds_clause(request.kinds, SQLITE)
+        return tm.EraseReport(erased_scopes=len(set(self._delete(clause))))
 
     def _delete(self, clause: Clause) -> list[tuple[str, int]]:
         """Delete what ``clause`` admits, for good; each deleted item's (kind, node)."""
@@ -400,78 +325,50 @@ class SqliteEngine(MemoryEngine):
 
     # --- ranked reads -----------------------------------------------------------
 
-    def handle_fetch(self, request: FetchRequest) -> FetchPage:
-        digest = cursors.request_digest(
-            "fetch", request.mode.value, request.query, to_json(request.filter)
-        )
-        cursor = cursors.decode_ranked(request.cursor, digest)
-        offset = cursor.offset if cursor else 0
-        depth = _rows(offset + request.limit)
+    def handle_fetch(self, request: tm.FetchRequest) -> tm.FetchPage:
+        paging = RankedPaging.of(request, self._cursors)
+        words = keyword.query_words(request.query)
         # Embedded before the read transaction, which a slow embedder would hold open.
-        vector = None if request.mode is FetchMode.KEYWORD else self._embed_query(request.query)
+        keyword_only = request.mode is tm.FetchMode.KEYWORD
+        vector = None if keyword_only else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
-            bound = cursor.bound_seq if cursor else last_seq(connection)
-            ranking = self._ranking(
-                connection, request.mode, request.query, vector, request.filter, bound, depth + 1
+            if paging.bound is None:
+                first = bound_query(filter_clause(request.filter, SQLITE))
+                bound = int(connection.execute(first.sql, first.params).fetchone()[0])
+            else:
+                bound = paging.bound
+            scope = Scope.of(request.filter, bound, SQLITE)
+            ranking = ranked_by_mode(
+                request.mode,
+                partial(keyword_ranking, connection, words, scope),
+                partial(self._vector_ranking, connection, vector, scope),
+                paging.depth + 1,
             )
-            chosen = ranking[offset:depth]
-            hits = ranked_hits(connection, chosen)
-        next_cursor = None
-        if len(ranking) > depth:
-            next_cursor = cursors.encode(cursors.RankedCursor(bound, depth, digest))
-        return FetchPage(hits=hits, next_cursor=next_cursor)
+            hits = ranked_hits(connection, ranking[paging.offset : paging.depth])
+        return tm.FetchPage(
+            hits=hits, next_cursor=paging.next_cursor(self._cursors, bound, len(ranking))
+        )
 
-    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+    def handle_recall(self, request: tm.RecallRequest) -> tm.RecallAnswer:
         vector = self._embed_query(request.question)
         words = keyword.query_words(request.question)
-        limit = _rows(request.limit)
+        limit = most_rows(request.limit)
         with self._connections.snapshot() as connection:
-            bound = last_seq(connection)
-            scope = Scope.of(request.filter, bound)
+            scope = Scope.of(request.filter, LARGEST_POSITION, SQLITE)
             matched = keyword_ranking(connection, words, scope, limit)
             similar = self._vector_ranking(connection, vector, scope, limit)
-            # Relevant: holding a word of the question, or close to it in meaning.
-            relevant = {entry.item for entry in matched}
-            relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-            best = fused([matched, similar], limit)
-            hits = ranked_hits(connection, [entry for entry in best if entry.item in relevant])
+            hits = ranked_hits(connection, recall_ranking(matched, similar, limit))
         return extractive_answer(request.question, hits)
 
-    def _ranking(
-        self,
-        connection: sqlite3.Connection,
-        mode: FetchMode,
-        query: str,
-        vector: Vector | None,
-        filter: MetaFilter,
-        bound: int,
-        depth: int,
-    ) -> list[Ranked]:
-        """The best ``depth`` items for ``query`` in ``mode`` (fewer when fewer match).
-
-        ``vector`` is the query's embedding (``None`` for keyword mode).
-        """
-        scope = Scope.of(filter, bound)
-        words = keyword.query_words(query)
-        if vector is None:
-            return keyword_ranking(connection, words, scope, depth)
-        if mode is FetchMode.VECTOR:
-            return self._vector_ranking(connection, vector, scope, depth)
-        # Hybrid fuses a fixed depth of each ranking, so one request's pages agree; each
-        # ranking holds admitted items only, so what a read does not admit never moves it.
-        fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(depth / FUSION_DEPTH)))
-        matched = keyword_ranking(connection, words, scope, fusion)
-        similar = self._vector_ranking(connection, vector, scope, fusion)
-        return fused([matched, similar], depth)
-
     def _embed_query(self, text: str) -> Vector:
-        vector: Vector = as_matrix(self.embedder, [text])[0]
+        vector: Vector = embedding_matrix(self.embedder, [text])[0]
         return vector
 
     def _vector_ranking(
-        self, connection: sqlite3.Connection, vector: Vector, scope: Scope, depth: int
+        self, connection: sqlite3.Connection, vector: Vector | None, scope: Scope, depth: int
     ) -> list[Ranked]:
         """The best ``depth`` admitted items by cosine, which needs no corpus statistics."""
+        assert vector is not None, "a keyword read ranks no vectors"
         clause, bound = scope.clause, scope.bound
         self._vectors.refresh(connection)
         ranked: list[Ranked] = []

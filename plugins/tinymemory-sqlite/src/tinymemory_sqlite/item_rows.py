@@ -1,4 +1,4 @@
-"""Items as rows: what a store computes before any I/O, and the statements that write it.
+"""Items as rows: the statements that write what the kit prepared (:class:`Prepared`).
 
 An item is one ``items`` row holding its JSON form whole, with the fields
 filters read copied into columns; its text is cut into ``pieces`` (a long
@@ -15,52 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from tinymemory import Document, Namespace, StoreItem
-from tinymemory.plugin import (
-    Piece,
-    cut_pieces,
-    item_from_json,
-    json_and_id,
-)
+from tinymemory import Namespace
+from tinymemory.retrieval import Prepared, item_columns, last_service
 
-from .filters import last_service, node_path, sortable_time, turns_text
+from .dialect import SQLITE
 from .schema import write_block
 
 if TYPE_CHECKING:
     import numpy as np
-
-#: Documents longer than this many bytes are ranked by pieces of about this size.
-PIECE_TARGET = 2_000
-
-
-@attrs.frozen
-class Prepared:
-    """An item ready to write: its id, its JSON form and the pieces its text is ranked by."""
-
-    id: str
-    item: StoreItem
-    body: str
-    pieces: tuple[Piece, ...]
-
-
-def prepare(item: StoreItem) -> Prepared:
-    """Everything a write needs from ``item``, computed before any I/O."""
-    # One writing of the JSON form gives both the stored row and the id.
-    body, item_id = json_and_id(item)
-    text = item.render_text()
-    if isinstance(item, Document):
-        pieces = tuple(cut_pieces(text, PIECE_TARGET))
-    else:
-        pieces = (Piece(text=text, start=0),)
-    return Prepared(id=item_id, item=item, body=body, pieces=pieces)
-
-
-def first_copies(prepared: Sequence[Prepared]) -> list[Prepared]:
-    """Each item once, at its first place in the batch (a later copy is a replay)."""
-    firsts: dict[str, Prepared] = {}
-    for entry in prepared:
-        firsts.setdefault(entry.id, entry)
-    return list(firsts.values())
 
 
 def existing(connection: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
@@ -100,7 +62,8 @@ def write(
     added = Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
     for entry in entries:
         seq += 1
-        items.append((seq, _node(connection, entry.item.meta.namespace, nodes), *_columns(entry)))
+        node = _node(connection, entry.item.meta.namespace, nodes)
+        items.append((seq, node, *item_columns(entry.id, entry.item, entry.body, SQLITE)))
         tags += [(tag, seq) for tag in entry.item.meta.tags]
         for piece in entry.pieces:
             piece_id += 1
@@ -143,7 +106,7 @@ def write(
 
 def _node(connection: sqlite3.Connection, namespace: Namespace, nodes: dict[str, int]) -> int:
     """The node's id, its row added when it is new."""
-    path = node_path(namespace)
+    path = str(namespace)
     if path not in nodes:
         connection.execute(
             "INSERT OR IGNORE INTO nodes(path, depth, last_service) VALUES (?, ?, ?)",
@@ -154,36 +117,7 @@ def _node(connection: sqlite3.Connection, namespace: Namespace, nodes: dict[str,
     return nodes[path]
 
 
-def _columns(entry: Prepared) -> tuple[object, ...]:
-    """The item's row from ``id`` on: what filters read, then its JSON form."""
-    item = entry.item
-    meta = item.meta
-    return (
-        entry.id,
-        item.item_kind.value,
-        meta.source.kind.value,
-        meta.source.id,
-        meta.workspace,
-        meta.folder,
-        meta.file_path,
-        meta.language,
-        meta.repo,
-        meta.commit,
-        meta.url,
-        meta.thread_id,
-        turns_text(meta.turns.first, meta.turns.last) if meta.turns else None,
-        meta.agent_id,
-        meta.tool_call.name if meta.tool_call else None,
-        sortable_time(meta.observed_at) if meta.observed_at else None,
-        entry.body,
-    )
-
-
-def parse_item(body: str) -> StoreItem:
-    """The item of a stored row, read by the items' constructors (not the generic converter)."""
-    return item_from_json(body)
-
-
 def last_seq(connection: sqlite3.Connection) -> int:
+    """The highest ``seq`` ever handed out (forgotten items' included: none is reused)."""
     row = connection.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
     return int(row[0]) if row else 0

@@ -8,7 +8,7 @@ as query syntax.
 
 from __future__ import annotations
 
-from tinymemory.plugin import STOP_WORDS, WORD_PATTERN, fold
+from tinymemory.retrieval import STOP_WORDS, WORD_PATTERN, fold
 
 #: The most distinct words of a query that are searched for.
 MAX_QUERY_WORDS = 32

@@ -1,4 +1,4 @@
-"""The plugin's hooks: the engine ``sqlite``, the embedder ``hashing`` and ``tinymemory sqlite``.
+"""The plugin's hooks: the engine ``sqlite`` and the command ``tinymemory sqlite``.
 
 Engine options (``[engines.sqlite]`` in the configuration, or
 ``EngineSettings(options=...)``): ``path`` (the database file, or
@@ -18,7 +18,6 @@ from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
 
 from .commands import sqlite_command
 from .descriptor import DESCRIPTOR
-from .embedding import HashingEmbedder
 from .location import IN_MEMORY, database_path
 
 OPTIONS = ("path", "embedder", "synchronous")
@@ -76,12 +75,6 @@ def tinymemory_engines() -> list[EngineFactory]:
             descriptor=DESCRIPTOR, build=build, test_settings=test_settings, storage=storage
         )
     ]
-
-
-@hookimpl
-def tinymemory_embedders() -> list[Embedder]:
-    """The dependency-free default embedder ``hashing``."""
-    return [HashingEmbedder()]
 
 
 @hookimpl

@@ -1,39 +1,25 @@
-"""Rankings: keyword by BM25 over what a read admits, their fusion, and the hits they return.
+"""Keyword ranking by BM25 over what a read admits, and the hits of ranked entries.
 
-A ranking is a list of :class:`Ranked` entries, one per item (its best
-piece), best first; the vector ranking is the engine's, over its matrix.
+A ranking is a list of the kit's :class:`~tinymemory.retrieval.Ranked`
+entries keyed by ``seq`` and piece id, one per item (its best piece), best
+first; the vector ranking is the engine's, over its matrix.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
 
-import attrs
-
-from tinymemory import Hit, Learning
-from tinymemory.plugin import Piece
+from tinymemory import Hit
+from tinymemory.plugin import item_from_json
+from tinymemory.retrieval import Clause, Piece, Ranked, Scope, best_pieces, piece_hit
 
 from . import bm25, keyword
-from .filters import Clause, Scope
-from .item_rows import parse_item
 
-#: The constant of reciprocal-rank fusion: a hit at rank r adds 1 / (RRF_K + r).
-RRF_K = 60
 #: A scope admitting fewer pieces than this many times a word's matches in the whole
 #: file lists its pieces once, rather than reading the item of every match (each
 #: costs about ten times as much as a piece listed).
 SMALL_SCOPE = 8
-
-
-@attrs.frozen
-class Ranked:
-    """An item's place in a ranking: its ``seq``, its best piece and a score (higher is better)."""
-
-    item: int
-    piece: int
-    score: float
 
 
 def keyword_ranking(
@@ -96,7 +82,7 @@ def _ranked_by_fts5(connection: sqlite3.Connection, words: list[str], depth: int
             params,
         ).fetchall()
         best = ((item, piece, -score, every) for item, piece, score, every in rows)
-        ranked = _best_pieces(best, depth)
+        ranked = best_pieces(best, depth)
         if len(ranked) >= depth or len(rows) < limit:
             return ranked
         limit *= 4
@@ -162,23 +148,7 @@ def _ranked_in_scope(
         }
     order = sorted(totals, key=lambda piece: (piece not in every, -totals[piece], piece))
     best = ((items[piece], piece, totals[piece], piece in every) for piece in order)
-    return _best_pieces(best, depth)
-
-
-def _best_pieces(pieces: Iterable[tuple[int, int, float, bool]], depth: int) -> list[Ranked]:
-    """The first ``depth`` items, each by its first piece.
-
-    ``pieces`` are ``(item, piece, BM25 score, holds every word)``, best first.
-    """
-    ranked: dict[int, Ranked] = {}
-    for item, piece, strength, every in pieces:
-        if len(ranked) == depth:
-            break
-        if item not in ranked:
-            strength = max(0.0, strength)
-            bonus = 1.0 if every else 0.0
-            ranked[item] = Ranked(item, piece, bonus + strength / (1.0 + strength))
-    return list(ranked.values())
+    return best_pieces(best, depth)
 
 
 def admitted(connection: sqlite3.Connection, ranked: list[Ranked], clause: Clause) -> list[Ranked]:
@@ -192,18 +162,6 @@ def admitted(connection: sqlite3.Connection, ranked: list[Ranked], clause: Claus
     )
     admitted = {row[0] for row in rows}
     return [entry for entry in ranked if entry.item in admitted]
-
-
-def fused(rankings: Sequence[list[Ranked]], depth: int) -> list[Ranked]:
-    """Reciprocal-rank fusion; an item keeps the piece of the first ranking it is in."""
-    scores: dict[int, float] = {}
-    pieces: dict[int, int] = {}
-    for ranking in rankings:
-        for rank, entry in enumerate(ranking, start=1):
-            scores[entry.item] = scores.get(entry.item, 0.0) + 1.0 / (RRF_K + rank)
-            pieces.setdefault(entry.item, entry.piece)
-    ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
-    return [Ranked(item, pieces[item], scores[item]) for item in ordered]
 
 
 def ranked_hits(connection: sqlite3.Connection, ranked: list[Ranked]) -> list[Hit]:
@@ -220,18 +178,7 @@ def ranked_hits(connection: sqlite3.Connection, ranked: list[Ranked]) -> list[Hi
     hits = []
     for entry in ranked:
         item_id, body, text, first, last, section = found[entry.piece]
-        item = parse_item(body)
         pages = (first, last) if first else None
-        tags = Piece(text=text, start=0, pages=pages, section=section).tags()
-        meta = attrs.evolve(item.meta, tags=item.meta.tags + tags) if tags else item.meta
-        hits.append(
-            Hit(
-                id=item_id,
-                kind=item.item_kind,
-                text=text,
-                meta=meta,
-                score=entry.score,
-                confidence=item.confidence if isinstance(item, Learning) else None,
-            )
-        )
+        piece = Piece(text=text, start=0, pages=pages, section=section)
+        hits.append(piece_hit(item_id, item_from_json(body), piece, entry.score))
     return hits

@@ -1,4 +1,4 @@
-"""The default embedder: feature hashing of words, word pairs and character 3-grams.
+"""The built-in embedder ``hashing``: feature hashing of words, word pairs and character 3-grams.
 
 :class:`HashingEmbedder` needs no model and no download, and gives the same
 vectors in every process and on every machine, so vectors stored in one run stay
@@ -6,7 +6,7 @@ comparable with queries of the next. Python's ``hash()`` is randomised per
 process and is never used; every hash below is 64-bit integer arithmetic done in
 numpy, exact and platform-independent.
 
-A text is folded (:func:`tinymemory.plugin.fold`), cut into words (runs of ``[^\\W_]``, the
+A text is folded (:func:`tinymemory.retrieval.fold`), cut into words (runs of ``[^\\W_]``, the
 letters and digits) and turned into features, each added to one of
 ``dimensions`` buckets:
 
@@ -27,7 +27,7 @@ phrases at half weight. The 3-grams of the word padded with a boundary space
 (`` cat `` gives `` ca``, ``cat``, ``at ``) let inflections and typos still
 match (``prefer``/``preferred``), at half weight: a word of n letters has n
 of them, so they would otherwise drown the words. The features of a stop word
-(:data:`tinymemory.plugin.STOP_WORDS`: ``the``, ``of``, ``is``, ...), and a pair of two, weigh a
+(:data:`tinymemory.retrieval.STOP_WORDS`: ``the``, ``of``, ``is``, ...), and a pair of two, weigh a
 fifth as much: at full weight the words every English text shares gave
 unrelated texts cosines of 0.4 to 0.6, above those of related ones with fewer
 such words. No sign hashing: every bucket is a sum of positive weights, so
@@ -35,7 +35,7 @@ cosines are >= 0 and a collision only ever adds a little similarity. The bucket
 sums are then L2-normalised; a text without any word is the zero vector.
 
 Embedding is vectorised over the whole batch (:meth:`HashingEmbedder.embed_matrix`,
-in :mod:`~tinymemory_sqlite.hashing`): only folding runs per text in Python;
+in :mod:`tinymemory._feature_hashing`): only folding runs per text in Python;
 segmentation, hashing and summing are numpy operations on the concatenated code
 points.
 """
@@ -45,13 +45,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from tinymemory import ConfigError, EngineError
-from tinymemory.plugin import Embedder
+from tinymemory._errors import ConfigError
+from tinymemory._hookspecs import Embedder, hookimpl
 
 if TYPE_CHECKING:  # numpy loads when something is embedded, not with the plugin
-    from .hashing import Floats
+    from tinymemory._feature_hashing import Floats
 
-__all__ = ["DEFAULT_DIMENSIONS", "MIN_DIMENSIONS", "HashingEmbedder", "as_matrix"]
+__all__ = ["DEFAULT_DIMENSIONS", "MIN_DIMENSIONS", "HashingEmbedder", "tinymemory_embedders"]
 
 #: Vector size of the default embedder.
 DEFAULT_DIMENSIONS = 256
@@ -94,48 +94,12 @@ class HashingEmbedder:
         Memory stays in proportion to a pass of a few hundred kilobytes of
         text, however long one text is.
         """
-        from .hashing import embed_texts
+        from tinymemory._feature_hashing import embed_texts
 
         return embed_texts(texts, self.dimensions)
 
 
-def as_matrix(embedder: Embedder, texts: Sequence[str]) -> Floats:
-    """``embedder``'s vectors for ``texts`` as a checked float32 matrix, rows L2-normalised.
-
-    Uses the embedder's ``embed_matrix`` when it has one, else ``embed``. A
-    result that is not ``len(texts)`` rows of ``dimensions`` finite numbers is
-    the embedder's failure: ``EngineError`` naming it. Zero rows stay zero.
-    """
-    import numpy as np
-
-    if type(embedder) is HashingEmbedder:
-        # Its matrix is checked and normalised by construction; checking it again
-        # would cost a third of the embedding time.
-        return embedder.embed_matrix(texts)
-    name = getattr(embedder, "name", type(embedder).__name__)
-    dimensions = getattr(embedder, "dimensions", None)
-    if isinstance(dimensions, bool) or not isinstance(dimensions, int) or dimensions < 1:
-        raise EngineError(f"embedder `{name}` has invalid dimensions {dimensions!r}")
-    if not texts:
-        return np.zeros((0, dimensions), dtype=np.float32)
-    embed_matrix = getattr(embedder, "embed_matrix", None)
-    raw = embed_matrix(texts) if callable(embed_matrix) else embedder.embed(texts)
-    try:
-        # A copy: the rows are scaled in place, and the array may be the embedder's own.
-        matrix = np.array(raw, dtype=np.float64)
-    except (TypeError, ValueError) as error:
-        # A ragged list or non-numbers cannot form a matrix.
-        raise EngineError(f"embedder `{name}` returned something other than vectors") from error
-    expected = (len(texts), dimensions)
-    if matrix.shape != expected:
-        raise EngineError(
-            f"embedder `{name}` returned vectors of shape {matrix.shape}, expected {expected}"
-        )
-    if not np.isfinite(matrix).all():
-        raise EngineError(f"embedder `{name}` returned a vector with non-finite values")
-    # Scaled to a largest entry of 1 first, so squaring neither overflows nor underflows.
-    largest = np.abs(matrix).max(axis=1, keepdims=True)
-    np.divide(matrix, largest, out=matrix, where=largest > 0)
-    norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))[:, None]
-    np.divide(matrix, norms, out=matrix, where=norms > 0)
-    return matrix.astype(np.float32)
+@hookimpl
+def tinymemory_embedders() -> list[Embedder]:
+    """The dependency-free default embedder ``hashing`` (numpy, the ``vectors`` extra, on use)."""
+    return [HashingEmbedder()]

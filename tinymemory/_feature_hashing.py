@@ -1,4 +1,4 @@
-"""The vectorised hashing behind :class:`~tinymemory_sqlite.embedding.HashingEmbedder`.
+"""The vectorised hashing behind :class:`tinymemory.hashing.HashingEmbedder`.
 
 The features, weights and hashes are those its module describes; this module
 holds the numpy that computes them, so that loading the plugin (for
@@ -19,12 +19,15 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from typing import NamedTuple, cast
 
-import numpy as np
-import numpy.typing as npt
+from tinymemory._numpy import require_numpy
 
-from tinymemory.plugin import STOP_WORDS, decompose
+require_numpy("the hashing embedder")
 
-from .embedding import GRAM_WEIGHT, PAIR_WEIGHT, STOP_WEIGHT, WORD_WEIGHT
+import numpy as np  # noqa: E402
+import numpy.typing as npt  # noqa: E402
+
+from tinymemory._words import STOP_WORDS, decompose  # noqa: E402
+from tinymemory.hashing import GRAM_WEIGHT, PAIR_WEIGHT, STOP_WEIGHT, WORD_WEIGHT  # noqa: E402
 
 #: The most characters one vectorised pass hashes (texts of a few hundred
 #: characters: a few hundred texts, which keeps the temporary arrays in the CPU's
@@ -97,7 +100,7 @@ class _Hashed(NamedTuple):
 
 
 def _hash(decomposed: Sequence[str]) -> _Hashed | None:
-    """The words and 3-grams of texts from :func:`~.embedding.decompose`.
+    """The words and 3-grams of texts from :func:`tinymemory._words.decompose`.
 
     ``None`` when no text holds a word.
     """

@@ -1,4 +1,4 @@
-"""The hashing embedder and the embedder-output check ``as_matrix``."""
+"""The hashing embedder and the embedder-output check ``embedding_matrix``."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinymemory._errors import ConfigError, EngineError
-from tinymemory._hookspecs import Embedder
-from tinymemory.plugin import STOP_WORDS, fold, words
-from tinymemory_sqlite import embedding, hashing
-from tinymemory_sqlite.embedding import HashingEmbedder, as_matrix
+from tinymemory import ConfigError, EngineError, hashing
+from tinymemory import _feature_hashing as feature_hashing
+from tinymemory.plugin import Embedder
+from tinymemory.retrieval import STOP_WORDS, HashingEmbedder, embedding_matrix, fold, words
 
 MASK = (1 << 64) - 1
 CHAR = 0x243F6A8885A308D3
@@ -181,7 +180,7 @@ def test_a_text_without_words_is_the_zero_vector(text: str) -> None:
 def test_no_texts() -> None:
     assert EMBEDDER.embed_matrix([]).shape == (0, 256)
     assert EMBEDDER.embed([]) == []
-    assert as_matrix(EMBEDDER, []).shape == (0, 256)
+    assert embedding_matrix(EMBEDDER, []).shape == (0, 256)
 
 
 def test_embed_agrees_with_embed_matrix() -> None:
@@ -217,7 +216,7 @@ def test_any_batch_matches_the_reference(texts: list[str]) -> None:
         np.testing.assert_array_equal(row, EMBEDDER.embed_matrix([fold(text)])[0])
 
 
-# as_matrix
+# embedding_matrix
 
 
 class Foreign:
@@ -237,25 +236,27 @@ class ForeignMatrix(Foreign):
 
 
 def test_as_matrix_uses_embed_matrix_of_the_hashing_embedder() -> None:
-    np.testing.assert_array_equal(as_matrix(EMBEDDER, SAMPLES), EMBEDDER.embed_matrix(SAMPLES))
+    np.testing.assert_array_equal(
+        embedding_matrix(EMBEDDER, SAMPLES), EMBEDDER.embed_matrix(SAMPLES)
+    )
 
 
 @pytest.mark.parametrize("kind", [Foreign, ForeignMatrix])
 def test_as_matrix_normalises_a_foreign_embedders_rows(kind: type[Foreign]) -> None:
-    matrix = as_matrix(kind([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0]]), ["a", "b"])
+    matrix = embedding_matrix(kind([[3.0, 4.0, 0.0], [0.0, 0.0, 0.0]]), ["a", "b"])
     assert matrix.dtype == np.float32
     np.testing.assert_allclose(matrix, [[0.6, 0.8, 0.0], [0.0, 0.0, 0.0]], rtol=1e-6)
 
 
 def test_as_matrix_leaves_the_embedders_array_alone() -> None:
     own = np.array([[3.0, 4.0, 0.0]])
-    np.testing.assert_allclose(as_matrix(ForeignMatrix(own), ["a"]), [[0.6, 0.8, 0.0]])
+    np.testing.assert_allclose(embedding_matrix(ForeignMatrix(own), ["a"]), [[0.6, 0.8, 0.0]])
     np.testing.assert_array_equal(own, [[3.0, 4.0, 0.0]])
 
 
 @pytest.mark.parametrize("size", [1e-300, 1e300])
 def test_as_matrix_normalises_tiny_and_huge_vectors(size: float) -> None:
-    matrix = as_matrix(Foreign([[3 * size, 4 * size, 0.0]]), ["a"])
+    matrix = embedding_matrix(Foreign([[3 * size, 4 * size, 0.0]]), ["a"])
     np.testing.assert_allclose(matrix, [[0.6, 0.8, 0.0]], rtol=1e-6)
 
 
@@ -275,7 +276,7 @@ def test_as_matrix_normalises_tiny_and_huge_vectors(size: float) -> None:
 @pytest.mark.parametrize("kind", [Foreign, ForeignMatrix])
 def test_as_matrix_rejects_bad_output(kind: type[Foreign], vectors: Any, complaint: str) -> None:
     with pytest.raises(EngineError, match=complaint) as caught:
-        as_matrix(kind(vectors), ["a", "b"])
+        embedding_matrix(kind(vectors), ["a", "b"])
     assert "`foreign`" in caught.value.message
 
 
@@ -284,7 +285,7 @@ def test_as_matrix_rejects_bad_dimensions() -> None:
         dimensions = 0
 
     with pytest.raises(EngineError, match="`foreign` has invalid dimensions"):
-        as_matrix(Broken([]), ["a"])
+        embedding_matrix(Broken([]), ["a"])
 
 
 def test_an_embedders_own_failure_passes_through() -> None:
@@ -293,13 +294,13 @@ def test_an_embedders_own_failure_passes_through() -> None:
             raise ValueError("boom")
 
     with pytest.raises(ValueError, match="boom"):
-        as_matrix(Failing(None), ["a"])
+        embedding_matrix(Failing(None), ["a"])
 
 
 def test_weights_favour_words() -> None:
-    assert embedding.WORD_WEIGHT > embedding.PAIR_WEIGHT
-    assert embedding.WORD_WEIGHT > embedding.GRAM_WEIGHT
-    assert 0 < embedding.STOP_WEIGHT < 1
+    assert hashing.WORD_WEIGHT > hashing.PAIR_WEIGHT
+    assert hashing.WORD_WEIGHT > hashing.GRAM_WEIGHT
+    assert 0 < hashing.STOP_WEIGHT < 1
 
 
 def test_a_subclass_of_the_hashing_embedder_is_checked() -> None:
@@ -308,7 +309,7 @@ def test_a_subclass_of_the_hashing_embedder_is_checked() -> None:
             return np.full((len(texts), self.dimensions), np.nan, dtype=np.float32)
 
     with pytest.raises(EngineError, match="`hashing` returned a vector with non-finite values"):
-        as_matrix(Overriding(), ["a"])
+        embedding_matrix(Overriding(), ["a"])
 
 
 # --- long texts, by segments ---------------------------------------------------
@@ -320,13 +321,13 @@ LONG_WORDS = ["of", "the", "Café", "lantern", "x" * 70, "naïve", "and", "東�
 def test_a_long_text_gets_the_vector_it_gets_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     # Tiny segments and passes, so one text of a few kilobytes crosses many cuts:
     # between segments of one pass, between passes, and a stretch longer than a segment.
-    monkeypatch.setattr(hashing, "SEGMENT_CHARACTERS", 40)
-    monkeypatch.setattr(hashing, "PASS_CHARACTERS", 100)
+    monkeypatch.setattr(feature_hashing, "SEGMENT_CHARACTERS", 40)
+    monkeypatch.setattr(feature_hashing, "PASS_CHARACTERS", 100)
     text = "\n".join(
         " ".join(LONG_WORDS[(line * 7 + n) % len(LONG_WORDS)] for n in range(line % 9 + 1))
         for line in range(120)
     )
-    assert len(list(hashing._segments(text))) > 40
+    assert len(list(feature_hashing._segments(text))) > 40
     matrix = EMBEDDER.embed_matrix(["short one", text, "the other short one"])
     np.testing.assert_allclose(matrix[1], reference(text), atol=1e-6)
     np.testing.assert_array_equal(
@@ -335,9 +336,9 @@ def test_a_long_text_gets_the_vector_it_gets_whole(monkeypatch: pytest.MonkeyPat
 
 
 def test_a_text_without_whitespace_is_one_segment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hashing, "SEGMENT_CHARACTERS", 40)
+    monkeypatch.setattr(feature_hashing, "SEGMENT_CHARACTERS", 40)
     text = "ab" * 100 + " tail"
-    assert list(hashing._segments(text)) == ["ab" * 100, " tail"]
+    assert list(feature_hashing._segments(text)) == ["ab" * 100, " tail"]
     np.testing.assert_allclose(EMBEDDER.embed_matrix([text])[0], reference(text), atol=1e-6)
 
 
