@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import sqlite3
@@ -10,6 +11,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import pytest
 
 import tinymemory as tm
 from tinymemory_sqlite import SqliteEngine
@@ -198,12 +201,20 @@ def unprivileged(
     )
 
 
+@pytest.mark.parametrize("older_file", [False, True], ids=["current", "without-cursor-secret"])
 def test_a_database_in_a_read_only_folder_is_read_and_nothing_is_made_beside_it(
-    tmp_path: Path, new_user: dict[str, str]
+    tmp_path: Path, new_user: dict[str, str], older_file: bool
 ) -> None:
     folder = tmp_path / "data" / "tinymemory"
     with SqliteEngine(folder / "memory.db") as engine:
         kept = engine.store(tm.Learning(text="kept in a read-only folder")).id
+    if older_file:
+        # A file written before cursors were sealed holds no secret, and this process
+        # cannot record one: its reads seal their cursors with a secret of their own.
+        with contextlib.closing(sqlite3.connect(folder / "memory.db")) as connection:
+            connection.execute("DELETE FROM settings WHERE key = 'cursor_secret'")
+            connection.commit()
+            connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     assert sorted(path.name for path in folder.iterdir()) == ["memory.db"]
     command = str(Path(sys.executable).parent / "tinymemory")
     folder.chmod(0o555)

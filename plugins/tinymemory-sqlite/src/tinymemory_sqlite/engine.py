@@ -145,6 +145,13 @@ class SqliteEngine(tm.MemoryEngine):
         read = "SELECT key, value FROM settings WHERE key IN ('embedder', 'cursor_secret')"
         with self._connections.reading() as connection:
             held = dict(connection.execute(read).fetchall())
+            empty = connection.execute("SELECT 1 FROM pieces LIMIT 1").fetchone() is None
+        if self._connections.read_only:
+            if held.get("embedder") not in (None, mine) and not empty:
+                raise self._other_embedder(held["embedder"])
+            # Nothing can be recorded in a file this process cannot write: a file made
+            # before cursors were sealed has its reads sealed with this engine's own secret.
+            return bytes.fromhex(held["cursor_secret"]) if "cursor_secret" in held else new_secret()
         if held.get("embedder") == mine and "cursor_secret" in held:
             return bytes.fromhex(held["cursor_secret"])
         with self._connections.writing() as connection:
@@ -161,8 +168,12 @@ class SqliteEngine(tm.MemoryEngine):
                     "INSERT OR REPLACE INTO settings(key, value) VALUES ('embedder', ?)", (mine,)
                 )
                 return bytes.fromhex(held["cursor_secret"])
-            recorded = json.loads(held["embedder"])
-        raise tm.ConfigError(
+        raise self._other_embedder(held["embedder"])
+
+    def _other_embedder(self, held: str) -> tm.ConfigError:
+        """The error for a file whose vectors came from the embedder recorded as ``held``."""
+        recorded = json.loads(held)
+        return tm.ConfigError(
             f"the sqlite database `{self.path}` holds vectors from embedder "
             f"`{recorded['name']}` ({recorded['dimensions']} dimensions), not "
             f'`{self.embedder.name}`; open it with embedder = "{recorded["name"]}"'
