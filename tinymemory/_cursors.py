@@ -72,10 +72,7 @@ class CursorCodec:
         for position in positions:
             if not 0 <= position <= LARGEST_POSITION:
                 raise ValueError(f"a cursor position is in 0..2**63-1, not {position}")
-        plain = struct.pack(f">B{len(positions)}Q", _VERSION, *positions)
-        tag = self._tag(read, plain)
-        sealed = tag + _xor(plain, self._stream(tag, len(plain)))
-        return base64.urlsafe_b64encode(sealed).decode("ascii").rstrip("=")
+        return self.seal(read, struct.pack(f">{len(positions)}Q", *positions))
 
     def decode(self, read: str, text: str | None, count: int) -> tuple[int, ...] | None:
         """The ``count`` positions of ``text``, a cursor of ``read``; None without one.
@@ -84,8 +81,25 @@ class CursorCodec:
         """
         if text is None:
             return None
-        size = _TAG + 1 + 8 * count
-        if len(text) != _encoded_length(size) or not _ALPHABET.fullmatch(text):
+        if len(text) != _encoded_length(_TAG + 1 + 8 * count):
+            raise unknown_cursor(text)
+        positions: tuple[int, ...] = struct.unpack(f">{count}Q", self.unseal(read, text))
+        if any(position > LARGEST_POSITION for position in positions):
+            raise unknown_cursor(text)
+        return positions
+
+    def seal(self, read: str, data: bytes) -> str:
+        """The cursor carrying ``data`` (any bytes: an engine whose positions are not
+        integers, such as a remote service's own cursor) for ``read``."""
+        plain = bytes([_VERSION]) + data
+        tag = self._tag(read, plain)
+        sealed = tag + _xor(plain, self._stream(tag, len(plain)))
+        return base64.urlsafe_b64encode(sealed).decode("ascii").rstrip("=")
+
+    def unseal(self, read: str, text: str) -> bytes:
+        """The data :meth:`seal` put in ``text`` for ``read``; ``InvalidRequest`` for
+        anything this codec did not issue for ``read``."""
+        if len(text) < _encoded_length(_TAG + 1) or not _ALPHABET.fullmatch(text):
             raise unknown_cursor(text)
         try:
             sealed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
@@ -96,12 +110,9 @@ class CursorCodec:
             raise unknown_cursor(text)
         tag, body = sealed[:_TAG], sealed[_TAG:]
         plain = _xor(body, self._stream(tag, len(body)))
-        if not hmac.compare_digest(tag, self._tag(read, plain)) or plain[0] != _VERSION:
+        if not hmac.compare_digest(tag, self._tag(read, plain)) or plain[:1] != bytes([_VERSION]):
             raise unknown_cursor(text)
-        positions: tuple[int, ...] = struct.unpack(f">{count}Q", plain[1:])
-        if any(position > LARGEST_POSITION for position in positions):
-            raise unknown_cursor(text)
-        return positions
+        return plain[1:]
 
     def _tag(self, read: str, plain: bytes) -> bytes:
         message = b"\x00".join((self._engine, read.encode("utf-8", "surrogatepass"), plain))

@@ -37,7 +37,6 @@ from tinymemory import (
     ForgetTarget,
     GetRequest,
     Hit,
-    InvalidRequest,
     ItemKind,
     ListPage,
     ListRequest,
@@ -54,6 +53,7 @@ from tinymemory import (
     Unsupported,
 )
 from tinymemory.plugin import MemoryEngine, json_and_id
+from tinymemory.retrieval import unknown_cursor
 
 from . import cursors
 from .connection import Connection
@@ -138,6 +138,7 @@ class CortexEngine(MemoryEngine):
     ) -> None:
         self._descriptor = descriptor or (DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR)
         self.layout = Layout(scope_root)
+        self._cursors = cursors.cursor_codec(self._descriptor.id, endpoint, credential)
         limit = rate_limit or wire.rate_limit
         self.transport = Transport(
             endpoint,
@@ -314,17 +315,18 @@ class CortexEngine(MemoryEngine):
     def _walk(
         self, request: ListRequest, *, keep_incomplete: bool
     ) -> tuple[list[_Entry], str | None]:
+        read = cursors.list_read(request)
         start = (
             cursors.ListCursor()
             if request.cursor is None
-            else cursors.ListCursor.decode(request.cursor)
+            else cursors.ListCursor.decode(self._cursors, read, request.cursor)
         )
         scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
         index = 0
         if start.scope is not None:
             resumed = self.layout.parse(start.scope)
             if resumed is None:
-                raise InvalidRequest("the cursor was not issued by this engine for this read")
+                raise unknown_cursor(request.cursor or "")
             index = next(
                 (number for number, scope in enumerate(scopes) if scope >= resumed), len(scopes)
             )
@@ -358,7 +360,7 @@ class CortexEngine(MemoryEngine):
                         resume = cursors.ListCursor(
                             scope.path, engine_cursor, number + 1, event.event_id
                         )
-                        return entries, resume.encode() if more else None
+                        return entries, resume.encode(self._cursors, read) if more else None
                 if following is None:
                     break
                 engine_cursor, offset = following, 0
@@ -421,7 +423,8 @@ class CortexEngine(MemoryEngine):
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
         self._open()
-        offset = cursors.fetch_offset(request.cursor)
+        read = cursors.fetch_read(request)
+        offset = cursors.fetch_offset(self._cursors, read, request.cursor)
         scopes = self._read_scopes(request.filter.reach, self._kinds(request.filter))
         budget = min((offset + request.limit + 1) * 3, 1000)
         packs = self._packs(scopes, request.query, request.filter, {"events": budget}, budget)
@@ -434,7 +437,7 @@ class CortexEngine(MemoryEngine):
                 hits.append(hit)
         following = None
         if len(merged) > offset + request.limit:
-            following = cursors.encode("f", {"offset": offset + request.limit})
+            following = cursors.fetch_cursor(self._cursors, read, offset + request.limit)
         return FetchPage(hits=hits, next_cursor=following)
 
     def _packs(
