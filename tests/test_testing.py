@@ -146,3 +146,13 @@ def test_the_cli_in_an_entered_sandbox_keeps_a_registered_plugin(tmp_path: Path)
     assert not sandbox.entered
     assert listed.exit_code == 0
     assert "tiny" in listed.stdout
+
+
+def test_the_cli_in_process_feeds_input_as_a_console_does(tmp_path: Path) -> None:
+    """Text and bytes alike: ``import -`` reads ``sys.stdin.buffer``."""
+    line = tm.plugin.to_json(tm.Learning(text="piped in, é")) + "\n"
+    with only_plugins(*BUILTIN_PLUGINS):
+        sandbox = Sandbox(tmp_path, {"TINYMEMORY_ENGINE": "reference"})
+        imported = Cli(sandbox).invoke("import", "-", input=line)
+    assert (imported.exit_code, imported.stderr) == (0, "")
+    assert imported.stdout.startswith("imported 1")

@@ -329,19 +329,11 @@ def test_a_write_tool_on_read_only_tools_is_unsupported_before_its_arguments(nam
     assert engine.calls == []
 
 
-#: Arguments naming a host-fixed key, and the path each refusal names (the MCP
-#: plugin's tests send the same ones over the protocol).
+#: Arguments naming a host-fixed key, and the path each refusal names (JSON text as a string;
+#: the MCP plugin's tests send the same ones over the protocol).
 HOST_FIXED_ARGUMENTS = [
-    ({"namespace": "agent:other"}, "namespace"),
-    ({"reach": {"at": "root", "descendants": True}}, "reach"),
-    ({"filter": {"reach": {"at": "root"}}}, "filter.reach"),
-    ({"filter": {"kinds": ["learning"], "namespace": "root"}}, "filter.namespace"),
-    (
-        {"conversation": {"turns": [{"role": "user", "text": "x", "reach": 1}]}},
-        "conversation.turns[].reach",
-    ),
-    ({"unknown": {"deeper": {"namespace": None}}}, "unknown.deeper.namespace"),
-    ('{"learning": {"text": "x", "namespace": "root"}}', "learning.namespace"),
+    tuple(case)
+    for case in json.loads((FIXTURE.parent / "host_fixed_arguments.json").read_text("utf-8"))
 ]
 
 

@@ -212,7 +212,8 @@ class Cli:
 
         stdout, stderr = io.StringIO(), io.StringIO()
         saved_stdin = sys.stdin
-        sys.stdin = io.StringIO(input)
+        # A text stream over bytes, as a console's: a command may read ``sys.stdin.buffer``.
+        sys.stdin = io.TextIOWrapper(io.BytesIO(input.encode()), encoding="utf-8")
         try:
             place = nullcontext(self.sandbox) if self.sandbox.entered else self.sandbox.enter()
             with place, redirect_stdout(stdout), redirect_stderr(stderr):

@@ -6,9 +6,10 @@ import pytest
 from fixture_files import text_pdf
 
 import tinymemory as tm
-from tinymemory._plugin_manager import document_converters, plugin_manager
 from tinymemory.plugin import hookimpl
+from tinymemory.testing import registered
 from tinymemory_documents import NativeConverter, OfficeConverter
+from tinymemory_documents.plugin import tinymemory_document_converters
 
 
 class Shouting:
@@ -23,10 +24,10 @@ class Shouting:
         return tm.Document(body=data.decode().upper(), mime="text/markdown")
 
 
-def test_the_plugin_registers_both_converters_after_the_default_priority() -> None:
-    installed = document_converters()
-    assert [type(converter) for converter in installed] == [NativeConverter, OfficeConverter]
-    assert [converter.priority for converter in installed] == [100, 100]  # type: ignore[attr-defined]
+def test_the_plugin_offers_both_converters_at_the_default_priority() -> None:
+    offered = tinymemory_document_converters()
+    assert [type(converter) for converter in offered] == [NativeConverter, OfficeConverter]
+    assert [converter.priority for converter in offered] == [100, 100]  # type: ignore[attr-defined]
 
 
 def test_a_hosts_plugin_converter_of_the_default_priority_is_asked_first() -> None:
@@ -35,14 +36,12 @@ def test_a_hosts_plugin_converter_of_the_default_priority_is_asked_first() -> No
         def tinymemory_document_converters(self) -> list[object]:
             return [Shouting()]
 
-    plugin_manager().register(Plugin())
-    assert [converter.name for converter in document_converters()] == [
-        "shouting",
-        "documents",
-        "documents-office",
-    ]
-    assert tm.convert(b"# quiet", name="a.md").body.text == "# QUIET"
-    assert tm.convert(b"quiet", name="a.txt").body.text == "quiet"  # not claimed: ours
+    with registered(Plugin(), "shouting"):
+        with pytest.raises(tm.Unsupported) as caught:
+            tm.convert(b"\x89PNG\r\n\x1a\n\x00\x00\x00", name="image.png")
+        assert caught.value.message.endswith("(installed: shouting, documents, documents-office)")
+        assert tm.convert(b"# quiet", name="a.md").body.text == "# QUIET"
+        assert tm.convert(b"quiet", name="a.txt").body.text == "quiet"  # not claimed: ours
 
 
 def test_a_converter_passed_to_convert_comes_before_every_installed_one() -> None:

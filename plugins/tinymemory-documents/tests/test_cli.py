@@ -12,7 +12,7 @@ from fixture_files import encrypted_pdf
 
 def test_convert_prints_the_markdown(tinymemory_command: RunCommand) -> None:
     result = tinymemory_command("convert", str(OFFICE_SUITE / "report.docx"))
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     # The document's own title heads it once (the body leaves out its opening heading).
     body = (OFFICE_SUITE / "report.docx.expected.md").read_text(encoding="utf-8")
     assert result.stdout == f"# Field report\n\n{body}"
@@ -24,7 +24,7 @@ def test_convert_writes_the_markdown_to_a_file(
 ) -> None:
     out = tmp_path / "deck.md"
     result = tinymemory_command("convert", str(OFFICE_SUITE / "deck.pptx"), "-o", str(out))
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     body = (OFFICE_SUITE / "deck.pptx.expected.md").read_text(encoding="utf-8")
     expected = f"# Launch plan\n\n{body}"
     assert out.read_text(encoding="utf-8") == expected
@@ -34,7 +34,7 @@ def test_convert_writes_the_markdown_to_a_file(
 
 def test_convert_json_is_the_documents_json_form(tinymemory_command: RunCommand) -> None:
     result = tinymemory_command("convert", str(OFFICE_SUITE / "budget.xlsx"), "--json")
-    assert result.returncode == 0, result.stderr
+    assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["title"] == "Team budget"
     assert document["mime"].endswith("spreadsheetml.sheet")
@@ -48,7 +48,7 @@ def test_convert_of_a_refused_file_says_why_and_fails(
     locked = tmp_path / "locked.pdf"
     locked.write_bytes(encrypted_pdf())
     result = tinymemory_command("convert", str(locked))
-    assert result.returncode == 1
+    assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr == (
         "tinymemory: invalid request: `locked.pdf` is an encrypted PDF; decrypt it first\n"
@@ -61,10 +61,10 @@ def test_store_file_stores_the_converted_document(
     deck = tmp_path / "deck.pptx"
     shutil.copy(OFFICE_SUITE / "deck.pptx", deck)
     stored = tinymemory_command("store", "--file", str(deck), "--json")
-    assert stored.returncode == 0, stored.stderr
+    assert stored.exit_code == 0, stored.stderr
     receipt = json.loads(stored.stdout)
     found = tinymemory_command("fetch", "forty shops", "--json")
-    assert found.returncode == 0, found.stderr
+    assert found.exit_code == 0, found.stderr
     (hit,) = json.loads(found.stdout)["hits"]
     assert hit["id"] == receipt["id"]
     assert "Mention the survey of forty shops." in hit["text"]

@@ -8,7 +8,6 @@ folder), so the default engine, ``sqlite``, keeps its file there and a later
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sysconfig
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -23,6 +22,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import tinymemory as tm
 from tinymemory.plugin import to_json
+from tinymemory.testing import Sandbox
 
 #: The console script the plugin's command is reached through, as a host starts it.
 TINYMEMORY = str(Path(sysconfig.get_path("scripts")) / "tinymemory")
@@ -30,16 +30,11 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 class Home:
-    """A user's home in a temp folder: the environment to run ``tinymemory`` in."""
+    """A user's home in a temp folder (a sandbox's): the environment to run ``tinymemory`` in."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.env = {
-            "HOME": str(root),
-            "XDG_CONFIG_HOME": str(root / ".config"),
-            "XDG_DATA_HOME": str(root / ".local" / "share"),
-            "PATH": os.environ.get("PATH", ""),
-        }
+        self.env = Sandbox(root).env
 
     def run(self, *args: str, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         """``tinymemory ARGS`` in another process, in this home."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
@@ -16,9 +14,7 @@ from conftest import REPO, Home, result_json, run_async
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-sys.path.insert(0, str(REPO / "tests"))
-
-from doc_examples import examples
+from tinymemory.testing import Example, examples
 
 PAGE = REPO / "docs" / "mcp.md"
 SCRIPTS = sysconfig.get_path("scripts")
@@ -33,22 +29,16 @@ def in_home(home: Home, monkeypatch: pytest.MonkeyPatch) -> Home:
     return home
 
 
-def session_examples() -> list[Any]:
+def session_examples() -> list[Example]:
     """The page's ```py blocks that show their output (the core's run of every docs page has
     no plugin, so the page marks them ```py); its server script, which shows none, is run as a
     server by ``test_the_pages_own_server_script_serves_its_tools``."""
-    return [case for case in examples(PAGE, language="py") if case.values[1] is not None]
+    return [case for case in examples(PAGE, language="py") if case.expected is not None]
 
 
-@pytest.mark.parametrize(("code", "expected"), session_examples())
-def test_the_pages_python_runs_and_prints_what_it_shows(
-    in_home: Home, code: str, expected: str | None
-) -> None:
-    output = io.StringIO()
-    with contextlib.redirect_stdout(output):
-        exec(compile(code, "docs/mcp.md", "exec"), {"__name__": "docs"})
-    assert expected is not None
-    assert output.getvalue() == expected
+@pytest.mark.parametrize("example", session_examples(), ids=lambda example: example.name)
+def test_the_pages_python_runs_and_prints_what_it_shows(in_home: Home, example: Example) -> None:
+    assert example.run() == example.expected
 
 
 def test_the_host_snippet_starts_a_server_with_that_scope(in_home: Home) -> None:

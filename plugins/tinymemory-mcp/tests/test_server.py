@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import pytest
 from conftest import REPO, Home, result_json, result_text, run_async
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(REPO / "tests"))
-
-from test_tools import HOST_FIXED_ARGUMENTS
 
 WRITER = "team:acme/agent:writer"
 EDITOR = "team:acme/agent:editor"
@@ -119,7 +114,9 @@ def test_a_session_stores_and_recalls_and_a_later_tinymemory_recall_finds_it(hom
 # The attacks of the core tools' tests; JSON text is what MCP carries as an object.
 HOST_FIXED = [
     (json.loads(arguments) if isinstance(arguments, str) else arguments, path)
-    for arguments, path in HOST_FIXED_ARGUMENTS
+    for arguments, path in json.loads(
+        (FIXTURE.parent / "host_fixed_arguments.json").read_text(encoding="utf-8")
+    )
 ]
 
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from shared_engine import SharedEnginePlugin
 
-from tinymemory._cli.main import main
+from tinymemory.testing import Cli
 from tinymemory_safety.commands import scrub_command
 
 TEXT = "deploy key ghp_abcdefghijklmnopqrstuvwxyz0123456789, card 4111 1111 1111 1111"
@@ -17,12 +17,12 @@ SCRUBBED = "deploy key [REDACTED], card [REDACTED_PII_CREDIT_CARD]"
 
 
 def test_the_command_is_registered_and_stores_nothing(
-    installed: SharedEnginePlugin, capsys: pytest.CaptureFixture[str]
+    installed: SharedEnginePlugin, cli: Cli
 ) -> None:
-    assert main(["scrub", TEXT]) == 0
-    captured = capsys.readouterr()
-    assert captured.out == SCRUBBED + "\n"
-    assert captured.err == "2 redactions: credit_card=1, github=1\n"
+    result = cli.invoke("scrub", TEXT)
+    assert result.exit_code == 0
+    assert result.stdout == SCRUBBED + "\n"
+    assert result.stderr == "2 redactions: credit_card=1, github=1\n"
     assert installed.held() == []
 
 

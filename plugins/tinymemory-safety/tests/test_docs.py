@@ -15,9 +15,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from conftest import enter
 
-from tinymemory._plugin_manager import PLUGINS_VARIABLE, reset_plugins
-from tinymemory_safety.policy import SAFETY_VARIABLES
+from tinymemory.testing import Sandbox, reset_plugins
 
 ROOT = Path(__file__).resolve().parents[3]
 FENCE = re.compile(r"```(\w*)\n(.*?)```", re.S)
@@ -59,9 +59,7 @@ def _installed_plugins_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     """The installed plugins, no user configuration, the default policy."""
     config = tmp_path / "config.toml"
     config.write_text('engine = "reference"\n', encoding="utf-8")
-    monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
-    for name in (PLUGINS_VARIABLE, *SAFETY_VARIABLES):
-        monkeypatch.delenv(name, raising=False)
+    enter(Sandbox(tmp_path / "sandbox", {"TINYMEMORY_CONFIG": str(config)}), monkeypatch)
     reset_plugins()
     yield
     reset_plugins()

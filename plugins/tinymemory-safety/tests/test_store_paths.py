@@ -12,12 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from shared_engine import SharedEnginePlugin
 
 import tinymemory as tm
-from tinymemory._cli.main import cli
 from tinymemory.plugin import to_json
+from tinymemory.testing import Cli
 from tinymemory_safety import SafetyScrubber
 
 TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
@@ -62,29 +61,29 @@ def assert_only_scrubbed(shared: SharedEnginePlugin, count: int) -> None:
         assert item.meta.tags == META.tags
 
 
-def store_one_by_one(items: list[tm.StoreItem]) -> None:
+def store_one_by_one(items: list[tm.StoreItem], cli: Cli) -> None:
     engine = tm.build_engine()
     for item in items:
         engine.store(item)
 
 
-def store_many(items: list[tm.StoreItem]) -> None:
+def store_many(items: list[tm.StoreItem], cli: Cli) -> None:
     tm.build_engine("shared").store_many(items)
 
 
-def store_through_the_configuration(items: list[tm.StoreItem]) -> None:
+def store_through_the_configuration(items: list[tm.StoreItem], cli: Cli) -> None:
     with tm.MemoryConfig.load().build() as engine:
         engine.store_many(items)
 
 
-def store_by_sync(items: list[tm.StoreItem]) -> None:
+def store_by_sync(items: list[tm.StoreItem], cli: Cli) -> None:
     assert tm.sync(tm.build_engine(), items).stored == len(items)
 
 
-def store_by_cli_import(items: list[tm.StoreItem]) -> None:
+def store_by_cli_import(items: list[tm.StoreItem], cli: Cli) -> None:
     lines = "".join(to_json(item) + "\n" for item in items)
-    result = CliRunner().invoke(cli, ["import", "-"], input=lines)
-    assert result.exit_code == 0, result.output
+    result = cli.invoke("import", "-", input=lines)
+    assert result.exit_code == 0, result.stderr
 
 
 @pytest.mark.parametrize(
@@ -98,9 +97,9 @@ def store_by_cli_import(items: list[tm.StoreItem]) -> None:
     ],
 )
 def test_every_store_path_stores_only_scrubbed_items(
-    installed: SharedEnginePlugin, store: Callable[[list[tm.StoreItem]], None]
+    installed: SharedEnginePlugin, cli: Cli, store: Callable[[list[tm.StoreItem], Cli], None]
 ) -> None:
-    store(ITEMS)
+    store(ITEMS, cli)
     assert_only_scrubbed(installed, len(ITEMS))
     expected = [SafetyScrubber().scrub(item) for item in ITEMS]
     assert sorted(map(to_json, installed.held())) == sorted(map(to_json, expected))
@@ -138,10 +137,10 @@ def test_the_memory_tools_store_only_scrubbed_items(installed: SharedEnginePlugi
     ],
 )
 def test_cli_store_stores_only_scrubbed_items(
-    installed: SharedEnginePlugin, arguments: list[str], kind: type, tokens: int
+    installed: SharedEnginePlugin, cli: Cli, arguments: list[str], kind: type, tokens: int
 ) -> None:
-    result = CliRunner().invoke(cli, ["store", *arguments])
-    assert result.exit_code == 0, result.output
+    result = cli.invoke("store", *arguments)
+    assert result.exit_code == 0, result.stderr
     (item,) = installed.held()
     assert isinstance(item, kind)
     assert not any(secret in to_json(item) for secret in SECRETS)
@@ -191,6 +190,7 @@ def test_the_environment_chooses_the_installed_policy(
 )
 def test_a_bad_policy_in_the_environment_is_a_config_error_before_any_store(
     installed: SharedEnginePlugin,
+    cli: Cli,
     monkeypatch: pytest.MonkeyPatch,
     variable: str,
     value: str,
@@ -199,7 +199,7 @@ def test_a_bad_policy_in_the_environment_is_a_config_error_before_any_store(
     monkeypatch.setenv(variable, value)
     with pytest.raises(tm.ConfigError, match=message):
         tm.build_engine()
-    result = CliRunner().invoke(cli, ["store", "hello"])
+    result = cli.invoke("store", "hello")
     assert result.exit_code != 0
     assert installed.held() == []
 
@@ -228,13 +228,13 @@ def test_the_configuration_file_chooses_the_installed_policy(
 
 
 def test_a_bad_key_in_the_plugins_table_is_a_config_error_naming_it_before_any_store(
-    installed: SharedEnginePlugin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    installed: SharedEnginePlugin, cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config = tmp_path / "safety.toml"
     config.write_text('engine = "shared"\n[plugins.safety]\nredact_email = false\n', "utf-8")
     monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
     with pytest.raises(tm.ConfigError, match="unknown key `redact_email`"):
         tm.build_engine()
-    result = CliRunner().invoke(cli, ["store", "hello"])
+    result = cli.invoke("store", "hello")
     assert result.exit_code != 0
     assert installed.held() == []

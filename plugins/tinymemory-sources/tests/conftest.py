@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import trustme
 
+from tinymemory.testing import only_plugins
 from tinymemory_sources import GuardedFetcher, GuardPolicy
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -169,13 +170,8 @@ def loopback_fetcher(server: LoopbackServer, **policy: Any) -> GuardedFetcher:
 
 
 @pytest.fixture
-def without_converters(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def without_converters() -> Iterator[None]:
     """Only this plugin loads, so a test of what a reader does without a converter holds
     with the documents plugin installed beside it (as the README's bundle has it)."""
-    from tinymemory._plugin_manager import reset_plugins  # test-only: reload the plugins
-
-    monkeypatch.setenv("TINYMEMORY_PLUGINS", "sources,tinymemory.reference")
-    reset_plugins()
-    yield
-    monkeypatch.delenv("TINYMEMORY_PLUGINS")
-    reset_plugins()
+    with only_plugins("sources", "tinymemory.reference"):
+        yield

@@ -10,6 +10,7 @@ import pytest
 
 import tinymemory as tm
 from tinymemory.plugin import SourceSkip
+from tinymemory.testing import registered
 from tinymemory_sources.local_files import compile_glob
 
 
@@ -33,13 +34,8 @@ class _ConverterPlugin:
 
 @pytest.fixture
 def pdf_converter() -> Iterator[None]:
-    from tinymemory._plugin_manager import plugin_manager  # test-only: register a converter
-
-    manager = plugin_manager()
-    plugin = _ConverterPlugin()
-    manager.register(plugin, name="test-pdf")
-    yield
-    manager.unregister(plugin)
+    with registered(_ConverterPlugin(), "test-pdf"):
+        yield
 
 
 def write(root: Path, files: dict[str, str | bytes]) -> None:

@@ -10,6 +10,7 @@ from conftest import LoopbackServer
 
 import tinymemory as tm
 from tinymemory.plugin import ReaderContext, SourceSkip
+from tinymemory.testing import registered
 from tinymemory_sources import GuardedFetcher
 
 
@@ -44,13 +45,9 @@ class _Offers:
 
 @pytest.fixture
 def third_party() -> Iterator[ThirdParty]:
-    from tinymemory._plugin_manager import plugin_manager  # test-only: register a reader
-
     reader = ThirdParty()
-    offers = _Offers(reader)
-    plugin_manager().register(offers, name="third-party")
-    yield reader
-    plugin_manager().unregister(offers)
+    with registered(_Offers(reader), "third-party"):
+        yield reader
 
 
 def test_any_reader_fetches_through_the_guard_by_default(
