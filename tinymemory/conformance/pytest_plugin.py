@@ -35,6 +35,7 @@ import pytest
 from tinymemory._errors import TinyMemoryError
 from tinymemory._settings import EngineSettings
 from tinymemory.conformance import MISSING_HYPOTHESIS
+from tinymemory.conformance.profiles import PROFILES
 
 if TYPE_CHECKING:
     from tinymemory.conformance.installed import InstalledEngine
@@ -71,7 +72,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--tinymemory-profile",
-        choices=("default", "ci", "thorough"),
+        choices=tuple(PROFILES),
         help="random example budget (default: $TINYMEMORY_CONFORMANCE_PROFILE or default)",
     )
 

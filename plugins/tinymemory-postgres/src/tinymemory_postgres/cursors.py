@@ -67,6 +67,9 @@ def _parts(text: str) -> list[str]:
         plain = base64.urlsafe_b64decode(padded.encode("ascii")).decode("ascii")
     except (UnicodeError, binascii.Error, ValueError):
         raise _unknown(text) from None
+    # The decoder skips characters outside its alphabet: only the exact text issued is read.
+    if base64.urlsafe_b64encode(plain.encode("ascii")).decode("ascii").rstrip("=") != text:
+        raise _unknown(text)
     parts = plain.split(".")
     if parts[0] != _PREFIX:
         raise _unknown(text)
@@ -74,7 +77,13 @@ def _parts(text: str) -> list[str]:
 
 
 def _number(part: str, text: str) -> int:
-    if not part.isascii() or not part.isdigit() or len(part) > 19 or int(part) > LARGEST:
+    if (
+        not part.isascii()
+        or not part.isdigit()
+        or str(int(part)) != part
+        or len(part) > 19
+        or int(part) > LARGEST
+    ):
         raise _unknown(text)
     return int(part)
 
