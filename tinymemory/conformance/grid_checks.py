@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from typing import Any
 
 import attrs
 
@@ -36,6 +37,7 @@ from tinymemory._operations import (
     EraseRequest,
     ExploreRequest,
     Facet,
+    FetchMode,
     FetchRequest,
     ForgetTarget,
 )
@@ -170,11 +172,15 @@ def check_erase_levels(subject: Subject) -> None:
 
 #: Page sizes: one, a few, around the number of matches, above 100, and the largest.
 _LIMITS = (1, 2, 3, 12, 13, 14, 100, 200, USIZE_MAX)
+#: How many items the check stores for pages above 100, and the page sizes it reads them in.
+_BULK = 150
+_BULK_LIMITS = (7, 99, 100, 101, 149, 150, 151, 200, USIZE_MAX)
 
 
 def check_page_sizes(subject: Subject) -> None:
     """List, export and fetch in every mode, under a filter, in pages of every size from 1 to
-    the largest: every page, first and later, holds only what the filter admits and all of it."""
+    the largest, and list and export of 150 items in pages around 100 and of 200: every
+    page, first and later, holds only what the filter admits, and together all of it."""
     with subject.session("page_sizes") as h:
         twin = Twin(h)
         kinds: list[Callable[[str, tuple[str, ...]], StoreItem]] = [
@@ -194,6 +200,17 @@ def check_page_sizes(subject: Subject) -> None:
             twin.lists(filter, limit)
             twin.exports(filter, limit)
             twin.fetches(FetchRequest(query=h.marker, filter=filter, limit=limit), True)
+        # More than 100 items, for pages above 100 (the command line exports by 200).
+        bulk = [
+            (f"bulk {n}", Learning(text=f"{h.marker} bulk {n}", meta=h.meta(tags=("bulk",))))
+            for n in range(_BULK)
+        ]
+        for start in range(0, _BULK, MAX_STORE_MANY):
+            twin.store_many(bulk[start : start + MAX_STORE_MANY])
+        filter = h.run_filter(tags_any=["bulk"])
+        for limit in _BULK_LIMITS:
+            twin.lists(filter, limit)
+            twin.exports(filter, limit)
 
 
 def check_explore_cuts(subject: Subject) -> None:
@@ -287,7 +304,10 @@ def check_long_text(subject: Subject) -> None:
         twin.reads_agree(run, (2, 200))
         twin.gets(sorted(twin.items), None)
         only_fetched = h.run_filter(folder=fetched)
-        twin.fetches(FetchRequest(query=h.marker, filter=only_fetched, limit=50), True)
+        # Keyword only (where declared): ranking 64 KiB texts by meaning is slow in the
+        # reference engine, and a text's nearness in meaning to one word is the engine's own.
+        request = FetchRequest(query=h.marker, filter=only_fetched, limit=50)
+        twin.fetches(request, True, [FetchMode.KEYWORD])
 
 
 def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
@@ -325,7 +345,7 @@ def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
         meta=meta,
     )
     document = Document(title="Base", body=f"{h.marker} single field", mime="text/plain", meta=meta)
-    changes: dict[str, object] = {
+    changes: dict[str, Any] = {
         "tool call id": ToolCallRef(name="search", id="call-2"),
         "tool call without id": ToolCallRef(name="search"),
         "tool call name": ToolCallRef(name="lookup", id="call-1"),
@@ -491,7 +511,7 @@ def check_time_bounds(subject: Subject) -> None:
         start = datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
         end = datetime(2024, 5, 6, 7, 8, 11, 654321, tzinfo=UTC)
         tick = timedelta(microseconds=1)
-        points = {"none": None}
+        points: dict[str, datetime | None] = {"none": None}
         for name, bound in (("start", start), ("end", end)):
             whole = bound.replace(microsecond=0)
             for offset_name, offset in (

@@ -171,13 +171,17 @@ class Twin:
             repr(shape(got)),
         )
 
-    def fetches(self, request: FetchRequest, every_admitted: bool) -> None:
+    def fetches(
+        self, request: FetchRequest, every_admitted: bool, modes: Sequence[FetchMode] | None = None
+    ) -> None:
         """Every page of ``request`` in every declared mode: admitted hits only, each the
         stored item, best first across pages; with ``every_admitted`` (every admitted item
         holds the query's word) a keyword fetch finds all of them (how near in meaning a
-        long text is to one word is the engine's own business)."""
+        long text is to one word is the engine's own business). ``modes`` narrows the
+        declared modes read."""
         admitted = {hit.id for hit in self.expected(request.filter)}
-        for mode in self.h.engine.descriptor.fetch_modes:
+        declared = self.h.engine.descriptor.fetch_modes
+        for mode in [mode for mode in declared if modes is None or mode in modes]:
             current = FetchRequest(
                 query=request.query, mode=mode, filter=request.filter, limit=request.limit
             )

@@ -60,12 +60,13 @@ CHECK = "matches_reference"
 
 _ROOT = Namespace.ROOT
 _HOME = Namespace.parse("project:conformance")
-#: The nodes items are stored at: the root, a project, an agent below it, a
-#: sandbox below it, and a sibling project.
+#: The nodes items are stored at: the root, a project, an agent below it, a node
+#: two levels below that (four deep), a sandbox below the project, and a sibling project.
 NODES = (
     _ROOT,
     _HOME,
     Namespace.parse("project:conformance/agent:scout"),
+    Namespace.parse("project:conformance/agent:scout/user:deep/agent:deepest"),
     Namespace.parse("project:conformance/service:job"),
     # The suite erases at every node but the root, which removes every item
     # there, whoever stored it: those nodes are named for the suite, so a run
@@ -79,9 +80,12 @@ REACHES: tuple[Reach | None, ...] = (
 )
 _WORDS = ("harbour", "crane", "ledger", "orbit", "signal", "meadow")
 _TAGS = ("red", "green", "blue")
-_FOLDERS = ("docs", "docs/api", "src")
+_FOLDERS = ("docs", "docs/api", "Docs", "src", "s_c", "s%c/é")
 _AGENTS = ("ada", "bob")
-_DATES = tuple(datetime(year, 3, 1, tzinfo=UTC) for year in (2021, 2023, 2025))
+_DATES = tuple(
+    datetime(year, 3, 1, 0, 0, 0, micro, tzinfo=UTC)
+    for year, micro in ((2021, 0), (2023, 0), (2023, 1), (2025, 999_999))
+)
 
 
 def _maybe(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
@@ -109,7 +113,7 @@ def pooled_items(draw: st.DrawFn) -> StoreItem:
     return Learning(
         text=text,
         kind=draw(st.sampled_from(LearningKind)),
-        confidence=draw(st.sampled_from((0.5, 0.9))),
+        confidence=draw(st.sampled_from((0.5, 0.9, 0.1, 1 / 3))),
         meta=meta,
     )
 
@@ -126,6 +130,7 @@ def pooled_filters(draw: st.DrawFn) -> MetaFilter:
         "folder": st.sampled_from(_FOLDERS),
         "agent_id": st.sampled_from(_AGENTS),
         "observed_after": st.sampled_from(_DATES),
+        "observed_before": st.sampled_from(_DATES),
     }
     for name in draw(st.lists(st.sampled_from(sorted(options)), max_size=3, unique=True)):
         fields[name] = draw(options[name])
