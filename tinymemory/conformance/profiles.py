@@ -44,7 +44,7 @@ PROFILES = {
         Profile("thorough", property_examples=500, machine_runs=500, machine_steps=50),
         # For mutation testing, which runs the suite once per mutant: the fixed checks
         # (the same under every profile) and a few random examples.
-        Profile("fast", property_examples=5, machine_runs=5, machine_steps=15),
+        Profile("mutation", property_examples=3, machine_runs=3, machine_steps=12),
     )
 }
 
