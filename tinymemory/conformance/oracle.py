@@ -53,7 +53,7 @@ class Twin:
 
     # --- writes -----------------------------------------------------------
 
-    def _same_receipts(
+    def same_receipts(
         self, call: str, got: Sequence[StoreReceipt], wanted: Sequence[StoreReceipt]
     ) -> None:
         shown = [(self.h.names([receipt.id]), receipt.replayed) for receipt in got]
@@ -65,7 +65,7 @@ class Twin:
         wanted = self.reference.store(item)
         self.h.name(wanted.id, label)
         got = self.h.store(item, label)
-        self._same_receipts(f"store({label})", [got], [wanted])
+        self.same_receipts(f"store({label})", [got], [wanted])
         self.items[wanted.id] = item
         return wanted.id
 
@@ -76,7 +76,7 @@ class Twin:
         batch = [item for _, item in items]
         wanted = self.reference.store_many(batch)
         got = self.h.store_many(batch)
-        self._same_receipts(f"store_many({len(batch)} items)", got, wanted)
+        self.same_receipts(f"store_many({len(batch)} items)", got, wanted)
         for receipt, item in zip(wanted, batch, strict=True):
             self.items[receipt.id] = item
         return [receipt.id for receipt in wanted]

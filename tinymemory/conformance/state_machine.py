@@ -33,7 +33,6 @@ from tinymemory._items import (
     LearningKind,
     Role,
     StoreItem,
-    StoreReceipt,
     Turn,
 )
 from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
@@ -51,9 +50,9 @@ from tinymemory._operations import (
     RecallRequest,
 )
 from tinymemory._wire import to_json
-from tinymemory.reference import ReferenceEngine
 
 from .harness import Call, Harness, Label, Subject
+from .oracle import Twin
 from .properties import bounded_shrinking, example_settings
 
 CHECK = "matches_reference"
@@ -137,11 +136,6 @@ def pooled_filters(draw: st.DrawFn) -> MetaFilter:
     return MetaFilter(**fields)
 
 
-def _seen(hit: Hit) -> tuple[object, ...]:
-    """What reads must agree on for one item."""
-    return (hit.id, hit.kind, hit.meta, hit.text, hit.confidence)
-
-
 def _label(item: StoreItem) -> str:
     """How failures name an item: kind, text and node."""
     return f"{item.item_kind.value} {item.render_text()[:40]!r} at {item.meta.namespace}"
@@ -156,7 +150,8 @@ class _Machine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.h = Harness(CHECK, self.subject.build(CHECK))
-        self.reference = ReferenceEngine()
+        self.twin = Twin(self.h)
+        self.reference = self.twin.reference
         self.erases = True
         workspace = self.h.workspace
         self.run_filter = MetaFilter(workspace=workspace)
@@ -181,40 +176,13 @@ class _Machine(RuleBasedStateMachine):
     def _in_run(self, filter: MetaFilter) -> MetaFilter:
         return attrs.evolve(filter, workspace=self.h.workspace)
 
-    def _expected(self, filter: MetaFilter) -> list[Hit]:
-        return list(self.reference.list(ListRequest(filter=filter, limit=10_000)).items)
-
-    def _same_hits(self, call: Label, wanted: list[Hit], got: list[Hit], ordered: bool) -> None:
-        """The same items (in the same order when ``ordered``), each read the same way."""
-        if not ordered:
-            wanted = sorted(wanted, key=lambda hit: hit.id)
-            got = sorted(got, key=lambda hit: hit.id)
-        wanted_ids, got_ids = [hit.id for hit in wanted], [hit.id for hit in got]
-        if got_ids != wanted_ids:
-            missing = [item_id for item_id in wanted_ids if item_id not in got_ids]
-            extra = [item_id for item_id in got_ids if item_id not in wanted_ids]
-            shown = f"{self.h.names(got_ids)}; missing {self.h.names(missing)}"
-            self.h.fail(
-                call, self.h.names(wanted_ids), f"{shown}, unexpected {self.h.names(extra)}"
-            )
-        for want, hit in zip(wanted, got, strict=True):
-            if _seen(hit) != _seen(want):
-                self.h.fail(call, to_json(want), to_json(hit))
-
-    def _same_receipts(
-        self, call: str, got: list[StoreReceipt], wanted: list[StoreReceipt]
-    ) -> None:
-        shown = [(self.h.names([receipt.id]), receipt.replayed) for receipt in got]
-        expected = [(self.h.names([receipt.id]), receipt.replayed) for receipt in wanted]
-        self.h.expect(shown == expected, call, f"receipts {expected}", repr(shown))
-
     # --- writes -----------------------------------------------------------
 
     @rule(target=stored, item=pooled_items())
     def store(self, item: StoreItem) -> str:
         placed = self._placed(item)
         got = self.h.store(placed, _label(placed))
-        self._same_receipts("store", [got], [self.reference.store(placed)])
+        self.twin.same_receipts("store", [got], [self.reference.store(placed)])
         return got.id
 
     @rule(items=st.lists(pooled_items(), min_size=1, max_size=5))
@@ -222,7 +190,7 @@ class _Machine(RuleBasedStateMachine):
         placed = [self._placed(item) for item in items]
         got = self.h.store_many(placed)
         wanted = self.reference.store_many(placed)
-        self._same_receipts(f"store_many({len(placed)} items)", got, wanted)
+        self.twin.same_receipts(f"store_many({len(placed)} items)", got, wanted)
 
     @rule(ids=st.lists(stored, min_size=1, max_size=4), unknown=st.booleans())
     def forget_ids(self, ids: list[str], unknown: bool) -> None:
@@ -261,7 +229,7 @@ class _Machine(RuleBasedStateMachine):
             return
         mode: FetchMode = data.draw(st.sampled_from(modes), label="mode")
         request = FetchRequest(query=query, mode=mode, filter=self._in_run(filter), limit=50)
-        admitted = {hit.id: hit for hit in self._expected(request.filter)}
+        admitted = {hit.id: hit for hit in self.twin.expected(request.filter)}
         hits = self.h.fetch(request)
         call = Call("fetch", request)
         self._expect_admitted(call, [hit.id for hit in hits], admitted)
@@ -274,7 +242,7 @@ class _Machine(RuleBasedStateMachine):
     @rule(query=st.sampled_from(_WORDS), filter=pooled_filters())
     def recall(self, query: str, filter: MetaFilter) -> None:
         request = RecallRequest(question=query, filter=self._in_run(filter), limit=5)
-        admitted = {hit.id: hit for hit in self._expected(request.filter)}
+        admitted = {hit.id: hit for hit in self.twin.expected(request.filter)}
         answer = self.h.recall(request)
         call = Call("recall", request)
         cited = [citation.id for citation in answer.citations]
@@ -319,18 +287,18 @@ class _Machine(RuleBasedStateMachine):
         The reference is read once per node; what a reach should return is
         the items of the nodes it admits, as the reference itself decides.
         """
-        by_node = {node: self._expected(filter) for node, filter in self.node_filters}
+        by_node = {node: self.twin.expected(filter) for node, filter in self.node_filters}
         known = {hit.id: hit for hits in by_node.values() for hit in hits}
         asked = [*sorted(known, reverse=True), f"{self.h.marker}-unknown"]
         for reach, filter in self.reach_filters:
             admitted = [node for node in NODES if Reach.admitted_by(reach, node)]
             wanted = [hit for node in admitted for hit in by_node[node]]
             listed = self.h.listed(filter, page=7)
-            self._same_hits(Call("list", filter), wanted, listed, ordered=False)
+            self.twin.same_hits(Call("list", filter), wanted, listed, ordered=False)
             visible = {hit.id for hit in wanted}
             in_order = [known[item_id] for item_id in asked if item_id in visible]
             got = self.h.get(asked, reach)
-            self._same_hits(
+            self.twin.same_hits(
                 Call("get", GetRequest(ids=asked, reach=reach)), in_order, got, ordered=True
             )
             request = ExploreRequest(facet=Facet.NAMESPACE, filter=filter, limit=500)
