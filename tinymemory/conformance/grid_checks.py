@@ -386,6 +386,7 @@ def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
         "source kind": SourceRef(kind=SourceKind.LINK, id="source-1"),
         "namespace": Namespace([Segment(SegmentKind.AGENT, f"{h.marker}-other")]),
         "observed_at": at + timedelta(microseconds=1),
+        "derive": True,
     }
     fields = {
         "tool call id": "tool_call",
@@ -420,6 +421,17 @@ def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
             ),
         )
     )
+    for name, later in (
+        ("a millisecond", timedelta(milliseconds=1)),
+        ("a quarter second", timedelta(milliseconds=250)),
+    ):
+        moved = attrs.evolve(turns[0], at=at + later)
+        items.append(
+            (
+                f"conversation, turn time {name} later",
+                Conversation(turns=[moved, turns[1]], meta=meta),
+            )
+        )
     # Confidences that an f32 does not keep as written, and their neighbours.
     for confidence in (0.1 + 1e-9, 1 / 3, 0.3333333, 0.7, 0.9999999, 1e-7, 0.30000001192092896):
         items.append(
@@ -554,6 +566,9 @@ def check_time_bounds(subject: Subject) -> None:
                 points[f"{offset_name} {name}"] = bound + offset
             points[f"the whole second of {name}"] = whole
             points[f"the next whole second after {name}"] = whole + timedelta(seconds=1)
+            points[f"whole milliseconds into the second of {name}"] = whole + timedelta(
+                milliseconds=250
+            )
         items = [
             (
                 f"observed {name}",
@@ -571,6 +586,7 @@ def check_time_bounds(subject: Subject) -> None:
             (start, start),
             (whole_start, whole_start + timedelta(seconds=1)),
             (start - tick, end + tick),
+            (whole_start + timedelta(milliseconds=250), end),
         ]
         filters = [
             h.run_filter(observed_after=after, observed_before=before) for after, before in windows
@@ -579,7 +595,7 @@ def check_time_bounds(subject: Subject) -> None:
             twin.lists(filter, 3)
             twin.explores(ExploreRequest(facet=Facet.KIND, filter=filter, limit=500))
             twin.fetches(FetchRequest(query=h.marker, filter=filter, limit=50), True)
-        for filter in filters[3:5] + filters[:1]:
+        for filter in [*filters[3:5], filters[-1], filters[0]]:
             twin.forget(ForgetTarget.by_filter(filter))
             twin.lists(h.run_filter(), 50)
 
