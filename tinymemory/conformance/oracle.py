@@ -6,8 +6,8 @@ whatever the engine reads (every page of ``list``, ``export`` and ``fetch``,
 contract leaves a choice to the engine (the order of a listing, how a
 ranked read ranks), the comparison leaves it too: listings compare as sets,
 and fetch hits must be admitted, each the stored item, best first by the
-engine's own scores, and all of them found when every admitted item holds
-the query.
+engine's own scores, and in keyword mode all of them found when every
+admitted item holds the query's word.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from tinymemory._meta import MetaFilter
 from tinymemory._namespace import Reach
 from tinymemory._operations import (
     EraseRequest,
+    ExplorePage,
     ExploreRequest,
     Facet,
     FetchMode,
@@ -36,6 +37,12 @@ from .item_checks import expect_ranked_hit
 
 #: Every entry of the reference's answer, in one page.
 _ALL = 2**32
+
+
+def shape(page: ExplorePage) -> tuple[object, ...]:
+    """What two explore answers must agree on: buckets in order, and every count."""
+    buckets = [(bucket.value, bucket.count) for bucket in page.buckets]
+    return (buckets, page.more_buckets, page.total, page.missing, page.truncated)
 
 
 def seen(hit: Hit) -> tuple[object, ...]:
@@ -56,6 +63,7 @@ class Twin:
     def same_receipts(
         self, call: str, got: Sequence[StoreReceipt], wanted: Sequence[StoreReceipt]
     ) -> None:
+        """Receipts equal in order, each the same id and the same replay."""
         shown = [(self.h.names([receipt.id]), receipt.replayed) for receipt in got]
         expected = [(self.h.names([receipt.id]), receipt.replayed) for receipt in wanted]
         self.h.expect(shown == expected, call, f"receipts (id, replayed) {expected}", repr(shown))
@@ -132,22 +140,20 @@ class Twin:
 
     def exports(self, filter: MetaFilter, limit: int) -> None:
         """``export`` in pages of ``limit`` hands back what the reference holds, whole."""
-        if not self.h.exports(filter):
+        exported = self.h.exported(filter, page=limit)
+        if exported is None:
             return
         call = Call("export", ListRequest(filter=filter, limit=limit))
-        got = self.h.exported(filter, page=limit) or []
-        wanted = self.reference.export(ListRequest(filter=filter, limit=_ALL)).items
-        got_items = sorted((entry.id, to_json(entry.item)) for entry in got)
-        wanted_items = sorted((entry.id, to_json(entry.item)) for entry in wanted)
-        if got_items != wanted_items:
-            self.h.fail(
-                call,
-                self.h.names(item_id for item_id, _ in wanted_items),
-                self.h.names(item_id for item_id, _ in got_items)
-                + " (or an item not whole: "
-                + repr(sorted(set(got_items) - set(wanted_items))[:1])
-                + ")",
-            )
+        got = {entry.id: entry.item for entry in exported}
+        wanted = {
+            entry.id: entry.item
+            for entry in self.reference.export(ListRequest(filter=filter, limit=_ALL)).items
+        }
+        if sorted(got) != sorted(wanted):
+            self.h.fail(call, self.h.names(sorted(wanted)), self.h.names(sorted(got)))
+        for item_id, item in wanted.items():
+            if got[item_id] != item:
+                self.h.fail(call, to_json(item), to_json(got[item_id]))
 
     def gets(self, ids: Sequence[str], reach: Reach | None) -> None:
         """``get`` reads what the reference reads, in the order named."""
@@ -157,18 +163,13 @@ class Twin:
 
     def explores(self, request: ExploreRequest) -> None:
         """``explore`` answers exactly what the reference answers: buckets in order, counts."""
-        wanted = self.reference.explore(request)
-        got = self.h.explore(request)
-
-        def shape(page: object) -> tuple[object, ...]:
-            buckets = [(bucket.value, bucket.count) for bucket in page.buckets]  # type: ignore[attr-defined]
-            return (buckets, page.more_buckets, page.total, page.missing, page.truncated)  # type: ignore[attr-defined]
-
+        wanted = shape(self.reference.explore(request))
+        got = shape(self.h.explore(request))
         self.h.expect(
-            shape(got) == shape(wanted),
+            got == wanted,
             Call("explore", request),
-            "buckets, more_buckets, total, missing, truncated = " + repr(shape(wanted)),
-            repr(shape(got)),
+            "buckets, more_buckets, total, missing, truncated = " + repr(wanted),
+            repr(got),
         )
 
     def fetches(
