@@ -179,7 +179,7 @@ def check_erase_levels(subject: Subject) -> None:
 _LIMITS = (1, 2, 3, 12, 13, 14, 100, 200, USIZE_MAX)
 #: How many items the check stores for pages above 100, and the page sizes it reads them in.
 _BULK = 150
-_BULK_LIMITS = (7, 99, 100, 101, 149, 150, 151, 200, USIZE_MAX)
+_BULK_LIMITS = (1, 7, 99, 100, 101, 149, 150, 151, 200, USIZE_MAX)
 
 
 def check_page_sizes(subject: Subject) -> None:
@@ -406,6 +406,13 @@ def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
         changed = attrs.evolve(meta, **{fields.get(name, name): value})
         items.append((f"conversation, other {name}", conversation.with_meta(changed)))
     later_turn = attrs.evolve(turns[1], tool_calls=[ToolCallRef(name="search", id="call-9")])
+    two_calls = [ToolCallRef(name="search", id="call-1"), ToolCallRef(name="open")]
+    items.append(
+        (
+            "conversation, a turn with a second tool call",
+            Conversation(turns=[turns[0], attrs.evolve(turns[1], tool_calls=two_calls)], meta=meta),
+        )
+    )
     items.append(
         (
             "conversation, other turn tool call id",
