@@ -387,6 +387,7 @@ def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
         "namespace": Namespace([Segment(SegmentKind.AGENT, f"{h.marker}-other")]),
         "observed_at": at + timedelta(microseconds=1),
         "derive": True,
+        "derive false": False,
     }
     fields = {
         "tool call id": "tool_call",
@@ -396,6 +397,7 @@ def _variants(h: Harness) -> list[tuple[str, StoreItem]]:
         "a tag more": "tags",
         "tag order": "tags",
         "source kind": "source",
+        "derive false": "derive",
     }
     items: list[tuple[str, StoreItem]] = [
         ("base conversation", conversation),
