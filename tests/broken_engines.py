@@ -6,6 +6,8 @@ fail every one of them, in the check named beside it in ``FAULTS``.
 
 from __future__ import annotations
 
+import re
+import time
 import unicodedata
 from collections.abc import Sequence
 from datetime import timedelta
@@ -35,11 +37,13 @@ from tinymemory import (
     ListRequest,
     MemoryMeta,
     MetaFilter,
+    Namespace,
     Reach,
     RecallAnswer,
     RecallRequest,
     ReferenceEngine,
     StoreReceipt,
+    Unavailable,
 )
 from tinymemory._engine import EngineWrapper
 from tinymemory._items import MAX_STORE_MANY, Learning, StoreItem
@@ -376,6 +380,299 @@ class IgnoresClose(Wrapped):
         return
 
 
+# --- round three: each breaks a rule only away from the one point round two built ---
+
+
+def _within(filter: MetaFilter, item: StoreItem) -> bool:
+    return filter.matches(item.item_kind, item.meta)
+
+
+class ListCapsPagesAt100(Wrapped):
+    """A list page asked with a limit above 100 holds 100 items and says there is no more."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        if request.limit <= 100:
+            return self.inner.handle_list(request)
+        page = self.inner.handle_list(attrs.evolve(request, limit=100))
+        return attrs.evolve(page, next_cursor=None)
+
+
+class LaterFetchPagesDropTheFilter(Wrapped):
+    """Fetch pages after the first are ranked without the request's filter."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        if request.cursor is None:
+            return self.inner.handle_fetch(request)
+        return self.inner.handle_fetch(attrs.evolve(request, filter=MetaFilter()))
+
+
+class MoreBucketsCountsItems(Wrapped):
+    """``more_buckets`` counts the items of the buckets cut, not the buckets."""
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        page = self.inner.handle_explore(request)
+        whole = self.inner.handle_explore(attrs.evolve(request, limit=500))
+        cut = sum(bucket.count for bucket in whole.buckets[request.limit :])
+        return attrs.evolve(page, more_buckets=cut)
+
+
+class InheritsOnlyTheParent(Wrapped):
+    """An inheriting reach reads its node and its parent, not every ancestor."""
+
+    def _narrowed(self, reach: Reach | None, namespace: Namespace) -> bool:
+        if reach is None or not reach.inherit or namespace == reach.at:
+            return Reach.admitted_by(reach, namespace)
+        if reach.at.is_within(namespace) and namespace != reach.at.parent():
+            return False
+        return Reach.admitted_by(reach, namespace)
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(attrs.evolve(request, limit=2**32, cursor=None))
+        kept = [
+            hit for hit in page.items if self._narrowed(request.filter.reach, hit.meta.namespace)
+        ]
+        start = int(request.cursor or 0)
+        more = start + request.limit < len(kept)
+        chosen = kept[start : start + request.limit]
+        return ListPage(items=chosen, next_cursor=str(start + request.limit) if more else None)
+
+
+class GetIgnoresReachBelowTheTop(Wrapped):
+    """``get`` honours the reach for items at most two levels deep only."""
+
+    def handle_get(self, request: GetRequest) -> list[Hit]:
+        everywhere = self.inner.handle_get(
+            attrs.evolve(request, reach=Reach.subtree(Namespace.ROOT))
+        )
+        scoped = {hit.id for hit in self.inner.handle_get(request)}
+        return [
+            hit for hit in everywhere if hit.id in scoped or len(hit.meta.namespace.segments) > 2
+        ]
+
+
+class EraseTouchesAncestors(Wrapped):
+    """An erase with an inheriting reach also erases the ancestors that reach would read."""
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        report = self.inner.handle_erase(request)
+        if request.reach.inherit:
+            for ancestor in request.reach.at.ancestors_and_self()[1:-1]:
+                self.inner.handle_erase(attrs.evolve(request, reach=Reach.exact(ancestor)))
+        return report
+
+
+class ErasesTwoLevelsDown(Wrapped):
+    """An erase with descendants reaches children and grandchildren, nothing deeper."""
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        if not request.reach.descendants:
+            return self.inner.handle_erase(request)
+        at = request.reach.at
+        doomed = {
+            item.meta.namespace
+            for item in self.inner._open_items().values()
+            if item.meta.namespace.is_within(at)
+            and len(item.meta.namespace.segments) - len(at.segments) <= 2
+        }
+        for node in doomed:
+            self.inner.handle_erase(attrs.evolve(request, reach=Reach.exact(node)))
+        return EraseReport(erased_scopes=len(doomed))
+
+
+class WholeTreeOnlyWithoutKinds(Wrapped):
+    """The whole-tree interlock holds only when no kinds are named: naming all three erases."""
+
+    def erase(self, request: EraseRequest) -> EraseReport:
+        if request.kinds:
+            return self.inner.handle_erase(request)
+        return super().erase(request)
+
+
+class ReachOnlyForgetForgetsNothing(Wrapped):
+    """A forget by a filter holding only a reach is taken as empty: nothing forgotten."""
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        if target.filter is not None and target.filter == MetaFilter(reach=target.filter.reach):
+            return ForgetReport(0)
+        return self.inner.handle_forget(target)
+
+
+def _cut(text: str) -> str:
+    return text[: 64 * 1024]
+
+
+class CutsTextAt64KiB(Wrapped):
+    """Listed text is cut to its first 65,536 characters."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(request)
+        return attrs.evolve(
+            page, items=[attrs.evolve(hit, text=_cut(hit.text)) for hit in page.items]
+        )
+
+
+class ChecksCapsOneByOne(Wrapped):
+    """store_many checks each item's own rules, then stores one by one, so an item over a cap
+    is refused only when its turn comes, after the items before it are stored."""
+
+    def store_many(self, items: Sequence[StoreItem]) -> list[StoreReceipt]:
+        batch = list(items)
+        if not 1 <= len(batch) <= MAX_STORE_MANY:
+            raise InvalidRequest("store_many takes between 1 and 100 items")
+        for item in batch:
+            item.validate()
+        return [self.store(item) for item in batch]
+
+
+class IdentityIgnoresToolCallId(Wrapped):
+    """An item differing from a stored one only in its tool call's id is a replay of it."""
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        call = item.meta.tool_call
+        if call is not None and call.id is not None:
+            bare = item.with_meta(attrs.evolve(item.meta, tool_call=attrs.evolve(call, id=None)))
+            for stored_id, stored in self.inner._items.items():
+                other = stored.meta.tool_call
+                if (
+                    other is not None
+                    and stored.with_meta(
+                        attrs.evolve(stored.meta, tool_call=attrs.evolve(other, id=None))
+                    )
+                    == bare
+                ):
+                    return StoreReceipt(stored_id, replayed=True)
+        return self.inner.handle_store(item)
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        return [self.handle_store(item) for item in items]
+
+
+class RoundsConfidence(Wrapped):
+    """Listed learnings carry their confidence rounded to two decimals."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        page = self.inner.handle_list(request)
+        items = [
+            attrs.evolve(hit, confidence=round(hit.confidence, 2))
+            if hit.confidence is not None
+            else hit
+            for hit in page.items
+        ]
+        return attrs.evolve(page, items=items)
+
+
+class PathFilterByLike(Wrapped):
+    """Folder filters match like SQL's LIKE: ``_`` any character, ``%`` any run, ASCII case
+    ignored."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        folder = request.filter.folder
+        if folder is None:
+            return self.inner.handle_list(request)
+        pattern = re.escape(folder.rstrip("/")).replace("_", ".").replace("%", ".*")
+        rest = attrs.evolve(request.filter, folder=None)
+        admitted = [
+            Hit.of_item(item_id, item)
+            for item_id, item in self.inner._items.items()
+            if _within(rest, item)
+            and item.meta.folder is not None
+            and re.fullmatch(f"{pattern}(/.*)?", item.meta.folder, re.IGNORECASE | re.ASCII)
+        ]
+        start = int(request.cursor or 0)
+        more = start + request.limit < len(admitted)
+        chosen = admitted[start : start + request.limit]
+        return ListPage(items=chosen, next_cursor=str(start + request.limit) if more else None)
+
+
+class WindowInWholeSeconds(Wrapped):
+    """List compares window bounds in whole seconds, dropping their fractions."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        filter = request.filter
+        whole = attrs.evolve(
+            filter,
+            observed_after=filter.observed_after and filter.observed_after.replace(microsecond=0),
+            observed_before=filter.observed_before
+            and filter.observed_before.replace(microsecond=0),
+        )
+        return self.inner.handle_list(attrs.evolve(request, filter=whole))
+
+
+class LosesConcurrentStores(Wrapped):
+    """Stores read the whole memory, add the item and write it all back: stores running at
+    once lose each other's items."""
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        before = dict(self.inner._items)
+        receipt = self.inner.handle_store(item)
+        time.sleep(0.002)
+        self.inner._items.clear()
+        self.inner._items.update(before)
+        self.inner._items[receipt.id] = item
+        return receipt
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        return [self.handle_store(item) for item in items]
+
+
+class TransientRefusal(InvalidRequest):
+    transient = True
+
+
+class RefusesAsTransient(Wrapped):
+    """Refusals of bad requests are marked transient, as if worth retrying unchanged."""
+
+    def list(self, request: ListRequest) -> ListPage:
+        try:
+            return super().list(request)
+        except InvalidRequest as error:
+            raise TransientRefusal(error.message) from None
+
+
+class ExportsAfterClose(Wrapped):
+    """After close, list and the rest fail, but export, erase and store_many still serve."""
+
+    def close(self) -> None:
+        self.closed = True
+
+    def _open(self) -> None:
+        if getattr(self, "closed", False):
+            raise Unavailable("the engine is closed")
+
+    def health(self) -> EngineHealth:
+        if getattr(self, "closed", False):
+            return EngineHealth.down("closed")
+        return super().health()
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        self._open()
+        return self.inner.handle_list(request)
+
+    def handle_get(self, request: GetRequest) -> list[Hit]:
+        self._open()
+        return self.inner.handle_get(request)
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        self._open()
+        return self.inner.handle_recall(request)
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        self._open()
+        return self.inner.handle_explore(request)
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        self._open()
+        return self.inner.handle_forget(target)
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        self._open()
+        return self.inner.handle_fetch(request)
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        self._open()
+        return self.inner.handle_store(item)
+
+
 #: Each broken engine and the fixed check that must catch it.
 FAULTS: dict[type[Wrapped], str] = {
     TrimsText: "text_preserved",
@@ -414,4 +711,22 @@ FAULTS: dict[type[Wrapped], str] = {
     GetIgnoresReach: "namespaces",
     LeaksSandbox: "namespaces",
     ErasesEveryKind: "erase",
+    RefusesAsTransient: "refusals",
+    ExportsAfterClose: "close",
+    ListCapsPagesAt100: "page_sizes",
+    LaterFetchPagesDropTheFilter: "page_sizes",
+    MoreBucketsCountsItems: "explore_cuts",
+    InheritsOnlyTheParent: "deep_reach",
+    GetIgnoresReachBelowTheTop: "deep_reach",
+    ReachOnlyForgetForgetsNothing: "deep_reach",
+    EraseTouchesAncestors: "erase_levels",
+    ErasesTwoLevelsDown: "erase_levels",
+    WholeTreeOnlyWithoutKinds: "erase_levels",
+    ChecksCapsOneByOne: "batch_positions",
+    CutsTextAt64KiB: "long_text",
+    IdentityIgnoresToolCallId: "single_field",
+    RoundsConfidence: "single_field",
+    PathFilterByLike: "hostile_paths",
+    WindowInWholeSeconds: "time_bounds",
+    LosesConcurrentStores: "threads",
 }

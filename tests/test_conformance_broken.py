@@ -57,16 +57,14 @@ def test_each_fault_fails_its_named_check_and_the_random_checks_wait(
     assert elapsed < BUDGET
 
 
-def test_the_whole_broken_set_is_caught_within_the_budget():
+def test_every_broken_engine_is_caught_by_the_fixed_checks_within_the_budget():
     slowest = 0.0
-    started = time.perf_counter()
     for engine, check in FAULTS.items():
         began = time.perf_counter()
         report = run(engine, checks=FIXED_CHECK_NAMES)
         slowest = max(slowest, time.perf_counter() - began)
         assert check in {result.check for result in report.failed}, engine.__name__
     assert slowest < BUDGET
-    assert time.perf_counter() - started < BUDGET
 
 
 def test_every_fixed_check_has_a_broken_engine_it_catches():

@@ -199,3 +199,10 @@ def test_without_hypothesis_the_suite_names_the_extra_to_install(pytester: pytes
     assert (
         "the TinyMemory conformance suite needs Hypothesis: pip install 'tinymemory[conformance]'"
     ) in done.stderr
+
+
+def test_the_profile_option_offers_every_profile(pytester: pytest.Pytester):
+    from tinymemory.conformance.profiles import PROFILES
+
+    result = pytester.runpytest_subprocess("--help")
+    assert f"--tinymemory-profile={{{','.join(PROFILES)}}}" in result.stdout.str()

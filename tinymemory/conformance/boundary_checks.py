@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
-from tinymemory._errors import TinyMemoryError
+from tinymemory._errors import TinyMemoryError, Unsupported
 from tinymemory._items import (
     MAX_STORE_MANY,
     Conversation,
@@ -24,9 +24,11 @@ from tinymemory._items import (
     Turn,
 )
 from tinymemory._meta import MetaFilter
+from tinymemory._namespace import Namespace, Reach, Segment, SegmentKind
 from tinymemory._operations import (
     MAX_BUCKETS,
     MAX_GET_IDS,
+    EraseRequest,
     ExploreRequest,
     Facet,
     FetchMode,
@@ -268,7 +270,8 @@ def check_refusals(subject: Subject) -> None:
 
 def check_close(subject: Subject) -> None:
     """``close()`` releases the engine: afterwards health is not serving and every operation
-    raises one of the contract's errors; closing again is harmless."""
+    (store_many, export, erase and forget_within among them) raises one of the contract's
+    errors, not transient unless it is ``Unavailable``; closing again is harmless."""
     engine = subject.build("close")
     h = Harness("close", engine)
     try:
@@ -284,6 +287,7 @@ def check_close(subject: Subject) -> None:
     health = h.call("health() after close()", engine.health)
     h.expect(not health.serving, "health() after close()", "down", health.state.value)
     run = h.run_filter()
+    node = Namespace([Segment(SegmentKind.AGENT, f"{h.marker}-closed")])
     operations: list[tuple[str, Callable[[], object]]] = [
         ("list", partial(engine.list, ListRequest(filter=run))),
         ("get", partial(engine.get, GetRequest(ids=("x" * 40,)))),
@@ -297,14 +301,28 @@ def check_close(subject: Subject) -> None:
             )
             for mode in engine.descriptor.fetch_modes
         ),
-        # Last, and forgotten again if it was served: a closed engine must not keep it.
+        (
+            "get with a reach",
+            partial(engine.get, GetRequest(ids=("x" * 40,), reach=Reach.of(node))),
+        ),
+        ("forget_within", partial(engine.forget_within, ["x" * 40], Reach.exact(node))),
+        ("export", partial(engine.export, ListRequest(filter=run))),
+        ("erase", partial(engine.erase, EraseRequest(reach=Reach.subtree(node)))),
+        # Last, and forgotten again if it was served: a closed engine must not keep them.
         ("store", partial(engine.store, Document(body=f"{h.marker} after close", meta=h.meta()))),
+        (
+            "store_many",
+            partial(engine.store_many, [Learning(text=f"{h.marker} after close", meta=h.meta())]),
+        ),
     ]
     for operation, call in operations:
         label = f"{operation} after close()"
         try:
             answer = call()
-        except TinyMemoryError:
+        except Unsupported:  # export and erase are optional: refusing them is fine here too
+            continue
+        except TinyMemoryError as error:
+            h.expect_transient_only_if_unavailable(label, error)
             continue
         except Exception as error:
             h.fail(label, "one of the contract's errors", describe_error(error))

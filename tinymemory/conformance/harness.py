@@ -17,7 +17,7 @@ from typing import Any, NoReturn, Protocol, TypeVar
 import attrs
 
 from tinymemory._engine import MemoryEngine
-from tinymemory._errors import InvalidRequest, TinyMemoryError, Unsupported
+from tinymemory._errors import InvalidRequest, TinyMemoryError, Unavailable, Unsupported
 from tinymemory._items import StoreItem, StoreReceipt
 from tinymemory._meta import MemoryMeta, MetaFilter
 from tinymemory._namespace import Namespace, Reach
@@ -229,11 +229,23 @@ class Harness:
         wanted = " or ".join(error.__name__ for error in errors)
         try:
             answer = operation()
-        except errors:
+        except errors as error:
+            self.expect_transient_only_if_unavailable(label, error)
             return
         except Exception as error:
             self.fail(label, wanted, describe_error(error))
         self.fail(label, wanted, f"an answer: {answer!r}")
+
+    def expect_transient_only_if_unavailable(self, label: Label, error: TinyMemoryError) -> None:
+        """Only ``Unavailable`` is transient (worth retrying as it is); every other error is not."""
+        __tracebackhide__ = True  # pytest shows the failure, not the suite's frames
+        unavailable = isinstance(error, Unavailable)
+        self.expect(
+            error.transient is unavailable,
+            label,
+            f"{type(error).__name__} with transient={unavailable} (only Unavailable is transient)",
+            f"transient={error.transient}",
+        )
 
     def meta(self, **fields: Any) -> MemoryMeta:
         """Metadata in the run's workspace (unless ``fields`` names another)."""
@@ -374,8 +386,9 @@ class Harness:
             return True
         return True
 
-    def exported(self, filter: MetaFilter) -> list[Exported] | None:
-        """Every item ``filter`` admits, exported; ``None`` when the engine does not export."""
+    def exported(self, filter: MetaFilter, page: int = LISTING_PAGE) -> list[Exported] | None:
+        """Every item ``filter`` admits, exported in pages of ``page``; ``None`` when the
+        engine does not export."""
         if not self.exports(filter):
             return None
 
@@ -387,7 +400,7 @@ class Harness:
                 )
             return answer.items, answer.next_cursor
 
-        return self._paged("export", serve, ListRequest(filter=filter, limit=LISTING_PAGE))
+        return self._paged("export", serve, ListRequest(filter=filter, limit=page))
 
     def erase(self, request: EraseRequest) -> EraseReport | None:
         """Erase; ``None`` when the engine does not erase."""

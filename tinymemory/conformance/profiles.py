@@ -42,6 +42,9 @@ PROFILES = {
         Profile("default", property_examples=100, machine_runs=60, machine_steps=30),
         Profile("ci", property_examples=25, machine_runs=20, machine_steps=20),
         Profile("thorough", property_examples=500, machine_runs=500, machine_steps=50),
+        # For mutation testing, which runs the suite once per mutant: the fixed checks
+        # (the same under every profile) and a few random examples.
+        Profile("mutation", property_examples=3, machine_runs=3, machine_steps=12),
     )
 }
 

@@ -13,7 +13,7 @@ against that engine, with no test files of your own. Options:
 ``--tinymemory-peer-settings=JSON``
     settings of a second user of the same backing store, for the isolation
     check (without it, isolation runs between two engines built alike).
-``--tinymemory-profile=default|ci|thorough``
+``--tinymemory-profile=default|ci|thorough|mutation``
     how many random examples the property checks and the state machine try.
 
 A key for the engine comes from ``TINYMEMORY_API_KEY``, never from an option.
@@ -71,7 +71,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--tinymemory-profile",
-        choices=("default", "ci", "thorough"),
+        # The names of profiles.PROFILES, written out: pytest loads this module in every
+        # run, and it imports nothing of the suite until asked (a test holds it to that).
+        choices=("default", "ci", "thorough", "mutation"),
         help="random example budget (default: $TINYMEMORY_CONFORMANCE_PROFILE or default)",
     )
 

@@ -125,8 +125,8 @@ def run(
 
     ``pair`` builds two users of one store for the isolation check (two
     engines from ``factory`` when not given). ``profile`` picks the random
-    example budget (``default``, ``ci`` or ``thorough``); ``checks`` runs only
-    the checks named; ``on_result`` hears each result as it comes (for
+    example budget (``default``, ``ci``, ``thorough`` or ``mutation``);
+    ``checks`` runs only the checks named; ``on_result`` hears each result as it comes (for
     progress); ``pair_hint`` is what the isolation check asks for when two
     engines from ``factory`` turn out to share a store. Nothing is raised
     for a failing engine: read the report.

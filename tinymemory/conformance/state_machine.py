@@ -33,7 +33,6 @@ from tinymemory._items import (
     LearningKind,
     Role,
     StoreItem,
-    StoreReceipt,
     Turn,
 )
 from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, SourceRef
@@ -47,25 +46,24 @@ from tinymemory._operations import (
     ForgetTarget,
     GetRequest,
     Hit,
-    ListRequest,
     RecallRequest,
 )
-from tinymemory._wire import to_json
-from tinymemory.reference import ReferenceEngine
 
 from .harness import Call, Harness, Label, Subject
+from .oracle import Twin
 from .properties import bounded_shrinking, example_settings
 
 CHECK = "matches_reference"
 
 _ROOT = Namespace.ROOT
 _HOME = Namespace.parse("project:conformance")
-#: The nodes items are stored at: the root, a project, an agent below it, a
-#: sandbox below it, and a sibling project.
+#: The nodes items are stored at: the root, a project, an agent below it, a node
+#: two levels below that (four deep), a sandbox below the project, and a sibling project.
 NODES = (
     _ROOT,
     _HOME,
     Namespace.parse("project:conformance/agent:scout"),
+    Namespace.parse("project:conformance/agent:scout/user:deep/agent:deepest"),
     Namespace.parse("project:conformance/service:job"),
     # The suite erases at every node but the root, which removes every item
     # there, whoever stored it: those nodes are named for the suite, so a run
@@ -79,9 +77,12 @@ REACHES: tuple[Reach | None, ...] = (
 )
 _WORDS = ("harbour", "crane", "ledger", "orbit", "signal", "meadow")
 _TAGS = ("red", "green", "blue")
-_FOLDERS = ("docs", "docs/api", "src")
+_FOLDERS = ("docs", "docs/api", "Docs", "src", "s_c", "s%c/é")
 _AGENTS = ("ada", "bob")
-_DATES = tuple(datetime(year, 3, 1, tzinfo=UTC) for year in (2021, 2023, 2025))
+_DATES = tuple(
+    datetime(year, 3, 1, 0, 0, 0, micro, tzinfo=UTC)
+    for year, micro in ((2021, 0), (2023, 0), (2023, 1), (2025, 999_999))
+)
 
 
 def _maybe(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
@@ -109,7 +110,7 @@ def pooled_items(draw: st.DrawFn) -> StoreItem:
     return Learning(
         text=text,
         kind=draw(st.sampled_from(LearningKind)),
-        confidence=draw(st.sampled_from((0.5, 0.9))),
+        confidence=draw(st.sampled_from((0.5, 0.9, 0.1, 1 / 3))),
         meta=meta,
     )
 
@@ -126,15 +127,11 @@ def pooled_filters(draw: st.DrawFn) -> MetaFilter:
         "folder": st.sampled_from(_FOLDERS),
         "agent_id": st.sampled_from(_AGENTS),
         "observed_after": st.sampled_from(_DATES),
+        "observed_before": st.sampled_from(_DATES),
     }
     for name in draw(st.lists(st.sampled_from(sorted(options)), max_size=3, unique=True)):
         fields[name] = draw(options[name])
     return MetaFilter(**fields)
-
-
-def _seen(hit: Hit) -> tuple[object, ...]:
-    """What reads must agree on for one item."""
-    return (hit.id, hit.kind, hit.meta, hit.text, hit.confidence)
 
 
 def _label(item: StoreItem) -> str:
@@ -151,7 +148,8 @@ class _Machine(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.h = Harness(CHECK, self.subject.build(CHECK))
-        self.reference = ReferenceEngine()
+        self.twin = Twin(self.h)
+        self.reference = self.twin.reference
         self.erases = True
         workspace = self.h.workspace
         self.run_filter = MetaFilter(workspace=workspace)
@@ -176,40 +174,13 @@ class _Machine(RuleBasedStateMachine):
     def _in_run(self, filter: MetaFilter) -> MetaFilter:
         return attrs.evolve(filter, workspace=self.h.workspace)
 
-    def _expected(self, filter: MetaFilter) -> list[Hit]:
-        return list(self.reference.list(ListRequest(filter=filter, limit=10_000)).items)
-
-    def _same_hits(self, call: Label, wanted: list[Hit], got: list[Hit], ordered: bool) -> None:
-        """The same items (in the same order when ``ordered``), each read the same way."""
-        if not ordered:
-            wanted = sorted(wanted, key=lambda hit: hit.id)
-            got = sorted(got, key=lambda hit: hit.id)
-        wanted_ids, got_ids = [hit.id for hit in wanted], [hit.id for hit in got]
-        if got_ids != wanted_ids:
-            missing = [item_id for item_id in wanted_ids if item_id not in got_ids]
-            extra = [item_id for item_id in got_ids if item_id not in wanted_ids]
-            shown = f"{self.h.names(got_ids)}; missing {self.h.names(missing)}"
-            self.h.fail(
-                call, self.h.names(wanted_ids), f"{shown}, unexpected {self.h.names(extra)}"
-            )
-        for want, hit in zip(wanted, got, strict=True):
-            if _seen(hit) != _seen(want):
-                self.h.fail(call, to_json(want), to_json(hit))
-
-    def _same_receipts(
-        self, call: str, got: list[StoreReceipt], wanted: list[StoreReceipt]
-    ) -> None:
-        shown = [(self.h.names([receipt.id]), receipt.replayed) for receipt in got]
-        expected = [(self.h.names([receipt.id]), receipt.replayed) for receipt in wanted]
-        self.h.expect(shown == expected, call, f"receipts {expected}", repr(shown))
-
     # --- writes -----------------------------------------------------------
 
     @rule(target=stored, item=pooled_items())
     def store(self, item: StoreItem) -> str:
         placed = self._placed(item)
         got = self.h.store(placed, _label(placed))
-        self._same_receipts("store", [got], [self.reference.store(placed)])
+        self.twin.same_receipts("store", [got], [self.reference.store(placed)])
         return got.id
 
     @rule(items=st.lists(pooled_items(), min_size=1, max_size=5))
@@ -217,7 +188,7 @@ class _Machine(RuleBasedStateMachine):
         placed = [self._placed(item) for item in items]
         got = self.h.store_many(placed)
         wanted = self.reference.store_many(placed)
-        self._same_receipts(f"store_many({len(placed)} items)", got, wanted)
+        self.twin.same_receipts(f"store_many({len(placed)} items)", got, wanted)
 
     @rule(ids=st.lists(stored, min_size=1, max_size=4), unknown=st.booleans())
     def forget_ids(self, ids: list[str], unknown: bool) -> None:
@@ -256,7 +227,7 @@ class _Machine(RuleBasedStateMachine):
             return
         mode: FetchMode = data.draw(st.sampled_from(modes), label="mode")
         request = FetchRequest(query=query, mode=mode, filter=self._in_run(filter), limit=50)
-        admitted = {hit.id: hit for hit in self._expected(request.filter)}
+        admitted = {hit.id: hit for hit in self.twin.expected(request.filter)}
         hits = self.h.fetch(request)
         call = Call("fetch", request)
         self._expect_admitted(call, [hit.id for hit in hits], admitted)
@@ -269,7 +240,7 @@ class _Machine(RuleBasedStateMachine):
     @rule(query=st.sampled_from(_WORDS), filter=pooled_filters())
     def recall(self, query: str, filter: MetaFilter) -> None:
         request = RecallRequest(question=query, filter=self._in_run(filter), limit=5)
-        admitted = {hit.id: hit for hit in self._expected(request.filter)}
+        admitted = {hit.id: hit for hit in self.twin.expected(request.filter)}
         answer = self.h.recall(request)
         call = Call("recall", request)
         cited = [citation.id for citation in answer.citations]
@@ -286,24 +257,11 @@ class _Machine(RuleBasedStateMachine):
 
     @rule(facet=st.sampled_from(Facet), filter=pooled_filters())
     def explore(self, facet: Facet, filter: MetaFilter) -> None:
-        self._same_counts(ExploreRequest(facet=facet, filter=self._in_run(filter), limit=500))
+        self.twin.explores(ExploreRequest(facet=facet, filter=self._in_run(filter), limit=500))
 
-    @rule(filter=pooled_filters())
-    def export(self, filter: MetaFilter) -> None:
-        scoped = self._in_run(filter)
-        exported = self.h.exported(scoped)
-        if exported is None:
-            return
-        call = Call("export", scoped)
-        got = {entry.id: entry.item for entry in exported}
-        self.h.expect(len(got) == len(exported), call, "no item twice", len(exported))
-        listed = self.reference.export(ListRequest(filter=scoped, limit=10_000)).items
-        wanted = {entry.id: entry.item for entry in listed}
-        if sorted(got) != sorted(wanted):
-            self.h.fail(call, self.h.names(sorted(wanted)), self.h.names(sorted(got)))
-        for item_id, item in wanted.items():
-            if got[item_id] != item:
-                self.h.fail(call, to_json(item), to_json(got[item_id]))
+    @rule(filter=pooled_filters(), limit=st.sampled_from((1, 3, 200)))
+    def export(self, filter: MetaFilter, limit: int) -> None:
+        self.twin.exports(self._in_run(filter), limit)
 
     # --- reads that must agree after every step --------------------------
 
@@ -314,30 +272,25 @@ class _Machine(RuleBasedStateMachine):
         The reference is read once per node; what a reach should return is
         the items of the nodes it admits, as the reference itself decides.
         """
-        by_node = {node: self._expected(filter) for node, filter in self.node_filters}
+        by_node = {node: self.twin.expected(filter) for node, filter in self.node_filters}
         known = {hit.id: hit for hits in by_node.values() for hit in hits}
         asked = [*sorted(known, reverse=True), f"{self.h.marker}-unknown"]
         for reach, filter in self.reach_filters:
             admitted = [node for node in NODES if Reach.admitted_by(reach, node)]
             wanted = [hit for node in admitted for hit in by_node[node]]
             listed = self.h.listed(filter, page=7)
-            self._same_hits(Call("list", filter), wanted, listed, ordered=False)
+            self.twin.same_hits(Call("list", filter), wanted, listed, ordered=False)
             visible = {hit.id for hit in wanted}
             in_order = [known[item_id] for item_id in asked if item_id in visible]
             got = self.h.get(asked, reach)
-            self._same_hits(
+            self.twin.same_hits(
                 Call("get", GetRequest(ids=asked, reach=reach)), in_order, got, ordered=True
             )
             request = ExploreRequest(facet=Facet.NAMESPACE, filter=filter, limit=500)
             counts = {str(node): len(by_node[node]) for node in admitted if by_node[node]}
             self._expect_counts(request, (counts, len(wanted), 0, False))
         for facet in (Facet.KIND, Facet.TAG, Facet.FOLDER):
-            self._same_counts(ExploreRequest(facet=facet, filter=self.run_filter, limit=500))
-
-    def _same_counts(self, request: ExploreRequest) -> None:
-        wanted = self.reference.explore(request)
-        counts = {bucket.value: bucket.count for bucket in wanted.buckets}
-        self._expect_counts(request, (counts, wanted.total, wanted.missing, False))
+            self.twin.explores(ExploreRequest(facet=facet, filter=self.run_filter, limit=500))
 
     def _expect_counts(self, request: ExploreRequest, expected: tuple[object, ...]) -> None:
         """Explore must answer (buckets, total, missing, truncated) = ``expected``."""

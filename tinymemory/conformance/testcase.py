@@ -32,7 +32,7 @@ class ConformanceTests:
     """Subclass with :meth:`make_engine` (and, for a shared store, :meth:`make_pair`).
 
     ``profile`` names the random example budget (``default``, ``ci``,
-    ``thorough``); ``None`` reads ``TINYMEMORY_CONFORMANCE_PROFILE``.
+    ``thorough``, ``mutation``); ``None`` reads ``TINYMEMORY_CONFORMANCE_PROFILE``.
     """
 
     profile: str | None = None
