@@ -98,7 +98,7 @@ def test_an_erase_while_another_connection_reads_says_the_text_stays_until_a_pur
     reader.execute("SELECT count(*) FROM items").fetchone()  # holds its snapshot from here
     try:
         erased = tinymemory_command("erase", "--at", "agent:a", "--yes")
-        assert erased.returncode == 0, erased.stderr
+        assert erased.exit_code == 0, erased.stderr
         assert erased.stdout == "erased 1 item at agent:a\n"
         assert erased.stderr == (
             "tinymemory: the erase is done, and the engine says: pending_purge 1: forgotten or "
@@ -108,7 +108,7 @@ def test_an_erase_while_another_connection_reads_says_the_text_stays_until_a_pur
         )
         assert b"zeppelin" in file_bytes(path)  # gone from every read, not yet from the disk
         waited = tinymemory_command("sqlite", "purge", "--wait", "0.3")
-        assert waited.returncode == 1
+        assert waited.exit_code == 1
         assert waited.stdout == ""
         assert waited.stderr == (
             "tinymemory: unavailable: pending_purge 1: another connection still holds an old "
@@ -119,7 +119,7 @@ def test_an_erase_while_another_connection_reads_says_the_text_stays_until_a_pur
         reader.execute("COMMIT")
         reader.close()
     purged = tinymemory_command("sqlite", "purge")
-    assert purged.returncode == 0, purged.stderr
+    assert purged.exit_code == 0, purged.stderr
     assert purged.stdout == "purged: no forgotten or erased text is left in the file's bytes\n"
     assert b"zeppelin" not in file_bytes(path)
     assert json.loads(tinymemory_command("sqlite", "--json").stdout)["pending_purge"] == 0
@@ -133,7 +133,7 @@ def test_an_erase_no_one_holds_up_says_nothing_more(
     with SqliteEngine(path) as engine:
         engine.store(tm.Learning(text="the zeppelin code is 4417"))
     erased = tinymemory_command("erase", "--at", "root", "--yes")
-    assert (erased.returncode, erased.stderr) == (0, "")
+    assert (erased.exit_code, erased.stderr) == (0, "")
     assert b"zeppelin" not in file_bytes(path)
 
 
@@ -155,7 +155,7 @@ def test_a_purge_waits_for_the_reader_to_let_go(
         purged = tinymemory_command("sqlite", "purge", "--wait", "30")
     finally:
         timer.join()
-    assert purged.returncode == 0, purged.stderr
+    assert purged.exit_code == 0, purged.stderr
     assert b"zeppelin" not in file_bytes(path)
 
 
@@ -166,7 +166,7 @@ def test_a_folder_where_the_database_should_be_is_a_clean_error(
     path.mkdir(parents=True)
     for args in (("sqlite",), ("sqlite", "--json")):
         result = tinymemory_command(*args)
-        assert result.returncode == 1
+        assert result.exit_code == 1
         assert result.stdout == ""
         assert result.stderr == (
             f"tinymemory: configuration error: the sqlite database path `{path}` is a folder, "
