@@ -334,6 +334,9 @@ class CortexEngine(MemoryEngine):
                 start = cursors.ListCursor()
         labels = narrowing_labels(request.filter)
         entries: list[_Entry] = []
+        # The page ends at the limit-th entry; one more admitted entry is looked for
+        # first, so a cursor is returned only when the listing really goes on.
+        resume: cursors.ListCursor | None = None
         engine_cursor, offset, last = start.engine, start.offset, start.last
         for scope in scopes[index:]:
             for _ in range(500):
@@ -352,15 +355,13 @@ class CortexEngine(MemoryEngine):
                     entry = self._entry(scope, event, parts, request.filter)
                     if entry is None or (entry.item is None and not keep_incomplete):
                         continue
+                    if resume is not None:
+                        return entries, resume.encode(self._cursors, read)
                     entries.append(entry)
                     if len(entries) == request.limit:
-                        more = (
-                            number + 1 < len(items) or following is not None or scope != scopes[-1]
-                        )
                         resume = cursors.ListCursor(
                             scope.path, engine_cursor, number + 1, event.event_id
                         )
-                        return entries, resume.encode(self._cursors, read) if more else None
                 if following is None:
                     break
                 engine_cursor, offset = following, 0
