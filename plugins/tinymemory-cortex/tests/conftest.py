@@ -14,6 +14,23 @@ from tinymemory_cortex.testing import CortexDouble, DoubleServer
 FAST = {"poll_interval": 0.005, "wait_budget": 2.0, "settle_budget": 0.2, "timeout": 10.0}
 _tokens = itertools.count()
 
+#: The call phase's report of each test, for fixtures whose teardown checks depend on it.
+CALL_REPORT = pytest.StashKey[pytest.TestReport]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    report: pytest.TestReport = yield
+    if report.when == "call":
+        item.stash[CALL_REPORT] = report
+    return report
+
+
+def was_skipped(request: pytest.FixtureRequest) -> bool:
+    """Whether the test ``request`` belongs to was skipped in its call phase."""
+    report = request.node.stash.get(CALL_REPORT, None)
+    return report is not None and report.skipped
+
 
 def fresh_token() -> str:
     """A token no engine has used: a tenant of its own in the double."""

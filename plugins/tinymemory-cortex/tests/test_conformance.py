@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 import pytest
-from conftest import build_against, fresh_token
+from conftest import build_against, fresh_token, was_skipped
 from sdk_judge import JudgingConnection
 
 from tinymemory import MemoryEngine
@@ -31,14 +31,15 @@ class TestLegacyLayout(ConformanceTests):
     settings: ClassVar[dict[str, object]] = {}
 
     @pytest.fixture(autouse=True)
-    def _double(self) -> Iterator[None]:
+    def _double(self, request: pytest.FixtureRequest) -> Iterator[None]:
         self.built: list[MemoryEngine] = []
         self.double = CortexDouble()
         self.judges: list[JudgingConnection] = []
         yield
         verdicts = [verdict for judge in self.judges for verdict in judge.verdicts]
         assert not verdicts, "\n".join(verdicts[:5])
-        assert sum(judge.judged for judge in self.judges) > 0
+        if not was_skipped(request):  # a skipped check may send no request at all
+            assert sum(judge.judged for judge in self.judges) > 0
         for engine in self.built:
             engine.close()
 

@@ -86,3 +86,46 @@ def test_another_engine_with_the_same_key_resumes_the_listing(
     other_key = make_engine(fresh_token())
     with pytest.raises(tm.InvalidRequest):
         other_key.list(tm.ListRequest(limit=2, cursor=first.next_cursor))
+
+
+@pytest.mark.parametrize("page", [1, 2, 3, 5])
+def test_a_listing_ending_at_the_limit_returns_no_cursor(
+    filled: tuple[tm.MemoryEngine, str], page: int
+) -> None:
+    engine, _ = filled
+    cursor: str | None = None
+    pages = 0
+    while True:
+        listed = engine.list(tm.ListRequest(limit=page, cursor=cursor))
+        pages += 1
+        cursor = listed.next_cursor
+        if cursor is None:
+            break
+        assert len(listed.items) == page
+    assert pages == -(-5 // page)  # no trailing empty page after exactly 5 items
+
+
+@pytest.mark.parametrize(("page", "written"), [(1, 1), (2, 3), (2, 250)])
+def test_writes_elsewhere_between_pages_repeat_no_item(
+    filled: tuple[tm.MemoryEngine, str], page: int, written: int
+) -> None:
+    engine, _ = filled
+    mine = tm.MetaFilter(tags_any=("harbour",))
+    engine.store_many(
+        [tm.Learning(text=f"tagged {n}", meta=tm.MemoryMeta(tags=("harbour",))) for n in range(4)]
+    )
+    seen: list[str] = []
+    cursor: str | None = None
+    batch = 0
+    while True:
+        listed = engine.list(tm.ListRequest(filter=mine, limit=page, cursor=cursor))
+        seen.extend(hit.id for hit in listed.items)
+        cursor = listed.next_cursor
+        if cursor is None:
+            break
+        # Newer events land at the head of the newest-first listing, before the cursor.
+        for start in range(0, written, 100):
+            others = range(start, min(start + 100, written))
+            engine.store_many([tm.Learning(text=f"other {batch} {n}") for n in others])
+        batch += 1
+    assert len(seen) == len(set(seen)) == 4

@@ -30,6 +30,7 @@ from tinymemory import (
     Namespace,
     Reach,
     RecallRequest,
+    Role,
     Turn,
     Unauthorized,
     Unsupported,
@@ -96,7 +97,8 @@ def test_an_item_repeated_in_a_batch_is_a_replay_of_its_first_copy(double: Corte
 
 def test_an_oversized_item_refuses_its_whole_batch_before_any_request(double: CortexDouble) -> None:
     with engine(double) as memory:
-        too_long = Learning(text="x" * (MAX_EVENT_TEXT_BYTES + 1))
+        # The text is cut into pieces; an envelope (evidence) over the cap cannot be.
+        too_long = Learning(text="fine", evidence="x" * (MAX_EVENT_TEXT_BYTES + 1))
         with pytest.raises(InvalidRequest, match="at most 786432"):
             memory.store_many([Learning(text="fine"), too_long])
         assert double.requests == []
@@ -128,6 +130,39 @@ def test_a_long_document_is_cut_into_pieces_and_read_back_whole(double: CortexDo
         assert memory.list(ListRequest()).items == ()
         assert memory.export(ListRequest()).incomplete == (receipt.id,)
         assert memory.get(GetRequest(ids=[receipt.id])) == []
+
+
+@pytest.mark.parametrize("char", ["a", "é", "日", "😀", "\n"])
+def test_a_learning_or_turn_over_the_event_cap_is_cut_and_read_back_whole(
+    double: CortexDouble, char: str
+) -> None:
+    text = "start " + char * (MAX_EVENT_TEXT_BYTES // len(char.encode()) + 7) + " end"
+    learning = Learning(text=text)
+    turns = [Turn(role=Role.USER, text="hi"), Turn(role=Role.ASSISTANT, text=text)]
+    conversation = Conversation(turns=[*turns, Turn(role=Role.USER, text="ok")])
+    with engine(double) as memory:
+        ids = [receipt.id for receipt in memory.store_many([learning, conversation])]
+        events = bodies(double)
+        assert len(events) > 4
+        assert all(
+            len(event["content"]["text"].encode()) <= MAX_EVENT_TEXT_BYTES for event in events
+        )
+        again = memory.store_many([learning, conversation])
+        assert all(receipt.replayed for receipt in again)
+        assert len(bodies(double)) == len(events)
+        wanted = {ids[0]: learning, ids[1]: conversation}
+        for limit in (1, 2, 50):
+            listed = memory.list(ListRequest(limit=limit))
+            assert len(listed.items) == min(limit, 2)
+        got = memory.get(GetRequest(ids=ids))
+        assert {hit.id: hit.text for hit in got} == {
+            item_id: item.render_text() for item_id, item in wanted.items()
+        }
+        exported = memory.export(ListRequest(limit=50))
+        assert {entry.id: entry.item for entry in exported.items} == wanted
+        assert memory.forget(ForgetTarget.by_ids(ids)).forgotten == 2
+        assert memory.list(ListRequest()).items == ()
+        assert double.tenants[TOKEN].events() == 0
 
 
 def _parts(event: dict[str, Any]) -> list[str]:

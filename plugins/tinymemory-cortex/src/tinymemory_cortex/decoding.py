@@ -4,8 +4,8 @@ A reader decides by the labels: an event whose ``tm:e:`` parts, numbered
 from 0 with none missing, join to a ``v:3`` envelope is v3 (its text is the
 item's own); any other event's text is tried as a ``v:2`` envelope (behind
 an old ``[role] `` marker too); an event that is neither is somebody else's.
-Items are rebuilt from their events, a conversation or a chunked document
-only when every part is there.
+Items are rebuilt from their events, a conversation or a chunked document or
+learning only when every part is there.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class Decoded:
     @property
     def part(self) -> tuple[int, int] | None:
         """``(index, count)`` of a turn or piece, None for an event that is the whole item."""
-        part = self.envelope.get("turn") or self.envelope.get("chunk")
+        part = self.envelope.get("chunk") or self.envelope.get("turn")
         if not isinstance(part, dict):
             return None
         return int(part["index"]), int(part["count"])
@@ -192,38 +192,43 @@ def rebuild(events: Sequence[Decoded], paths: PathBook) -> StoreItem | None:
     meta = read_meta(envelope, paths)
     kind = first.kind
     try:
-        if kind is ItemKind.LEARNING:
-            return Learning(
-                text=first.text,
-                kind=envelope.get("learning_kind", "other"),
-                confidence=float(envelope.get("confidence", 0.0)),
-                evidence=envelope.get("evidence"),
-                meta=meta,
-            )
         whole = [event for event in events if event.part is None]
-        if kind is ItemKind.DOCUMENT and whole:
-            return _document(whole[0], whole[0].text, meta)
+        if kind is not ItemKind.CONVERSATION and whole:
+            return _single(whole[0], whole[0].text, meta)
         parts = _complete_parts(events)
         if parts is None:
             return None
-        if kind is ItemKind.DOCUMENT:
-            return _document(parts[0], "".join(event.text for event in parts), meta)
-        turns = []
-        for event in parts:
+        if kind is not ItemKind.CONVERSATION:
+            return _single(parts[0], "".join(event.text for event in parts), meta)
+        turns: dict[int, dict[str, Any]] = {}
+        for event in parts:  # the chunks of a cut turn are consecutive
             turn = dict(event.envelope["turn"])
+            if int(turn["index"]) in turns:
+                turns[int(turn["index"])]["text"] += event.text
+                continue
             spelled: dict[str, Any] = {"role": turn["role"], "text": event.text}
             for key in ("at", "tool_calls"):
                 if key in turn:
                     spelled[key] = turn[key]
-            turns.append(spelled)
-        return from_data({"type": "conversation", "turns": turns, "meta": to_data(meta)}, StoreItem)  # type: ignore[arg-type]
+            turns[int(turn["index"])] = spelled
+        data = {"type": "conversation", "turns": list(turns.values()), "meta": to_data(meta)}
+        return from_data(data, StoreItem)  # type: ignore[arg-type]
     except (InvalidRequest, KeyError, TypeError, ValueError):
         return None
 
 
-def _document(event: Decoded, body: str, meta: MemoryMeta) -> Document:
+def _single(event: Decoded, text: str, meta: MemoryMeta) -> Document | Learning:
+    """A document or a learning, whole or joined from its pieces, with ``text`` as its text."""
     envelope = event.envelope
-    return Document(title=envelope.get("title"), body=body, mime=envelope.get("mime"), meta=meta)
+    if event.kind is ItemKind.LEARNING:
+        return Learning(
+            text=text,
+            kind=envelope.get("learning_kind", "other"),
+            confidence=float(envelope.get("confidence", 0.0)),
+            evidence=envelope.get("evidence"),
+            meta=meta,
+        )
+    return Document(title=envelope.get("title"), body=text, mime=envelope.get("mime"), meta=meta)
 
 
 def _complete_parts(events: Sequence[Decoded]) -> list[Decoded] | None:

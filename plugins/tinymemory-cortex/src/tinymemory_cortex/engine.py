@@ -334,10 +334,17 @@ class CortexEngine(MemoryEngine):
                 start = cursors.ListCursor()
         labels = narrowing_labels(request.filter)
         entries: list[_Entry] = []
+        # The page ends at the limit-th entry; one more admitted entry is looked for
+        # first, so a cursor is returned only when the listing really goes on.
+        resume: cursors.ListCursor | None = None
         engine_cursor, offset, last = start.engine, start.offset, start.last
         for scope in scopes[index:]:
             for _ in range(500):
-                items, following = self.log.page(scope.path, engine_cursor, labels)
+                if start.scope is not None:  # the cursor's own page, found again
+                    engine_cursor, offset, items, following = self._resumed(scope, start, labels)
+                    start = cursors.ListCursor()
+                else:
+                    items, following = self.log.page(scope.path, engine_cursor, labels)
                 decoded: list[tuple[int, Decoded]] = []
                 for number in range(offset, len(items)):
                     raw_id = event_id_of(items[number])
@@ -352,15 +359,13 @@ class CortexEngine(MemoryEngine):
                     entry = self._entry(scope, event, parts, request.filter)
                     if entry is None or (entry.item is None and not keep_incomplete):
                         continue
+                    if resume is not None:
+                        return entries, resume.encode(self._cursors, read)
                     entries.append(entry)
                     if len(entries) == request.limit:
-                        more = (
-                            number + 1 < len(items) or following is not None or scope != scopes[-1]
-                        )
                         resume = cursors.ListCursor(
                             scope.path, engine_cursor, number + 1, event.event_id
                         )
-                        return entries, resume.encode(self._cursors, read) if more else None
                 if following is None:
                     break
                 engine_cursor, offset = following, 0
@@ -368,6 +373,30 @@ class CortexEngine(MemoryEngine):
                 raise EngineError(f"scope {scope.path} has more than 500 pages")
             engine_cursor, offset, last = None, 0, None
         return entries, None
+
+    def _resumed(
+        self, scope: Scope, start: cursors.ListCursor, labels: Sequence[str]
+    ) -> tuple[str | None, int, list[Any], str | None]:
+        """The page a list cursor resumes on: its engine cursor, the position after the
+        cursor's last event, the raw events and the next page's cursor.
+
+        CortexDB lists newest first, so an event written meanwhile (by anyone,
+        anywhere in the scope) shifts every older event further down the
+        listing: the last event is looked for on the cursor's page and on the
+        pages after it. Only when it is gone (forgotten) does the cursor's
+        offset stand.
+        """
+        engine_cursor = start.engine
+        for _ in range(500):
+            items, following = self.log.page(scope.path, engine_cursor, labels)
+            ids = [event_id_of(raw) for raw in items]
+            if start.last is not None and start.last in ids:
+                return engine_cursor, ids.index(start.last) + 1, items, following
+            if following is None:
+                break
+            engine_cursor = following
+        items, following = self.log.page(scope.path, start.engine, labels)
+        return start.engine, start.offset, items, following
 
     def _assemble(
         self, scope: Scope, decoded: Sequence[tuple[int, Decoded]]

@@ -1,7 +1,9 @@
 """Items as CortexDB events and back: envelopes, labels and the v3 / v2 layouts.
 
 An item becomes one event (a learning, a whole document), one per turn (a
-conversation) or one per piece (a long document). Each event's
+conversation) or one per piece (a long document, a long learning; a turn too long for one
+event is cut, and then each event of the conversation holds its place among
+all of them in ``chunk`` beside its ``turn``). Each event's
 ``content.text`` is its own text and its envelope ``{v:3, id, kind, meta,
 ...}`` rides in ``tm:e:NN:`` labels beside lookup labels (``tm:i:`` first)
 and readable ones (v3); an event with an empty text, or too many labels,
@@ -227,27 +229,9 @@ class EventWriter:
             envelope = {**base, "learning_kind": item.kind.value, "confidence": item.confidence}
             if item.evidence is not None:
                 envelope["evidence"] = item.evidence
-            events.append(self._event(envelope, item.text, "user", None, scope, lookup, readable))
+            events.extend(self._split(envelope, item.text, scope, lookup, readable, pieces=False))
         elif isinstance(item, Conversation):
-            for index, turn in enumerate(item.turns):
-                turn_data: dict[str, Any] = {
-                    "index": index,
-                    "count": len(item.turns),
-                    "role": turn.role.value,
-                }
-                spelled = to_data(turn)
-                if "at" in spelled:
-                    turn_data["at"] = spelled["at"]
-                if "tool_calls" in spelled:
-                    turn_data["tool_calls"] = spelled["tool_calls"]
-                envelope = {**base, "turn": turn_data}
-                event = self._event(
-                    envelope, turn.text, turn.role.value, spelled.get("at"), scope, lookup, readable
-                )
-                if turn.role is Role.TOOL:
-                    event.body["directives"] = {"extract": []}
-                    event.body["idempotency_key"] = body_key(event.body)
-                events.append(event)
+            events.extend(self._conversation(item, base, scope, lookup, readable))
         else:
             events.extend(self._document(item, base, scope, lookup, readable))
         # `directives` is built by no vendor client: it is sent because the wire
@@ -288,38 +272,106 @@ class EventWriter:
             envelope["title"] = item.title
         if item.mime is not None:
             envelope["mime"] = item.mime
-        paged = "\f" in body
+        return self._split(envelope, body, scope, lookup, readable, pieces=True)
+
+    def _conversation(
+        self,
+        item: Conversation,
+        base: dict[str, Any],
+        scope: Scope,
+        lookup: list[str],
+        readable: list[str],
+    ) -> list[Event]:
+        """One event per turn; a turn over the cap is cut, and then every event of the
+        conversation carries ``chunk`` (its place among all of them) beside ``turn``."""
+        turns: list[tuple[dict[str, Any], Any, list[str]]] = []
+        for index, turn in enumerate(item.turns):
+            turn_data: dict[str, Any] = {
+                "index": index,
+                "count": len(item.turns),
+                "role": turn.role.value,
+            }
+            spelled = to_data(turn)
+            if "at" in spelled:
+                turn_data["at"] = spelled["at"]
+            if "tool_calls" in spelled:
+                turn_data["tool_calls"] = spelled["tool_calls"]
+            envelope = {**base, "turn": turn_data}
+            cut = self._cut(envelope, turn.text, pieces=False)
+            texts = [turn.text] if cut is None else [text for _, text, _ in cut]
+            turns.append((envelope, spelled.get("at"), texts))
+        total = sum(len(texts) for _, _, texts in turns)
+        events: list[Event] = []
+        for (envelope, at, texts), turn in zip(turns, item.turns, strict=True):
+            for text in texts:
+                if total > len(item.turns):
+                    envelope = {**envelope, "chunk": {"index": len(events), "count": total}}
+                event = self._event(envelope, text, turn.role.value, at, scope, lookup, readable)
+                if turn.role is Role.TOOL:
+                    event.body["directives"] = {"extract": []}
+                    event.body["idempotency_key"] = body_key(event.body)
+                events.append(event)
+        return events
+
+    def _split(
+        self,
+        envelope: dict[str, Any],
+        body: str,
+        scope: Scope,
+        lookup: list[str],
+        readable: list[str],
+        *,
+        pieces: bool,
+    ) -> list[Event]:
+        """One event of ``body``, or one per chunk as :meth:`_cut` cuts it."""
+        cut = self._cut(envelope, body, pieces=pieces)
+        if cut is None:
+            return [self._event(envelope, body, "user", None, scope, lookup, readable)]
+        return [
+            self._event(
+                {**envelope, "chunk": {"index": index, "count": len(cut), **fields}},
+                text,
+                "user",
+                None,
+                scope,
+                lookup,
+                readable + tags,
+            )
+            for index, (fields, text, tags) in enumerate(cut)
+        ]
+
+    def _cut(
+        self, envelope: dict[str, Any], body: str, *, pieces: bool
+    ) -> list[tuple[dict[str, Any], str, list[str]]] | None:
+        """``body`` cut into chunks (their extra ``chunk`` fields, texts and tags), or None
+        when it stays one event.
+
+        ``pieces`` (documents) cuts at the chunk target and gives each chunk its
+        pages, section and their tags; otherwise (learnings, turns) only what
+        would pass the cap on one event is cut, into chunks of index and count.
+        """
         widest: dict[str, Any] = {"index": _WIDEST_U32, "count": _WIDEST_U32}
-        if paged:
+        if pieces and "\f" in body:
             widest["pages"] = [_WIDEST_U32, _WIDEST_U32]
-        overhead = _v2_size({**envelope, "chunk": widest}, "") + _SECTION_RESERVE
+        overhead = _v2_size({**envelope, "chunk": widest}, "")
+        if pieces:
+            overhead += _SECTION_RESERVE
         cap_room = MAX_EVENT_TEXT_BYTES - overhead
-        room = max(1, min(self.chunk_target - overhead, cap_room))
+        target = self.chunk_target if pieces else MAX_EVENT_TEXT_BYTES
+        room = max(1, min(target - overhead, cap_room))
         # No room for a piece under the cap: whole if it fits, else refused below (the
         # newest Rust's exact test is unconfirmed, §6; this is what the spec says).
         if cap_room < 1 or escaped_size(body) <= room:
-            return [self._event(envelope, body, "user", None, scope, lookup, readable)]
-        pieces = cut_pieces(body, room, escaped_size)
-        events = []
-        for index, piece in enumerate(pieces):
-            chunk: dict[str, Any] = {"index": index, "count": len(pieces)}
-            if piece.pages is not None:
-                chunk["pages"] = list(piece.pages)
-            if piece.section is not None:
-                chunk["section"] = piece.section
-            extra = list(piece.tags())
-            events.append(
-                self._event(
-                    {**envelope, "chunk": chunk},
-                    piece.text,
-                    "user",
-                    None,
-                    scope,
-                    lookup,
-                    readable + extra,
-                )
-            )
-        return events
+            return None
+        cut: list[tuple[dict[str, Any], str, list[str]]] = []
+        for piece in cut_pieces(body, room, escaped_size):
+            fields: dict[str, Any] = {}
+            if pieces and piece.pages is not None:
+                fields["pages"] = list(piece.pages)
+            if pieces and piece.section is not None:
+                fields["section"] = piece.section
+            cut.append((fields, piece.text, list(piece.tags()) if pieces else []))
+        return cut
 
     def _event(
         self,
@@ -351,7 +403,7 @@ class EventWriter:
             "context": context,
         }
         body["idempotency_key"] = body_key(body)
-        part = envelope.get("turn", envelope.get("chunk"))
+        part = envelope.get("chunk", envelope.get("turn"))
         part_index = None if part is None else int(part["index"])
         return Event(body, size, part_index, str(envelope["id"]))
 

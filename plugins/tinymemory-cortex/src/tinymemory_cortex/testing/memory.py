@@ -47,7 +47,11 @@ class InMemoryConnection:
             time.sleep(answer.delay)
         if answer.drop:
             raise ConnectionFailed("the request did not complete")
-        payload = b"" if answer.body is None else json.dumps(answer.body).encode("utf-8")
+        payload = (
+            b""
+            if answer.body is None
+            else json.dumps(answer.body, ensure_ascii=False).encode("utf-8")
+        )
         names = {name.lower(): value for name, value in answer.headers.items()}
         return Reply(answer.status, {"content-type": "application/json", **names}, payload)
 

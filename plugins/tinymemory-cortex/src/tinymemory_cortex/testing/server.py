@@ -32,7 +32,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
-        payload = b"" if answer.body is None else json.dumps(answer.body).encode("utf-8")
+        payload = (
+            b""
+            if answer.body is None
+            else json.dumps(answer.body, ensure_ascii=False).encode("utf-8")
+        )
         self.send_response(answer.status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
