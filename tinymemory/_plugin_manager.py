@@ -1,8 +1,17 @@
 """The plugin manager: built-in plugins, then the ``tinymemory`` entry points by name.
 
-Nothing is loaded at ``import tinymemory``; the manager is made on first use.
-A plugin whose entry point fails to load is left out with a warning and
-listed as broken, so one bad install cannot take the SDK down.
+Nothing is loaded at ``import tinymemory``; the manager is made on first use,
+and a plugin is imported only when a hook it implements is needed. A plugin
+declares what it offers in its distribution's entry points, read without
+importing it: one group per hook, named ``tinymemory.`` and the hook's name
+without ``tinymemory_`` (``tinymemory.engines``, ``tinymemory.register_commands``,
+``tinymemory.scrubbers`` ...), each entry named for what it offers (an engine
+id, a command, a scrubber's name) and pointing at the plugin's module. A plugin
+that declares nothing is imported whenever any hook is needed, as every plugin
+once was. A plugin whose entry point fails to load is left out with a warning
+and listed as broken, so one bad install cannot take the SDK down; one that
+implements a hook, or offers a name, that it did not declare is broken too, so
+a declaration can never hide a hook (a scrubber left out of a store).
 """
 
 from __future__ import annotations
@@ -36,8 +45,24 @@ from tinymemory._hookspecs import (
 PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
 #: Modules registered exactly like third-party plugins, before them.
 BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing")
+#: What each built-in offers, declared as an installed plugin declares it.
+BUILTIN_OFFERS: dict[str, dict[str, frozenset[str]]] = {
+    "tinymemory.reference": {"tinymemory_engines": frozenset({"reference"})},
+    "tinymemory.hashing": {"tinymemory_embedders": frozenset({"hashing"})},
+}
+
+#: The hook that adds commands to the command line.
+COMMANDS_HOOK = "tinymemory_register_commands"
 
 T = TypeVar("T")
+#: What a plugin declares: hook name to the names it offers there; ``None``: nothing declared.
+Offers = dict[str, frozenset[str]] | None
+
+
+def declaration_group(hook_name: str) -> str:
+    """The entry-point group a plugin declares what it offers through ``hook_name`` in."""
+    return f"{PROJECT}.{hook_name.removeprefix(PROJECT + '_')}"
+
 
 # Re-entrant, so a plugin that uses the registry while it is imported gets an
 # error (and is left out) instead of deadlocking the process.
@@ -46,6 +71,12 @@ _loading = False
 _manager: pluggy.PluginManager | None = None
 _broken: dict[str, str] = {}
 _distributions: dict[str, tuple[str, str]] = {}
+#: Plugins found but not imported yet, in load order, each with its entry point
+#: (``None`` for a built-in) and what it declares.
+_pending: dict[str, tuple[EntryPoint | None, Offers]] = {}
+_offers: dict[str, Offers] = {}
+_rank: dict[str, int] = {}
+_commands: dict[str, DeclaredCommand] = {}
 
 
 @attrs.frozen(kw_only=True)
@@ -60,32 +91,150 @@ class PluginInfo:
     error: str | None = None
 
 
+@attrs.frozen(kw_only=True)
+class DeclaredCommand:
+    """A command an installed plugin declares: its name, plugin, and its distribution's summary."""
+
+    name: str
+    plugin: str
+    distribution: str | None
+    summary: str
+
+
 def plugin_manager() -> pluggy.PluginManager:
-    """The process's plugin manager, made and loaded on first call.
+    """The process's plugin manager, with every plugin that may load loaded.
 
     Which plugins load is chosen before any is imported: ``$TINYMEMORY_PLUGINS``
     and the configuration file's ``plugins`` table (see :func:`blocked_plugins`).
     """
-    global _manager, _loading
+    return _manager_for(None)
+
+
+def _manager_for(hook_name: str | None, name: str | None = None) -> pluggy.PluginManager:
+    """The manager, with every plugin that may offer ``name`` through ``hook_name`` loaded.
+
+    ``hook_name`` None loads every plugin; ``name`` None every plugin implementing
+    the hook. A plugin that declares nothing may offer anything.
+    """
+    global _loading
     with _lock:
-        if _manager is None:
-            if _loading:
-                raise ConfigError("a plugin used tinymemory's plugins while they were loading")
+        if _loading:
+            raise ConfigError("a plugin used tinymemory's plugins while they were loading")
+        manager = _found()
+        wanted = [
+            plugin
+            for plugin, (_, offers) in _pending.items()
+            if hook_name is None
+            or offers is None
+            or (hook_name in offers and (name is None or name in offers[hook_name]))
+        ]
+        if wanted:
             _loading = True
             try:
-                manager = pluggy.PluginManager(PROJECT)
-                manager.add_hookspecs(HookSpecs)
-                entries = _entry_points()
-                for name in blocked_plugins([*BUILTIN_PLUGINS, *(entry.name for entry in entries)]):
-                    manager.set_blocked(name)
-                for module_name in BUILTIN_PLUGINS:
-                    if not manager.is_blocked(module_name):
-                        manager.register(importlib.import_module(module_name), name=module_name)
-                _load_entry_points(manager, entries)
+                for plugin in wanted:
+                    entry, offers = _pending.pop(plugin)
+                    _load(manager, plugin, entry, offers)
             finally:
                 _loading = False
-            _manager = manager
+        return manager
+
+
+def _found() -> pluggy.PluginManager:
+    """The manager, made on first call from the installed entry points, nothing imported."""
+    global _manager
+    if _manager is not None:
         return _manager
+    manager = pluggy.PluginManager(PROJECT)
+    manager.add_hookspecs(HookSpecs)
+    groups = entry_points()
+    entries = sorted(groups.select(group=PROJECT), key=lambda entry: (entry.name, entry.value))
+    for name in blocked_plugins([*BUILTIN_PLUGINS, *(entry.name for entry in entries)]):
+        manager.set_blocked(name)
+    for module_name in BUILTIN_PLUGINS:
+        if not manager.is_blocked(module_name):
+            _pending[module_name] = (None, BUILTIN_OFFERS[module_name])
+    declared = _declarations(groups, entries)
+    counts = Counter(entry.name for entry in entries)
+    for entry in entries:
+        if manager.is_blocked(entry.name):
+            continue
+        if entry.dist is not None:  # known for a plugin that fails to load, too
+            _distributions[entry.name] = (entry.dist.name, entry.dist.version)
+        if counts[entry.name] > 1 or entry.name in BUILTIN_PLUGINS:
+            # The same rule as for every other name: two claimants, neither is used.
+            if entry.name not in _broken:
+                _broken[entry.name] = f"ConfigError: two plugins are named `{entry.name}`"
+                warnings.warn(
+                    f"two tinymemory plugins are named `{entry.name}`: both are left out",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+            continue
+        _pending[entry.name] = (entry, declared.get(entry.name))
+        for command in sorted((declared.get(entry.name) or {}).get(COMMANDS_HOOK, ())):
+            _commands[command] = DeclaredCommand(
+                name=command,
+                plugin=entry.name,
+                distribution=entry.dist.name if entry.dist is not None else None,
+                summary=_summary(entry.dist.read_text("METADATA") if entry.dist else None),
+            )
+    _rank.update((name, rank) for rank, name in enumerate(_pending))
+    _manager = manager
+    return manager
+
+
+def _declarations(groups: Any, entries: list[EntryPoint]) -> dict[str, dict[str, frozenset[str]]]:
+    """What each plugin of ``entries`` declares, by plugin name (its distribution and module)."""
+    owner = {_origin(entry): entry.name for entry in entries}
+    found: dict[str, dict[str, set[str]]] = {}
+    for hook_name in HookSpecs.__dict__:
+        if not hook_name.startswith(PROJECT + "_"):
+            continue
+        for entry in groups.select(group=declaration_group(hook_name)):
+            plugin = owner.get(_origin(entry))
+            if plugin is not None:
+                found.setdefault(plugin, {}).setdefault(hook_name, set()).add(entry.name)
+    return {
+        plugin: {hook: frozenset(names) for hook, names in hooks.items()}
+        for plugin, hooks in found.items()
+    }
+
+
+def _origin(entry: EntryPoint) -> tuple[str | None, str]:
+    return (entry.dist.name if entry.dist is not None else None, entry.module)
+
+
+def _load(
+    manager: pluggy.PluginManager, name: str, entry: EntryPoint | None, offers: Offers
+) -> None:
+    """Import plugin ``name`` and register it; a failure leaves it out, listed as broken."""
+    if entry is None:
+        manager.register(importlib.import_module(name), name=name)
+        _offers[name] = offers
+        return
+    try:
+        plugin = entry.load()
+        manager.register(plugin, name=name)
+        if offers is not None:
+            hooks = {caller.name for caller in manager.get_hookcallers(plugin) or ()}
+            undeclared = sorted(hooks - set(offers))
+            if undeclared:
+                raise ConfigError(
+                    f"it implements `{undeclared[0]}` without declaring it in the entry-point "
+                    f"group `{declaration_group(undeclared[0])}`"
+                )
+        _offers[name] = offers
+    except Exception as error:  # a broken plugin must not break the SDK
+        # pluggy keeps a plugin whose hooks fail validation half-registered,
+        # with the hooks it checked before the bad one live: take it all out.
+        if manager.get_plugin(name) is not None:
+            manager.unregister(name=name)
+        _broken[name] = f"{type(error).__name__}: {error}"
+        warnings.warn(
+            f"tinymemory plugin `{name}` failed to load and is left out: {error}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
 
 def blocked_plugins(names: Iterable[str], environ: Mapping[str, str] | None = None) -> list[str]:
@@ -108,43 +257,35 @@ def blocked_plugins(names: Iterable[str], environ: Mapping[str, str] | None = No
     ]
 
 
-def _entry_points() -> list[EntryPoint]:
-    # Sorted, so what loads (and in which order) never depends on the machine.
-    return sorted(entry_points(group=PROJECT), key=lambda entry: (entry.name, entry.value))
+def declared_commands() -> dict[str, DeclaredCommand]:
+    """The commands installed plugins declare, by name, read without importing any plugin."""
+    with _lock:
+        _found()
+        return dict(_commands)
 
 
-def _load_entry_points(manager: pluggy.PluginManager, entries: list[EntryPoint]) -> None:
-    counts = Counter(entry.name for entry in entries)
-    for entry in entries:
-        if manager.is_blocked(entry.name):
-            continue
-        if counts[entry.name] > 1 or manager.get_plugin(entry.name) is not None:
-            # The same rule as for every other name: two claimants, neither is used.
-            if entry.name not in _broken:
-                _broken[entry.name] = f"ConfigError: two plugins are named `{entry.name}`"
-                warnings.warn(
-                    f"two tinymemory plugins are named `{entry.name}`: both are left out",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-            continue
-        if entry.dist is not None:  # known for a plugin that fails to load, too
-            _distributions[entry.name] = (entry.dist.name, entry.dist.version)
-        try:
-            plugin = entry.load()
-            manager.register(plugin, name=entry.name)
-        except Exception as error:  # a broken plugin must not break the SDK
-            # pluggy keeps a plugin whose hooks fail validation half-registered,
-            # with the hooks it checked before the bad one live: take it all out.
-            if manager.get_plugin(entry.name) is not None:
-                manager.unregister(name=entry.name)
-            _broken[entry.name] = f"{type(error).__name__}: {error}"
-            warnings.warn(
-                f"tinymemory plugin `{entry.name}` failed to load and is left out: {error}",
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            continue
+def command_manager(name: str | None) -> pluggy.PluginManager:
+    """The manager with every plugin that may add command ``name`` loaded.
+
+    ``name`` None loads only the plugins that declare nothing (any of them may
+    add any command): what the command line needs before it knows the command.
+    """
+    return _manager_for(COMMANDS_HOOK, "" if name is None else name)
+
+
+def load_error(plugin: str) -> str | None:
+    """Why plugin ``plugin`` failed to load; ``None`` when it did not fail."""
+    return _broken.get(plugin)
+
+
+def _summary(metadata: str | None) -> str:
+    """The ``Summary`` line of a distribution's metadata (read by hand: no email parser)."""
+    for line in (metadata or "").splitlines():
+        if not line:
+            break
+        if line.startswith("Summary:"):
+            return line.partition(":")[2].strip()
+    return ""
 
 
 def reset_plugins() -> None:
@@ -152,8 +293,8 @@ def reset_plugins() -> None:
     global _manager
     with _lock:
         _manager = None
-        _broken.clear()
-        _distributions.clear()
+        for table in (_broken, _distributions, _pending, _offers, _rank, _commands):
+            table.clear()
 
 
 def list_plugins() -> list[PluginInfo]:
@@ -192,31 +333,43 @@ def list_plugins() -> list[PluginInfo]:
     return infos
 
 
-def _offered(hook_name: str, kind: type[T], what: str, key: Callable[[T], str]) -> list[T]:
+def _offered(
+    hook_name: str, kind: type[T], what: str, key: Callable[[T], str], name: str | None = None
+) -> list[T]:
     """What every plugin returns from a collection hook, built-ins first, each name once.
 
-    Two plugins (or one plugin twice) offering one name is ``ConfigError``
-    naming both: the same rule for engines, embedders, converters, readers
-    and scrubbers. Turn one of them off to choose.
+    With ``name``, only the plugins that may offer it are loaded (those that
+    declare it, and those that declare nothing). Two plugins (or one plugin
+    twice) offering one name is ``ConfigError`` naming both: the same rule for
+    engines, embedders, converters, readers and scrubbers. Turn one of them
+    off to choose. So is a plugin offering a name it did not declare.
     """
     owners: dict[str, str] = {}
     collected: list[T] = []
-    # Each plugin's implementation is called on its own (in registration order)
-    # rather than through the hook, so every value is known by who offered it.
-    for impl in getattr(plugin_manager().hook, hook_name).get_hookimpls():
+    impls = getattr(_manager_for(hook_name, name).hook, hook_name).get_hookimpls()
+    # Each plugin's implementation is called on its own (built-ins, then installed
+    # plugins by name, then those registered at run time) rather than through the
+    # hook, so every value is known by who offered it.
+    for impl in sorted(impls, key=lambda impl: _rank.get(impl.plugin_name, len(_rank))):
+        declared = (_offers.get(impl.plugin_name) or {}).get(hook_name)
         for value in impl.function() or ():
             if not isinstance(value, kind):
                 raise ConfigError(
                     f"a plugin returned {type(value).__name__} where a {kind.__name__} belongs"
                 )
-            name = key(value)
-            if name in owners:
+            offered = key(value)
+            if offered in owners:
                 raise ConfigError(
-                    f"{what} `{name}` is registered by two plugins ({owners[name]}, "
+                    f"{what} `{offered}` is registered by two plugins ({owners[offered]}, "
                     f"{impl.plugin_name}); turn one off with {PLUGINS_VARIABLE} "
                     "or the configuration's `plugins` table"
                 )
-            owners[name] = impl.plugin_name
+            if declared is not None and offered not in declared:
+                raise ConfigError(
+                    f"plugin `{impl.plugin_name}` offers {what} `{offered}` without declaring "
+                    f"it in the entry-point group `{declaration_group(hook_name)}`"
+                )
+            owners[offered] = impl.plugin_name
             collected.append(value)
     return collected
 
@@ -237,10 +390,18 @@ def _in_declared_order(found: list[N]) -> list[N]:
     return sorted(found, key=lambda value: (getattr(value, "priority", 0), value.name))
 
 
-def engine_factories() -> dict[str, EngineFactory]:
-    """Every installed engine by id, built-ins first."""
+def engine_factories(engine_id: str | None = None) -> dict[str, EngineFactory]:
+    """Every installed engine by id, built-ins first.
+
+    With ``engine_id``, only the plugins that may offer that engine are loaded,
+    so the dict holds it (when installed) and the engines loaded so far.
+    """
     found = _offered(
-        "tinymemory_engines", EngineFactory, "engine id", lambda factory: factory.descriptor.id
+        "tinymemory_engines",
+        EngineFactory,
+        "engine id",
+        lambda factory: factory.descriptor.id,
+        engine_id,
     )
     return {factory.descriptor.id: factory for factory in found}
 
@@ -250,9 +411,9 @@ def scrubbers() -> list[Scrubber]:
     return _in_declared_order(_offered("tinymemory_scrubbers", Scrubber, "scrubber", _name))  # type: ignore[type-abstract]
 
 
-def embedders() -> dict[str, Embedder]:
-    """Every installed embedder by name."""
-    found = _offered("tinymemory_embedders", Embedder, "embedder", _name)  # type: ignore[type-abstract]
+def embedders(name: str | None = None) -> dict[str, Embedder]:
+    """Every installed embedder by name; with ``name``, only the plugins that may offer it load."""
+    found = _offered("tinymemory_embedders", Embedder, "embedder", _name, name)  # type: ignore[type-abstract]
     return {embedder.name: embedder for embedder in found}
 
 
@@ -280,7 +441,7 @@ def default_fetcher() -> Fetcher | None:
     other named thing; so is offering something that is not a :class:`Fetcher`.
     """
     offered: list[tuple[str, Fetcher]] = []
-    for impl in plugin_manager().hook.tinymemory_http_fetcher.get_hookimpls():
+    for impl in _manager_for("tinymemory_http_fetcher").hook.tinymemory_http_fetcher.get_hookimpls():
         fetcher = impl.function()
         if fetcher is None:
             continue

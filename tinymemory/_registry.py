@@ -116,10 +116,10 @@ def _build_bare(
 ) -> MemoryEngine:
     settings = settings or EngineSettings()
     credential = credential or EngineCredential.none()
-    factories = engine_factories()
-    factory = factories.get(engine_id)
+    # Only the plugins that may offer this engine are imported.
+    factory = engine_factories(engine_id).get(engine_id)
     if factory is None:
-        raise unknown_engine(engine_id, factories)
+        raise unknown_engine(engine_id, engine_factories())
     descriptor = factory.descriptor
     endpoint = settings.endpoint or descriptor.default_endpoint
     if descriptor.needs_endpoint and not endpoint:

@@ -96,25 +96,34 @@ TEXT_WIDTH = 72
 _COMMANDS: list[click.Command] = []
 
 
-def _open_engine() -> MemoryEngine:
+def _open_engine(*, scrub: bool = True) -> MemoryEngine:
     """The configured engine: the one place a data command builds one."""
-    return MemoryConfig.load().build(EngineCredential.from_env())
+    config = MemoryConfig.load()
+    return build_engine(
+        config.engine,
+        config.settings_for(config.engine),
+        EngineCredential.from_env(),
+        scrub=scrub,
+    )
 
 
 def open_reader() -> MemoryEngine:
-    """The configured engine for a command that only reads: it creates no file.
+    """The configured engine for a command that stores nothing: it creates no file.
+
+    It is not scrubbed (nothing passes through it into memory), so a read
+    imports no scrubber plugin.
 
     While none of the files the engine's factory names (``storage``) exists,
     the memory holds nothing, and the read is answered by a throwaway engine
     of the same kind in a temporary folder, removed when it closes.
     """
     config = MemoryConfig.load()
-    factory = engine_factories().get(config.engine)
+    factory = engine_factories(config.engine).get(config.engine)
     if factory is None or factory.storage is None or factory.test_settings is None:
-        return _open_engine()
+        return _open_engine(scrub=False)
     files = factory.storage(config.settings_for(config.engine))
     if not files or any(Path(file).exists() for file in files):
-        return _open_engine()
+        return _open_engine(scrub=False)
     folder = tempfile.TemporaryDirectory(prefix="tinymemory-empty-")
     try:
         engine = build_engine(config.engine, factory.test_settings(Path(folder.name)), scrub=False)

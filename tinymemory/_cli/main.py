@@ -32,7 +32,7 @@ from tinymemory._context import ContextCompiler, ContextSpec
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import ConfigError, TinyMemoryError
 from tinymemory._namespace import Namespace
-from tinymemory._plugin_manager import list_plugins, plugin_manager
+from tinymemory._plugin_manager import command_manager, list_plugins
 from tinymemory._registry import (
     MemoryConfig,
     config_path,
@@ -366,7 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (with plugin commands added); returns the exit status."""
     _echo_bytes_as_given()
     try:
-        plugin_manager().hook.tinymemory_register_commands(cli=cli)
+        # Only plugins that declare nothing load here; the others when their command runs.
+        command_manager(None).hook.tinymemory_register_commands(cli=cli)
         # Standalone mode shows click's own errors and ends every run with
         # SystemExit, which carries the status a command chose through
         # ctx.exit() or sys.exit(); non-standalone mode loses it.

@@ -1,7 +1,12 @@
-"""Commands that come with a plugin, and what ``tinymemory`` says when one is not installed.
+"""Commands that come with a plugin: loaded when run, and what ``tinymemory`` says when one is missing.
 
-Each plugin of this repository declares the commands it adds in its
-``pyproject.toml`` (``[tool.tinymemory] commands = [...]``); :data:`PLUGIN_COMMANDS`
+An installed plugin declares the commands it adds in its entry points (the
+group ``tinymemory.register_commands``, one entry per command), so
+``tinymemory --help`` lists them, with the distribution's summary as their
+line, without importing the plugin; the plugin is imported, and its
+``tinymemory_register_commands`` hook called, when one of its commands runs.
+
+Each plugin of this repository declares its commands so; :data:`PLUGIN_COMMANDS`
 is those declarations gathered, as data (a test holds the two equal). A
 command that is not installed is then not ``No such command``, but the
 plugin that brings it and the line that installs it.
@@ -11,7 +16,15 @@ from __future__ import annotations
 
 import click
 
-from tinymemory._plugin_manager import list_plugins
+from tinymemory._errors import ConfigError
+from tinymemory._plugin_manager import (
+    COMMANDS_HOOK,
+    command_manager,
+    declaration_group,
+    declared_commands,
+    list_plugins,
+    load_error,
+)
 
 #: The command each plugin of this repository adds, by command name: its distribution.
 PLUGIN_COMMANDS: dict[str, str] = {
@@ -24,6 +37,15 @@ PLUGIN_COMMANDS: dict[str, str] = {
 
 def missing_command_hint(name: str) -> str | None:
     """Why ``name`` is no command here and how to get it; ``None`` when no known plugin has it."""
+    declared = declared_commands().get(name)
+    if declared is not None:
+        error = load_error(declared.plugin)
+        if error is None:
+            return f"plugin `{declared.plugin}` declares `{name}` but did not add it"
+        return (
+            f"`{name}` comes with {declared.distribution or declared.plugin}, which is "
+            f"installed but failed to load: {error} (`tinymemory plugins` lists the plugins)"
+        )
     distribution = PLUGIN_COMMANDS.get(name)
     if distribution is None:
         return None
@@ -45,13 +67,57 @@ def missing_command_hint(name: str) -> str | None:
 
 
 class PluginAwareGroup(click.Group):
-    """A command group that names the plugin to install for a known command it lacks."""
+    """A command group with the commands plugins declare, each plugin loaded when its command runs.
+
+    It also names the plugin to install for a known command it lacks.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands added and those installed plugins declare, by name."""
+        return sorted({*self.commands, *declared_commands()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command; for one declared but not loaded, a stand-in fit only to be listed."""
+        command = self.commands.get(cmd_name)
+        declared = declared_commands().get(cmd_name)
+        if command is not None or declared is None:
+            return command
+        return click.Command(cmd_name, help=declared.summary or declared.distribution)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        """As click resolves it, but a plugin's command that is not installed says which plugin."""
+        """As click resolves it, a declared command's plugin loaded first.
+
+        A plugin's command that is not installed (or whose plugin failed to
+        load) says which plugin and why.
+        """
         name = click.utils.make_str(args[0]) if args else ""
-        if self.get_command(ctx, name) is None and (hint := missing_command_hint(name)):
+        if name not in self.commands and name in declared_commands():
+            self.load_command(name)
+        if name not in self.commands and (hint := missing_command_hint(name)):
             ctx.fail(f"No such command '{name}': {hint}.")
         return super().resolve_command(ctx, args)
+
+    def load_command(self, name: str) -> None:
+        """Import the plugins declaring command ``name`` and add the commands they add.
+
+        A plugin adding a command it did not declare is ``ConfigError``: its
+        command would be missing whenever the plugin is not loaded yet.
+        """
+        declared = declared_commands()
+        manager = command_manager(name)
+        owners = {command.plugin for command in declared.values() if command.name == name}
+        for impl in manager.hook.tinymemory_register_commands.get_hookimpls():
+            if impl.plugin_name not in owners:
+                continue
+            added = click.Group()
+            impl.function(cli=added)
+            for command_name, command in added.commands.items():
+                owner = declared.get(command_name)
+                if owner is None or owner.plugin != impl.plugin_name:
+                    raise ConfigError(
+                        f"plugin `{impl.plugin_name}` adds the command `{command_name}` without "
+                        f"declaring it in the entry-point group `{declaration_group(COMMANDS_HOOK)}`"
+                    )
+                self.add_command(command, command_name)
