@@ -11,15 +11,26 @@ def make_distribution(
     version: str,
     entry_points: dict[str, str],
     modules: dict[str, str],
+    declared: dict[str, dict[str, str]] | None = None,
+    summary: str | None = None,
 ) -> None:
-    """An installed distribution: a dist-info folder and its modules, in ``root``."""
+    """An installed distribution: a dist-info folder and its modules, in ``root``.
+
+    ``entry_points`` is the ``tinymemory`` group; ``declared`` other groups by
+    name (``tinymemory.engines``: what the plugin declares it offers).
+    """
     info = root / f"{name}-{version}.dist-info"
     info.mkdir()
+    described = f"Summary: {summary}\n" if summary else ""
     (info / "METADATA").write_text(
-        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{described}", encoding="utf-8"
     )
-    lines = "".join(f"{entry} = {target}\n" for entry, target in entry_points.items())
-    (info / "entry_points.txt").write_text(f"[tinymemory]\n{lines}", encoding="utf-8")
+    groups = {"tinymemory": entry_points, **(declared or {})}
+    text = "".join(
+        f"[{group}]\n" + "".join(f"{entry} = {target}\n" for entry, target in entries.items())
+        for group, entries in groups.items()
+    )
+    (info / "entry_points.txt").write_text(text, encoding="utf-8")
     for module, source in modules.items():
         (root / f"{module}.py").write_text(source, encoding="utf-8")
 

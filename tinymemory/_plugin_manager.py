@@ -441,7 +441,8 @@ def default_fetcher() -> Fetcher | None:
     other named thing; so is offering something that is not a :class:`Fetcher`.
     """
     offered: list[tuple[str, Fetcher]] = []
-    for impl in _manager_for("tinymemory_http_fetcher").hook.tinymemory_http_fetcher.get_hookimpls():
+    manager = _manager_for("tinymemory_http_fetcher")
+    for impl in manager.hook.tinymemory_http_fetcher.get_hookimpls():
         fetcher = impl.function()
         if fetcher is None:
             continue

@@ -1,4 +1,4 @@
-"""Commands that come with a plugin: loaded when run, and what ``tinymemory`` says when one is missing.
+"""Commands that come with a plugin: loaded when run, and what is said when one is missing.
 
 An installed plugin declares the commands it adds in its entry points (the
 group ``tinymemory.register_commands``, one entry per command), so
@@ -116,8 +116,9 @@ class PluginAwareGroup(click.Group):
             for command_name, command in added.commands.items():
                 owner = declared.get(command_name)
                 if owner is None or owner.plugin != impl.plugin_name:
+                    group = declaration_group(COMMANDS_HOOK)
                     raise ConfigError(
                         f"plugin `{impl.plugin_name}` adds the command `{command_name}` without "
-                        f"declaring it in the entry-point group `{declaration_group(COMMANDS_HOOK)}`"
+                        f"declaring it in the entry-point group `{group}`"
                     )
                 self.add_command(command, command_name)
