@@ -19,77 +19,27 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from tinymemory._engine import (
-    EngineDescriptor,
-    EngineHealth,
-    HealthState,
-    MemoryEngine,
-    explore_by_listing,
-    get_by_listing,
-)
-from tinymemory._errors import (
-    ConfigError,
-    Conflict,
-    EngineError,
-    InvalidRequest,
-    NotFound,
-    TinyMemoryError,
-    Unauthorized,
-    Unavailable,
-    Unsupported,
-)
-from tinymemory._items import (
-    MAX_STORE_MANY,
-    Conversation,
-    Document,
-    DocumentBody,
-    Learning,
-    LearningKind,
-    Role,
-    StoreItem,
-    StoreReceipt,
-    Turn,
-    item_size,
-)
-from tinymemory._limits import ItemLimits, item_limits, set_item_limits
-from tinymemory._meta import (
-    ItemKind,
-    MemoryMeta,
-    MetaFilter,
-    SourceKind,
-    SourceRef,
-    ToolCallRef,
-    TurnRange,
-)
-from tinymemory._namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
-from tinymemory._operations import (
-    MAX_BUCKETS,
-    MAX_GET_IDS,
-    MAX_SCAN_LIMIT,
-    Citation,
-    EraseReport,
-    EraseRequest,
-    ExplorePage,
-    ExploreRequest,
-    Exported,
-    ExportPage,
-    Facet,
-    FacetBucket,
-    FetchMode,
-    FetchPage,
-    FetchRequest,
-    ForgetReport,
-    ForgetTarget,
-    GetRequest,
-    Hit,
-    ListPage,
-    ListRequest,
-    RecallAnswer,
-    RecallRequest,
-)
-
 if TYPE_CHECKING:
     from tinymemory._context import Brief, ContextCompiler, ContextDoc, ContextSpec, compile_context
+    from tinymemory._engine import (
+        EngineDescriptor,
+        EngineHealth,
+        HealthState,
+        MemoryEngine,
+        explore_by_listing,
+        get_by_listing,
+    )
+    from tinymemory._errors import (
+        ConfigError,
+        Conflict,
+        EngineError,
+        InvalidRequest,
+        NotFound,
+        TinyMemoryError,
+        Unauthorized,
+        Unavailable,
+        Unsupported,
+    )
     from tinymemory._hookspecs import (
         DocumentConverter,
         Embedder,
@@ -99,6 +49,55 @@ if TYPE_CHECKING:
         hookimpl,
     )
     from tinymemory._ingest import SyncedItem, SyncReport, convert, read, sync
+    from tinymemory._items import (
+        MAX_STORE_MANY,
+        Conversation,
+        Document,
+        DocumentBody,
+        Learning,
+        LearningKind,
+        Role,
+        StoreItem,
+        StoreReceipt,
+        Turn,
+        item_size,
+    )
+    from tinymemory._limits import ItemLimits, item_limits, set_item_limits
+    from tinymemory._meta import (
+        ItemKind,
+        MemoryMeta,
+        MetaFilter,
+        SourceKind,
+        SourceRef,
+        ToolCallRef,
+        TurnRange,
+    )
+    from tinymemory._namespace import MAX_DEPTH, Namespace, Reach, Segment, SegmentKind
+    from tinymemory._operations import (
+        MAX_BUCKETS,
+        MAX_GET_IDS,
+        MAX_SCAN_LIMIT,
+        Citation,
+        EraseReport,
+        EraseRequest,
+        ExplorePage,
+        ExploreRequest,
+        Exported,
+        ExportPage,
+        Facet,
+        FacetBucket,
+        FetchMode,
+        FetchPage,
+        FetchRequest,
+        ForgetReport,
+        ForgetTarget,
+        GetRequest,
+        Hit,
+        ListPage,
+        ListRequest,
+        RecallAnswer,
+        RecallRequest,
+    )
     from tinymemory._plugin_manager import PluginInfo, list_plugins
     from tinymemory._registry import DEFAULT_ENGINE, MemoryConfig, build_engine, list_engines
     from tinymemory._scrubbing import ScrubbingEngine
@@ -108,10 +107,89 @@ if TYPE_CHECKING:
 
     __version__: str
 
-# The plugin system (pluggy, entry points, TOML), the memory tools and the
-# context compiler load on first use of these names, so `import tinymemory`
-# stays fast and imports no plugin.
+# Every name loads its module on first use, so `import tinymemory` (and so the
+# command line's `tinymemory --help`) imports nothing else: the contract types,
+# the plugin system (pluggy, entry points, TOML), the memory tools and the
+# context compiler each come with the first name that needs them.
 _LAZY = {
+    "tinymemory._engine": (
+        "EngineDescriptor",
+        "EngineHealth",
+        "HealthState",
+        "MemoryEngine",
+        "explore_by_listing",
+        "get_by_listing",
+    ),
+    "tinymemory._errors": (
+        "ConfigError",
+        "Conflict",
+        "EngineError",
+        "InvalidRequest",
+        "NotFound",
+        "TinyMemoryError",
+        "Unauthorized",
+        "Unavailable",
+        "Unsupported",
+    ),
+    "tinymemory._items": (
+        "MAX_STORE_MANY",
+        "Conversation",
+        "Document",
+        "DocumentBody",
+        "Learning",
+        "LearningKind",
+        "Role",
+        "StoreItem",
+        "StoreReceipt",
+        "Turn",
+        "item_size",
+    ),
+    "tinymemory._limits": (
+        "ItemLimits",
+        "item_limits",
+        "set_item_limits",
+    ),
+    "tinymemory._meta": (
+        "ItemKind",
+        "MemoryMeta",
+        "MetaFilter",
+        "SourceKind",
+        "SourceRef",
+        "ToolCallRef",
+        "TurnRange",
+    ),
+    "tinymemory._namespace": (
+        "MAX_DEPTH",
+        "Namespace",
+        "Reach",
+        "Segment",
+        "SegmentKind",
+    ),
+    "tinymemory._operations": (
+        "MAX_BUCKETS",
+        "MAX_GET_IDS",
+        "MAX_SCAN_LIMIT",
+        "Citation",
+        "EraseReport",
+        "EraseRequest",
+        "ExplorePage",
+        "ExploreRequest",
+        "Exported",
+        "ExportPage",
+        "Facet",
+        "FacetBucket",
+        "FetchMode",
+        "FetchPage",
+        "FetchRequest",
+        "ForgetReport",
+        "ForgetTarget",
+        "GetRequest",
+        "Hit",
+        "ListPage",
+        "ListRequest",
+        "RecallAnswer",
+        "RecallRequest",
+    ),
     "tinymemory._context": (
         "Brief",
         "ContextCompiler",
@@ -157,6 +235,10 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'tinymemory' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
 
 
 __all__ = [

@@ -1,82 +1,87 @@
 """The plugin manager: built-in plugins, then the ``tinymemory`` entry points by name.
 
 Nothing is loaded at ``import tinymemory``; the manager is made on first use,
-and a plugin is imported only when a hook it implements is needed. A plugin
-declares what it offers in its distribution's entry points, read without
-importing it: one group per hook, named ``tinymemory.`` and the hook's name
-without ``tinymemory_`` (``tinymemory.engines``, ``tinymemory.register_commands``,
-``tinymemory.scrubbers`` ...), each entry named for what it offers (an engine
-id, a command, a scrubber's name) and pointing at the plugin's module. A plugin
-that declares nothing is imported whenever any hook is needed, as every plugin
-once was. A plugin whose entry point fails to load is left out with a warning
-and listed as broken, so one bad install cannot take the SDK down; one that
-implements a hook, or offers a name, that it did not declare is broken too, so
-a declaration can never hide a hook (a scrubber left out of a store).
+and a plugin is imported only when a hook it implements is needed: what each
+declares is read from its entry points first (:mod:`tinymemory._plugin_entries`).
+A plugin that declares nothing is imported whenever any hook is needed, as
+every plugin once was. A plugin whose entry point fails to load is left out
+with a warning and listed as broken, so one bad install cannot take the SDK
+down; one that implements a hook, or offers a name, that it did not declare
+is broken too, so a declaration can never hide a hook (a scrubber left out of
+a store).
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import threading
 import warnings
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from importlib.metadata import EntryPoint, entry_points, version
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable
+from importlib.metadata import EntryPoint, version
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
-import pluggy
 
-from tinymemory._config_file import parse_toml, plugins_table, read_config_text
 from tinymemory._errors import ConfigError
-from tinymemory._hookspecs import (
-    PROJECT,
-    DocumentConverter,
-    Embedder,
-    EngineFactory,
-    Fetcher,
-    HookSpecs,
-    Scrubber,
-    SourceReader,
+from tinymemory._plugin_entries import (
+    BUILTIN_PLUGINS,
+    COMMANDS_HOOK,
+    PLUGINS_VARIABLE,
+    DeclaredCommand,
+    Installed,
+    Offers,
+    blocked_plugins,
+    declaration_group,
+    forget_installed,
+    installed,
 )
 
-#: Names the only plugins to load, comma-separated (unset: every installed one).
-PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
-#: Modules registered exactly like third-party plugins, before them.
-BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing")
-#: What each built-in offers, declared as an installed plugin declares it.
-BUILTIN_OFFERS: dict[str, dict[str, frozenset[str]]] = {
-    "tinymemory.reference": {"tinymemory_engines": frozenset({"reference"})},
-    "tinymemory.hashing": {"tinymemory_embedders": frozenset({"hashing"})},
-}
+if TYPE_CHECKING:
+    import pluggy
 
-#: The hook that adds commands to the command line.
-COMMANDS_HOOK = "tinymemory_register_commands"
+    from tinymemory._hookspecs import (
+        DocumentConverter,
+        Embedder,
+        EngineFactory,
+        Fetcher,
+        Scrubber,
+        SourceReader,
+    )
+
+__all__ = [
+    "BUILTIN_PLUGINS",
+    "PLUGINS_VARIABLE",
+    "PluginInfo",
+    "blocked_plugins",
+    "command_manager",
+    "undeclared_command_manager",
+    "declared_commands",
+    "default_fetcher",
+    "document_converters",
+    "embedders",
+    "engine_factories",
+    "list_plugins",
+    "load_error",
+    "plugin_manager",
+    "reset_plugins",
+    "scrubbers",
+    "source_readers",
+]
 
 T = TypeVar("T")
-#: What a plugin declares: hook name to the names it offers there; ``None``: nothing declared.
-Offers = dict[str, frozenset[str]] | None
-
-
-def declaration_group(hook_name: str) -> str:
-    """The entry-point group a plugin declares what it offers through ``hook_name`` in."""
-    return f"{PROJECT}.{hook_name.removeprefix(PROJECT + '_')}"
-
 
 # Re-entrant, so a plugin that uses the registry while it is imported gets an
 # error (and is left out) instead of deadlocking the process.
 _lock = threading.RLock()
 _loading = False
+_installed: Installed | None = None
 _manager: pluggy.PluginManager | None = None
 _broken: dict[str, str] = {}
-_distributions: dict[str, tuple[str, str]] = {}
 #: Plugins found but not imported yet, in load order, each with its entry point
 #: (``None`` for a built-in) and what it declares.
 _pending: dict[str, tuple[EntryPoint | None, Offers]] = {}
 _offers: dict[str, Offers] = {}
 _rank: dict[str, int] = {}
-_commands: dict[str, DeclaredCommand] = {}
 
 
 @attrs.frozen(kw_only=True)
@@ -89,16 +94,6 @@ class PluginInfo:
     hooks: tuple[str, ...]
     builtin: bool
     error: str | None = None
-
-
-@attrs.frozen(kw_only=True)
-class DeclaredCommand:
-    """A command an installed plugin declares: its name, plugin, and its distribution's summary."""
-
-    name: str
-    plugin: str
-    distribution: str | None
-    summary: str
 
 
 def plugin_manager() -> pluggy.PluginManager:
@@ -139,69 +134,72 @@ def _manager_for(hook_name: str | None, name: str | None = None) -> pluggy.Plugi
         return manager
 
 
+def _scanned() -> Installed:
+    """What is installed, read once from the entry points (nothing imported)."""
+    global _installed
+    with _lock:
+        if _installed is None:
+            _installed = installed()
+            for name, found in _installed.plugins.items():
+                _pending[name] = (found.entry, found.offers)
+            _rank.update((name, rank) for rank, name in enumerate(_installed.plugins))
+        return _installed
+
+
 def _found() -> pluggy.PluginManager:
-    """The manager, made on first call from the installed entry points, nothing imported."""
+    """The manager, made on first call with the hooks and what the user turned off."""
     global _manager
     if _manager is not None:
         return _manager
+    import pluggy
+
+    from tinymemory._hookspecs import PROJECT, HookSpecs
+
+    found = _scanned()
     manager = pluggy.PluginManager(PROJECT)
     manager.add_hookspecs(HookSpecs)
-    groups = entry_points()
-    entries = sorted(groups.select(group=PROJECT), key=lambda entry: (entry.name, entry.value))
-    for name in blocked_plugins([*BUILTIN_PLUGINS, *(entry.name for entry in entries)]):
+    for name in found.blocked:
         manager.set_blocked(name)
-    for module_name in BUILTIN_PLUGINS:
-        if not manager.is_blocked(module_name):
-            _pending[module_name] = (None, BUILTIN_OFFERS[module_name])
-    declared = _declarations(groups, entries)
-    counts = Counter(entry.name for entry in entries)
-    for entry in entries:
-        if manager.is_blocked(entry.name):
-            continue
-        if entry.dist is not None:  # known for a plugin that fails to load, too
-            _distributions[entry.name] = (entry.dist.name, entry.dist.version)
-        if counts[entry.name] > 1 or entry.name in BUILTIN_PLUGINS:
-            # The same rule as for every other name: two claimants, neither is used.
-            if entry.name not in _broken:
-                _broken[entry.name] = f"ConfigError: two plugins are named `{entry.name}`"
-                warnings.warn(
-                    f"two tinymemory plugins are named `{entry.name}`: both are left out",
-                    RuntimeWarning,
-                    stacklevel=4,
-                )
-            continue
-        _pending[entry.name] = (entry, declared.get(entry.name))
-        for command in sorted((declared.get(entry.name) or {}).get(COMMANDS_HOOK, ())):
-            _commands[command] = DeclaredCommand(
-                name=command,
-                plugin=entry.name,
-                distribution=entry.dist.name if entry.dist is not None else None,
-                summary=_summary(entry.dist.read_text("METADATA") if entry.dist else None),
-            )
-    _rank.update((name, rank) for rank, name in enumerate(_pending))
+    for name in sorted(found.duplicates):
+        # The same rule as for every other name: two claimants, neither is used.
+        _broken[name] = f"ConfigError: two plugins are named `{name}`"
+        warnings.warn(
+            f"two tinymemory plugins are named `{name}`: both are left out",
+            RuntimeWarning,
+            stacklevel=4,
+        )
     _manager = manager
     return manager
 
 
-def _declarations(groups: Any, entries: list[EntryPoint]) -> dict[str, dict[str, frozenset[str]]]:
-    """What each plugin of ``entries`` declares, by plugin name (its distribution and module)."""
-    owner = {_origin(entry): entry.name for entry in entries}
-    found: dict[str, dict[str, set[str]]] = {}
-    for hook_name in HookSpecs.__dict__:
-        if not hook_name.startswith(PROJECT + "_"):
-            continue
-        for entry in groups.select(group=declaration_group(hook_name)):
-            plugin = owner.get(_origin(entry))
-            if plugin is not None:
-                found.setdefault(plugin, {}).setdefault(hook_name, set()).add(entry.name)
-    return {
-        plugin: {hook: frozenset(names) for hook, names in hooks.items()}
-        for plugin, hooks in found.items()
-    }
+def declared_commands() -> dict[str, DeclaredCommand]:
+    """The commands installed plugins declare, by name, read without importing any plugin."""
+    return installed().commands
 
 
-def _origin(entry: EntryPoint) -> tuple[str | None, str]:
-    return (entry.dist.name if entry.dist is not None else None, entry.module)
+def command_manager(name: str) -> pluggy.PluginManager:
+    """The manager with every plugin that may add command ``name`` loaded."""
+    return _manager_for(COMMANDS_HOOK, name)
+
+
+def undeclared_command_manager() -> pluggy.PluginManager | None:
+    """The manager with the plugins that declare nothing loaded (they may add any command).
+
+    What the command line needs before it knows the command. ``None`` when no
+    manager is made yet and every plugin declares what it offers: then no
+    plugin has added a command, and none is imported.
+    """
+    with _lock:
+        _scanned()
+        if _manager is None and all(offers is not None for _, offers in _pending.values()):
+            return None
+    # No command is named "": only the plugins that declare nothing load.
+    return _manager_for(COMMANDS_HOOK, "")
+
+
+def load_error(plugin: str) -> str | None:
+    """Why plugin ``plugin`` failed to load; ``None`` when it did not fail."""
+    return _broken.get(plugin)
 
 
 def _load(
@@ -237,63 +235,14 @@ def _load(
         )
 
 
-def blocked_plugins(names: Iterable[str], environ: Mapping[str, str] | None = None) -> list[str]:
-    """Of the plugins ``names``, those the user turned off.
-
-    ``$TINYMEMORY_PLUGINS``, when set, lists (comma-separated) the only
-    plugins to load, built-ins included; set but empty, none load. The
-    configuration file's ``plugins`` table turns single plugins off
-    (``name = false``). A plugin loads when both allow it.
-    """
-    env = os.environ if environ is None else environ
-    chosen = env.get(PLUGINS_VARIABLE)
-    allowed = None if chosen is None else {name.strip() for name in chosen.split(",")}
-    text, source = read_config_text(environ=env)
-    table = plugins_table(parse_toml(text, source), source) if text is not None else {}
-    return [
-        name
-        for name in dict.fromkeys(names)
-        if (allowed is not None and name not in allowed) or table.get(name) is False
-    ]
-
-
-def declared_commands() -> dict[str, DeclaredCommand]:
-    """The commands installed plugins declare, by name, read without importing any plugin."""
-    with _lock:
-        _found()
-        return dict(_commands)
-
-
-def command_manager(name: str | None) -> pluggy.PluginManager:
-    """The manager with every plugin that may add command ``name`` loaded.
-
-    ``name`` None loads only the plugins that declare nothing (any of them may
-    add any command): what the command line needs before it knows the command.
-    """
-    return _manager_for(COMMANDS_HOOK, "" if name is None else name)
-
-
-def load_error(plugin: str) -> str | None:
-    """Why plugin ``plugin`` failed to load; ``None`` when it did not fail."""
-    return _broken.get(plugin)
-
-
-def _summary(metadata: str | None) -> str:
-    """The ``Summary`` line of a distribution's metadata (read by hand: no email parser)."""
-    for line in (metadata or "").splitlines():
-        if not line:
-            break
-        if line.startswith("Summary:"):
-            return line.partition(":")[2].strip()
-    return ""
-
-
 def reset_plugins() -> None:
     """Forget the manager, so the next use loads plugins again (for tests and reloads)."""
-    global _manager
+    global _manager, _installed
     with _lock:
         _manager = None
-        for table in (_broken, _distributions, _pending, _offers, _rank, _commands):
+        _installed = None
+        forget_installed()
+        for table in (_broken, _pending, _offers, _rank):
             table.clear()
 
 
@@ -306,7 +255,9 @@ def list_plugins() -> list[PluginInfo]:
         if plugin is None:
             continue
         builtin = name in BUILTIN_PLUGINS
-        distribution, plugin_version = core if builtin else _distributions.get(name, (None, None))
+        distribution, plugin_version = (
+            core if builtin else _scanned().distributions.get(name, (None, None))
+        )
         infos.append(
             PluginInfo(
                 name=name,
@@ -322,8 +273,8 @@ def list_plugins() -> list[PluginInfo]:
     infos.extend(
         PluginInfo(
             name=name,
-            distribution=_distributions.get(name, (None, None))[0],
-            version=_distributions.get(name, (None, None))[1],
+            distribution=_scanned().distributions.get(name, (None, None))[0],
+            version=_scanned().distributions.get(name, (None, None))[1],
             hooks=(),
             builtin=False,
             error=error,
@@ -396,6 +347,8 @@ def engine_factories(engine_id: str | None = None) -> dict[str, EngineFactory]:
     With ``engine_id``, only the plugins that may offer that engine are loaded,
     so the dict holds it (when installed) and the engines loaded so far.
     """
+    from tinymemory._hookspecs import EngineFactory
+
     found = _offered(
         "tinymemory_engines",
         EngineFactory,
@@ -408,17 +361,23 @@ def engine_factories(engine_id: str | None = None) -> dict[str, EngineFactory]:
 
 def scrubbers() -> list[Scrubber]:
     """Every installed scrubber, in the order they run (by priority, then name)."""
+    from tinymemory._hookspecs import Scrubber
+
     return _in_declared_order(_offered("tinymemory_scrubbers", Scrubber, "scrubber", _name))  # type: ignore[type-abstract]
 
 
 def embedders(name: str | None = None) -> dict[str, Embedder]:
     """Every installed embedder by name; with ``name``, only the plugins that may offer it load."""
+    from tinymemory._hookspecs import Embedder
+
     found = _offered("tinymemory_embedders", Embedder, "embedder", _name, name)  # type: ignore[type-abstract]
     return {embedder.name: embedder for embedder in found}
 
 
 def document_converters() -> list[DocumentConverter]:
     """Every installed document converter, in the order they are asked (by priority, then name)."""
+    from tinymemory._hookspecs import DocumentConverter
+
     return _in_declared_order(
         _offered("tinymemory_document_converters", DocumentConverter, "converter", _name)  # type: ignore[type-abstract]
     )
@@ -426,6 +385,8 @@ def document_converters() -> list[DocumentConverter]:
 
 def source_readers() -> dict[str, SourceReader]:
     """Every installed source reader by its name."""
+    from tinymemory._hookspecs import SourceReader
+
     found = _offered("tinymemory_source_readers", SourceReader, "reader", _name)  # type: ignore[type-abstract]
     return {reader.name: reader for reader in found}
 
@@ -440,6 +401,8 @@ def default_fetcher() -> Fetcher | None:
     Two plugins offering one is ``ConfigError`` naming both, as for every
     other named thing; so is offering something that is not a :class:`Fetcher`.
     """
+    from tinymemory._hookspecs import Fetcher
+
     offered: list[tuple[str, Fetcher]] = []
     manager = _manager_for("tinymemory_http_fetcher")
     for impl in manager.hook.tinymemory_http_fetcher.get_hookimpls():

@@ -93,8 +93,6 @@ EXPORT_PAGE = LISTING_PAGE
 #: How much of an item's first line a table shows.
 TEXT_WIDTH = 72
 
-_COMMANDS: list[click.Command] = []
-
 
 def _open_engine(*, scrub: bool = True) -> MemoryEngine:
     """The configured engine: the one place a data command builds one."""
@@ -148,12 +146,6 @@ class _Throwaway(EngineWrapper):
             self._folder.cleanup()
 
 
-def add_data_commands(group: click.Group) -> None:
-    """Add every data command to ``group`` (the ``tinymemory`` command)."""
-    for command in _COMMANDS:
-        group.add_command(command)
-
-
 class EngineFailure(click.ClickException):
     """A :class:`TinyMemoryError` met by a data command, shown as the ``main`` of the CLI shows one.
 
@@ -172,7 +164,7 @@ class EngineFailure(click.ClickException):
 def _data_command(
     name: str, cls: type[click.Command] = click.Command
 ) -> Callable[[Command], click.Command]:
-    """``click.command(name)``, with TinyMemoryError mapped to a clean exit, registered."""
+    """``click.command(name)``, with TinyMemoryError mapped to a clean exit."""
 
     def decorate(func: Command) -> click.Command:
         @functools.wraps(func)
@@ -182,9 +174,7 @@ def _data_command(
             except TinyMemoryError as error:
                 raise EngineFailure(error) from None
 
-        command = click.command(name, cls=cls)(run)
-        _COMMANDS.append(command)
-        return command
+        return click.command(name, cls=cls)(run)
 
     return decorate
 

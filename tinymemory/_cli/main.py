@@ -1,373 +1,169 @@
-"""The ``tinymemory`` command line.
+"""The ``tinymemory`` command line: the group, and the commands it loads when they run.
 
-Core commands list what is installed; the data commands (``store``,
-``fetch``, ``export``, ...) come from :mod:`tinymemory._cli.data_commands`; plugins
-add their own commands through the ``tinymemory_register_commands`` hook.
+``tinymemory --help`` imports no command's module and no plugin: each core
+command is named here, with its module and its one-line help, as data
+(:data:`CORE_COMMANDS`; a test holds each line equal to the command's own),
+and plugins declare theirs in their entry points
+(:mod:`tinymemory._cli.plugin_commands`). A command's module is imported when
+the command is looked up to run. The informational commands live in
+:mod:`tinymemory._cli.info_commands`, the data commands in
+:mod:`tinymemory._cli.data_commands`.
 """
 
 from __future__ import annotations
 
+import importlib
 import io
-import json
-import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import NamedTuple
 
-import attrs
 import click
 
-from tinymemory._cli.data_commands import add_data_commands, hint_when_empty, open_reader
-from tinymemory._cli.new_plugin import new_plugin_command
-from tinymemory._cli.options import (
-    at_option,
-    items_text,
-    json_option,
-    reach_from,
-    reach_option,
-    table,
-)
 from tinymemory._cli.plugin_commands import PluginAwareGroup
-from tinymemory._context import ContextCompiler, ContextSpec
-from tinymemory._engine import EngineDescriptor
-from tinymemory._errors import ConfigError, TinyMemoryError
-from tinymemory._namespace import Namespace
-from tinymemory._plugin_manager import command_manager, list_plugins
-from tinymemory._registry import (
-    MemoryConfig,
-    config_path,
-    list_engines,
-    settings_from_json,
-    unknown_engine,
-)
-from tinymemory._settings import API_KEY_VARIABLE, EngineCredential, redact_url
-from tinymemory._timestamps import format_timestamp
-from tinymemory._tool_schemas import READ_TOOLS, tool_specs
-from tinymemory._wire import dumps, to_data
-from tinymemory.conformance.profiles import PROFILES
-
-#: A budget no document reaches: what `context` compiles to tell an empty
-#: engine from a budget too small for anything.
-UNBOUNDED_TOKENS = 2**32 - 1
+from tinymemory._errors import TinyMemoryError
+from tinymemory._plugin_entries import installed
 
 
-@click.group(name="tinymemory", cls=PluginAwareGroup)
+class CoreCommand(NamedTuple):
+    """Where a core command is defined (module and attribute) and its one-line help."""
+
+    module: str
+    attribute: str
+    help: str
+
+
+_INFO = "tinymemory._cli.info_commands"
+_DATA = "tinymemory._cli.data_commands"
+
+#: Every core command by name.
+CORE_COMMANDS: dict[str, CoreCommand] = {
+    "completion": CoreCommand(
+        _INFO,
+        "completion_command",
+        "Print the completion script for SHELL: commands, options and their choices.",
+    ),
+    "config": CoreCommand(
+        _INFO,
+        "config",
+        "Show the configuration in force: its file, the engine and its settings.",
+    ),
+    "conformance": CoreCommand(
+        _INFO,
+        "conformance_command",
+        "Run the conformance suite against an installed engine (default: the configured one).",
+    ),
+    "context": CoreCommand(
+        _INFO,
+        "context_command",
+        "Compile context.md from the configured engine: briefs and learnings within a budget.",
+    ),
+    "convert": CoreCommand(
+        _DATA,
+        "convert_command",
+        "Convert FILE to markdown with the installed converters, as `store --file` does.",
+    ),
+    "engines": CoreCommand(_INFO, "engines", "List the installed engines."),
+    "erase": CoreCommand(
+        _DATA,
+        "erase",
+        "Delete items for good: every item (of --kind) at a node, and with --subtree below it.",
+    ),
+    "explore": CoreCommand(
+        _DATA, "explore", "Count stored items per value of FACET, largest first."
+    ),
+    "export": CoreCommand(
+        _DATA,
+        "export",
+        'Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`.',
+    ),
+    "fetch": CoreCommand(
+        _DATA, "fetch", "Rank stored items against QUERY by keyword, vector or hybrid search."
+    ),
+    "forget": CoreCommand(
+        _DATA,
+        "forget",
+        "Forget items by id (or any unique prefix of 4 or more digits), or every item the "
+        "filter options admit.",
+    ),
+    "get": CoreCommand(
+        _DATA,
+        "get",
+        "Print items whole by id (or any unique prefix of 4 or more digits): text and metadata.",
+    ),
+    "import": CoreCommand(
+        _DATA,
+        "import_command",
+        "Store the items of a JSON-lines FILE (from `export`, or one item per line); - is stdin.",
+    ),
+    "ingest": CoreCommand(
+        _DATA,
+        "ingest",
+        "Read a source (a folder, a file, a link, ...) into memory through an installed reader.",
+    ),
+    "list": CoreCommand(
+        _DATA, "list_command", "List stored items, without ranking, a page at a time."
+    ),
+    "new-plugin": CoreCommand(
+        "tinymemory._cli.new_plugin",
+        "new_plugin_command",
+        "Write tinymemory-NAME/, an engine plugin that passes the conformance suite.",
+    ),
+    "plugins": CoreCommand(
+        _INFO,
+        "plugins",
+        "List the installed plugins, their versions and the hooks they implement.",
+    ),
+    "recall": CoreCommand(
+        _DATA, "recall", "Answer QUESTION from memory, then list the items the answer cites."
+    ),
+    "store": CoreCommand(
+        _DATA,
+        "store",
+        "Store TEXT as a learning, or as a document (--document, --file); - reads stdin.",
+    ),
+    "tools": CoreCommand(
+        _INFO,
+        "tools_command",
+        "List the memory tools a model is offered over the configured engine.",
+    ),
+}
+
+
+class CommandLine(PluginAwareGroup):
+    """The ``tinymemory`` group: core commands imported from their module when looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command: the core's, the plugins' (declared or added) and any added."""
+        return sorted({*super().list_commands(ctx), *CORE_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command, its module imported (a core command) or its plugin loaded first."""
+        core = CORE_COMMANDS.get(cmd_name)
+        if core is not None and cmd_name not in self.commands:
+            command = getattr(importlib.import_module(core.module), core.attribute)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def listed(self, name: str) -> click.Command | None:
+        """A core command not imported yet, as ``--help`` lists it."""
+        core = CORE_COMMANDS.get(name)
+        if core is None or name in self.commands:
+            return super().listed(name)
+        return click.Command(name, help=core.help)
+
+
+@click.group(name="tinymemory", cls=CommandLine)
 @click.version_option(package_name="tinymemory")
 def cli() -> None:
     """TinyMemory: memory for AI agents."""
-
-
-# Registered from their own module so this one stays about what is installed.
-add_data_commands(cli)
-cli.add_command(new_plugin_command)
-
-
-@cli.command()
-@json_option("Print JSON instead of a table.")
-def engines(as_json: bool) -> None:
-    """List the installed engines."""
-    descriptors = list_engines()
-    if as_json:
-        click.echo(dumps([to_data(descriptor) for descriptor in descriptors]))
-        return
-    rows = [
-        (
-            d.id,
-            d.label,
-            ", ".join(mode.value for mode in d.fetch_modes) or "-",
-            "hosted" if d.hosted else "local",
-            ", ".join(
-                need for need, on in (("endpoint", d.needs_endpoint), ("key", d.needs_key)) if on
-            )
-            or "-",
-        )
-        for d in descriptors
-    ]
-    click.echo(table(("ID", "LABEL", "FETCH MODES", "WHERE", "NEEDS"), rows))
-
-
-@cli.command()
-@json_option("Print JSON instead of a table.")
-def plugins(as_json: bool) -> None:
-    """List the installed plugins, their versions and the hooks they implement."""
-    infos = list_plugins()
-    if as_json:
-        click.echo(dumps([to_data(info) for info in infos]))
-        return
-    rows = [
-        (
-            info.name,
-            info.distribution or "-",
-            info.version or "-",
-            f"failed to load: {info.error}" if info.error else ", ".join(info.hooks) or "-",
-        )
-        for info in infos
-    ]
-    click.echo(table(("NAME", "DISTRIBUTION", "VERSION", "HOOKS"), rows))
-
-
-@cli.command()
-@json_option("Print JSON instead of text.")
-def config(as_json: bool) -> None:
-    """Show the configuration in force: its file, the engine and its settings.
-
-    No key is shown: only whether TINYMEMORY_API_KEY is set.
-    """
-    path = config_path()
-    loaded = MemoryConfig.load()
-    settings = loaded.settings_for(loaded.engine)
-    report = {
-        "file": str(path),
-        "file_exists": path.is_file(),
-        "engine": loaded.engine,
-        "endpoint": redact_url(settings.endpoint) if settings.endpoint else None,
-        "scope_root": settings.scope_root,
-        "tenant_root": settings.tenant_root,
-        "headers": sorted(settings.headers),
-        "options": sorted(settings.options),
-        "api_key_set": bool(os.environ.get(API_KEY_VARIABLE, "").strip()),
-    }
-    if as_json:
-        click.echo(dumps(report))
-        return
-    for key, value in report.items():
-        shown = ", ".join(value) if isinstance(value, list) else value
-        click.echo(f"{key:<12} {'-' if shown in (None, '') else shown}")
-
-
-@cli.command("context")
-@click.option(
-    "--budget",
-    type=click.IntRange(min=1),
-    default=ContextSpec().budget_tokens,
-    show_default=True,
-    help="Most tokens the document may take (four characters each).",
-)
-@at_option("Whose memory: the node to read from (team:acme/agent:writer); default every node.")
-@reach_option()
-@click.option(
-    "-o",
-    "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the document to this file instead of printing it.",
-)
-@json_option("Print the document and its facts as JSON.")
-def context_command(
-    budget: int,
-    at: Namespace | None,
-    reach_kind: str | None,
-    output: Path | None,
-    as_json: bool,
-) -> None:
-    """Compile context.md from the configured engine: briefs and learnings within a budget."""
-    spec = ContextSpec(budget_tokens=budget, reach=reach_from(at, reach_kind))
-    whole_tokens = 0
-    with open_reader() as engine:
-        compiler = ContextCompiler()
-        doc = compiler.compile(engine, spec)
-        if not doc.markdown:
-            # Nothing to say, or nothing that fits: the unbounded document tells which.
-            whole = compiler.compile(engine, attrs.evolve(spec, budget_tokens=UNBOUNDED_TOKENS))
-            whole_tokens = whole.tokens
-            hint_when_empty(engine)
-    if output is not None:
-        try:
-            output.write_text(doc.markdown, encoding="utf-8")
-        except OSError as error:
-            raise click.FileError(str(output), error.strerror) from None
-    if as_json:
-        report = {
-            "markdown": doc.markdown,
-            "tokens": doc.tokens,
-            "generated_at": format_timestamp(doc.generated_at),
-            "engine": doc.engine,
-            "refs": list(doc.refs),
-        }
-        click.echo(dumps(report))
-    elif output is not None:
-        click.echo(f"wrote {output}: {doc.tokens} tokens, citing {items_text(len(doc.refs))}")
-    else:
-        click.echo(doc.markdown, nl=False)
-    if whole_tokens:
-        click.echo(
-            f"tinymemory: nothing fits in --budget {budget}: the whole document takes "
-            f"{whole_tokens} tokens; the document is empty",
-            err=True,
-        )
-    elif not doc.markdown:
-        click.echo(
-            "tinymemory: no stored item answers the briefs and no learning is stored; "
-            "the document is empty",
-            err=True,
-        )
-
-
-def _configured_descriptor() -> EngineDescriptor:
-    engine_id = MemoryConfig.load().engine
-    descriptors = list_engines()
-    for descriptor in descriptors:
-        if descriptor.id == engine_id:
-            return descriptor
-    raise unknown_engine(engine_id, (descriptor.id for descriptor in descriptors))
-
-
-@cli.command("tools")
-@json_option("Print the tool specs as JSON.")
-@click.option(
-    "--format",
-    "shape",
-    type=click.Choice(["spec", "openai", "anthropic"]),
-    help="The JSON shape: spec ({name, description, parameters}), openai or anthropic "
-    "tool lists. Implies --json.",
-)
-@click.option("--read-only", is_flag=True, help="Only the read tools.")
-def tools_command(as_json: bool, shape: str | None, read_only: bool) -> None:
-    """List the memory tools a model is offered over the configured engine."""
-    specs = tool_specs(_configured_descriptor().fetch_modes, writes=not read_only)
-    if as_json or shape is not None:
-        shapes = {
-            "spec": [spec.as_data() for spec in specs],
-            "openai": [spec.as_openai() for spec in specs],
-            "anthropic": [spec.as_anthropic() for spec in specs],
-        }
-        # Compact as every --json, but not through the canonical writer, which would
-        # print the confidence default's widened f32 as 0.8: the schema is the
-        # original's, number for number, as the MCP server serves it.
-        click.echo(json.dumps(shapes[shape or "spec"], ensure_ascii=False, separators=(",", ":")))
-        return
-    rows = [
-        (
-            spec.name,
-            "read" if spec.name in READ_TOOLS else "write",
-            spec.description.split(". ")[0].rstrip("."),
-        )
-        for spec in specs
-    ]
-    click.echo(table(("NAME", "KIND", "WHAT IT DOES"), rows))
-
-
-@cli.command("conformance")
-@click.argument("engine_id", required=False, metavar="[ENGINE]")
-@click.option(
-    "--profile",
-    type=click.Choice(sorted(PROFILES)),
-    help="How many random examples to try (default: $TINYMEMORY_CONFORMANCE_PROFILE or default).",
-)
-@click.option("--check", "checks", multiple=True, metavar="NAME", help="Run only this check.")
-@click.option(
-    "--settings",
-    "settings_json",
-    metavar="JSON",
-    help="The engine's settings as a JSON object, instead of the configuration's "
-    '(e.g. \'{"path": ":memory:"}\' for the sqlite engine).',
-)
-@click.option(
-    "--peer-settings",
-    "peer_json",
-    metavar="JSON",
-    help="Settings of a second user of the same store, for the isolation check.",
-)
-@json_option("Print the report as JSON.")
-@click.pass_context
-def conformance_command(
-    ctx: click.Context,
-    engine_id: str | None,
-    profile: str | None,
-    checks: tuple[str, ...],
-    settings_json: str | None,
-    peer_json: str | None,
-    as_json: bool,
-) -> None:
-    """Run the conformance suite against an installed engine (default: the configured one).
-
-    Without --settings, an engine that offers throwaway test settings (the
-    sqlite engine: files in a temporary folder) is tested on those, so your
-    memory is never touched; any other engine is built from the
-    configuration's settings for it. Each check stores under a workspace of
-    its own and forgets it afterwards. The isolation check needs two users
-    of one store: --peer-settings for the second. Exits 1 when a check fails.
-    """
-    loaded = MemoryConfig.load()
-    chosen = engine_id or loaded.engine
-    settings = (
-        settings_from_json(chosen, settings_json, "--settings")
-        if settings_json is not None
-        else None
-    )
-    peer = settings_from_json(chosen, peer_json, "--peer-settings") if peer_json else None
-    try:
-        from tinymemory.conformance import installed, runner
-    except ModuleNotFoundError as error:
-        if error.name != "hypothesis":
-            raise
-        from tinymemory.conformance import MISSING_HYPOTHESIS
-
-        raise ConfigError(MISSING_HYPOTHESIS) from None
-    target = installed.InstalledEngine(
-        chosen,
-        EngineCredential.from_env(),
-        settings=settings,
-        peer_settings=peer,
-        fallback=loaded.settings_for(chosen),
-        settings_option="--settings",
-        peer_option="--peer-settings JSON",
-        fallback_named="the configuration's settings",
-    )
-    try:
-        target.build().close()  # a ConfigError now, not per check
-        if not as_json:
-            click.echo(f"engine `{chosen}` with {target.settings_used}")
-
-        def heard(result: runner.CheckResult) -> None:
-            if not as_json:
-                click.echo(f"{result.outcome.value:<8} {result.check} ({result.seconds:.2f} s)")
-                for line in result.detail.splitlines():
-                    click.echo(f"         {line}")
-
-        report = runner.run(
-            target.build,
-            pair=target.build_pair if target.has_peer else None,
-            profile=profile,
-            checks=checks or None,
-            on_result=heard,
-            pair_hint=target.pair_hint,
-        )
-    finally:
-        target.close()
-    if as_json:
-        click.echo(dumps(report.as_data()))
-    else:
-        click.echo(str(report).splitlines()[-1])
-    if not report.passed:
-        ctx.exit(1)
-
-
-#: The environment variable click's completion scripts set to ask for completions.
-COMPLETE_VARIABLE = "_TINYMEMORY_COMPLETE"
-
-
-@cli.command("completion")
-@click.argument("shell", type=click.Choice(["bash", "zsh", "fish"]))
-def completion_command(shell: str) -> None:
-    """Print the completion script for SHELL: commands, options and their choices.
-
-    Load it from your shell's start-up file, e.g. for bash add
-    `eval "$(tinymemory completion bash)"` to ~/.bashrc; zsh and fish alike.
-    """
-    from click.shell_completion import get_completion_class
-
-    completion = get_completion_class(shell)
-    if completion is None:  # not one of the shells this click offers
-        raise click.UsageError(f"no completion for {shell}")
-    click.echo(completion(cli, {}, "tinymemory", COMPLETE_VARIABLE).source())
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (with plugin commands added); returns the exit status."""
     _echo_bytes_as_given()
     try:
-        # Only plugins that declare nothing load here; the others when their command runs.
-        command_manager(None).hook.tinymemory_register_commands(cli=cli)
+        _add_undeclared_commands()
         # Standalone mode shows click's own errors and ends every run with
         # SystemExit, which carries the status a command chose through
         # ctx.exit() or sys.exit(); non-standalone mode loses it.
@@ -377,6 +173,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TinyMemoryError as error:
         click.echo(f"tinymemory: {error}", err=True)
         return 1
+
+
+def _add_undeclared_commands() -> None:
+    """Add the commands of the plugins that declare none (any of them may add any command).
+
+    Declared commands load when they run. When every installed plugin declares
+    what it offers and the plugin system is not in use in this process (no
+    plugin registered at run time), nothing is imported.
+    """
+    in_use = "tinymemory._plugin_manager" in sys.modules
+    if not in_use and all(found.offers is not None for found in installed().plugins.values()):
+        return
+    from tinymemory._plugin_manager import undeclared_command_manager
+
+    manager = undeclared_command_manager()
+    if manager is not None:
+        manager.hook.tinymemory_register_commands(cli=cli)
 
 
 def _echo_bytes_as_given() -> None:

@@ -17,14 +17,7 @@ from __future__ import annotations
 import click
 
 from tinymemory._errors import ConfigError
-from tinymemory._plugin_manager import (
-    COMMANDS_HOOK,
-    command_manager,
-    declaration_group,
-    declared_commands,
-    list_plugins,
-    load_error,
-)
+from tinymemory._plugin_entries import COMMANDS_HOOK, DeclaredCommand, declaration_group, installed
 
 #: The command each plugin of this repository adds, by command name: its distribution.
 PLUGIN_COMMANDS: dict[str, str] = {
@@ -37,7 +30,9 @@ PLUGIN_COMMANDS: dict[str, str] = {
 
 def missing_command_hint(name: str) -> str | None:
     """Why ``name`` is no command here and how to get it; ``None`` when no known plugin has it."""
-    declared = declared_commands().get(name)
+    from tinymemory._plugin_manager import list_plugins, load_error
+
+    declared = _declared().get(name)
     if declared is not None:
         error = load_error(declared.plugin)
         if error is None:
@@ -66,36 +61,55 @@ def missing_command_hint(name: str) -> str | None:
     )
 
 
+def _declared() -> dict[str, DeclaredCommand]:
+    # The plugin manager (pluggy, the hooks) is imported only to load a plugin.
+    return installed().commands
+
+
 class PluginAwareGroup(click.Group):
     """A command group with the commands plugins declare, each plugin loaded when its command runs.
 
-    It also names the plugin to install for a known command it lacks.
+    ``--help`` lists a declared command without loading its plugin
+    (:meth:`listed`). It also names the plugin to install for a known command
+    it lacks.
     """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """The commands added and those installed plugins declare, by name."""
-        return sorted({*self.commands, *declared_commands()})
+        return sorted({*self.commands, *_declared()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """The command; for one declared but not loaded, a stand-in fit only to be listed."""
-        command = self.commands.get(cmd_name)
-        declared = declared_commands().get(cmd_name)
-        if command is not None or declared is None:
-            return command
-        return click.Command(cmd_name, help=declared.summary or declared.distribution)
+        """The command; a declared one's plugin is loaded first (``None`` if it fails to)."""
+        if cmd_name not in self.commands and cmd_name in _declared():
+            self.load_command(cmd_name)
+        return self.commands.get(cmd_name)
+
+    def listed(self, name: str) -> click.Command | None:
+        """The command as ``--help`` lists it: a declared one not loaded yet stands in unloaded."""
+        declared = _declared().get(name)
+        if name in self.commands or declared is None:
+            return self.commands.get(name)
+        return click.Command(name, help=declared.summary or declared.distribution)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The ``Commands:`` section of ``--help``, from :meth:`listed` (nothing is loaded)."""
+        listed = [(name, self.listed(name)) for name in self.list_commands(ctx)]
+        shown = [(name, command) for name, command in listed if command and not command.hidden]
+        if not shown:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+        with formatter.section("Commands"):
+            formatter.write_dl(
+                [(name, command.get_short_help_str(limit)) for name, command in shown]
+            )
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        """As click resolves it, a declared command's plugin loaded first.
-
-        A plugin's command that is not installed (or whose plugin failed to
-        load) says which plugin and why.
-        """
+        """As click resolves it; a plugin's command that is not installed (or whose plugin
+        failed to load) says which plugin and why."""
         name = click.utils.make_str(args[0]) if args else ""
-        if name not in self.commands and name in declared_commands():
-            self.load_command(name)
-        if name not in self.commands and (hint := missing_command_hint(name)):
+        if self.get_command(ctx, name) is None and (hint := missing_command_hint(name)):
             ctx.fail(f"No such command '{name}': {hint}.")
         return super().resolve_command(ctx, args)
 
@@ -105,7 +119,9 @@ class PluginAwareGroup(click.Group):
         A plugin adding a command it did not declare is ``ConfigError``: its
         command would be missing whenever the plugin is not loaded yet.
         """
-        declared = declared_commands()
+        from tinymemory._plugin_manager import command_manager
+
+        declared = _declared()
         manager = command_manager(name)
         owners = {command.plugin for command in declared.values() if command.name == name}
         for impl in manager.hook.tinymemory_register_commands.get_hookimpls():
