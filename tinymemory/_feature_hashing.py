@@ -147,7 +147,8 @@ def _stop_table() -> _U64:
     """
     hashes = cast(_Hashed, _hash(sorted(STOP_WORDS))).word_hashes
     size = 256
-    while np.unique(hashes & np.uint64(size - 1)).size < hashes.size:
+    # A set, not np.unique: that imports numpy.ma, a start-up cost of every process.
+    while len(set((hashes & np.uint64(size - 1)).tolist())) < hashes.size:
         size *= 2
     # An empty slot holds a value whose low bits are not its index: never a match.
     table = np.arange(1, size + 1, dtype=np.uint64)
