@@ -16,7 +16,6 @@ import click
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
 from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
 
-from .commands import sqlite_command
 from .descriptor import DESCRIPTOR
 from .location import IN_MEMORY, database_path
 
@@ -80,4 +79,7 @@ def tinymemory_engines() -> list[EngineFactory]:
 @hookimpl
 def tinymemory_register_commands(cli: click.Group) -> None:
     """``tinymemory sqlite``: where the database file is and what it holds."""
+    # Imported here, so a read that loads the plugin for its engine reads no more.
+    from .commands import sqlite_command
+
     cli.add_command(sqlite_command)
