@@ -136,7 +136,9 @@ print(json.dumps(phases), file=sys.stderr)
 """
 
 
-def run_process(command: list[str], env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_process(
+    command: list[str], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(
         command, capture_output=True, text=True, check=False, env=env or PROCESS_ENV
     )
