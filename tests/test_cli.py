@@ -816,7 +816,8 @@ def declared_commands() -> dict[str, str]:
     declared: dict[str, str] = {}
     for project in sorted((REPOSITORY / "plugins").glob("*/pyproject.toml")):
         data = tomllib.loads(project.read_text(encoding="utf-8"))
-        for command in data.get("tool", {}).get("tinymemory", {}).get("commands", []):
+        groups = data["project"].get("entry-points", {})
+        for command in groups.get("tinymemory.register_commands", {}):
             declared[command] = data["project"]["name"]
     return declared
 
