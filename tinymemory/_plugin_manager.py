@@ -27,7 +27,6 @@ from tinymemory._plugin_entries import (
     BUILTIN_PLUGINS,
     COMMANDS_HOOK,
     PLUGINS_VARIABLE,
-    DeclaredCommand,
     Installed,
     Offers,
     blocked_plugins,
@@ -55,7 +54,6 @@ __all__ = [
     "blocked_plugins",
     "command_manager",
     "undeclared_command_manager",
-    "declared_commands",
     "default_fetcher",
     "document_converters",
     "embedders",
@@ -170,11 +168,6 @@ def _found() -> pluggy.PluginManager:
         )
     _manager = manager
     return manager
-
-
-def declared_commands() -> dict[str, DeclaredCommand]:
-    """The commands installed plugins declare, by name, read without importing any plugin."""
-    return installed().commands
 
 
 def command_manager(name: str) -> pluggy.PluginManager:
