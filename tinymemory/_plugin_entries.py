@@ -25,13 +25,9 @@ from tinymemory._config_file import parse_toml, plugins_table, read_config_text
 GROUP = "tinymemory"
 #: Names the only plugins to load, comma-separated (unset: every installed one).
 PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
-#: Modules registered exactly like third-party plugins, before them.
+#: Modules registered exactly like third-party plugins, before them. They declare
+#: nothing (so load with the first hook needed) and add no command.
 BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing")
-#: What each built-in offers, declared as an installed plugin declares it.
-BUILTIN_OFFERS: dict[str, dict[str, frozenset[str]]] = {
-    "tinymemory.reference": {"tinymemory_engines": frozenset({"reference"})},
-    "tinymemory.hashing": {"tinymemory_embedders": frozenset({"hashing"})},
-}
 #: The hook that adds commands to the command line.
 COMMANDS_HOOK = "tinymemory_register_commands"
 
@@ -59,12 +55,16 @@ class Installed(NamedTuple):
     """What :func:`scan` found.
 
     ``plugins``: those that may load, in load order (built-ins, then by name);
+    ``every_one_declares``: whether each installed plugin (built-ins aside)
+    declares what it offers, so no command can come from an unloaded plugin
+    but a declared one;
     ``blocked``: those the user turned off; ``duplicates``: names two
     distributions claim (neither loads); ``distributions``: each installed
     plugin's distribution and version; ``commands``: the declared commands.
     """
 
     plugins: dict[str, Found]
+    every_one_declares: bool
     blocked: frozenset[str]
     duplicates: frozenset[str]
     distributions: dict[str, tuple[str, str]]
@@ -101,9 +101,7 @@ def scan(environ: Mapping[str, str] | None = None) -> Installed:
     blocked = frozenset(
         blocked_plugins([*BUILTIN_PLUGINS, *(entry.name for entry in entries)], environ)
     )
-    plugins = {
-        name: Found(None, BUILTIN_OFFERS[name]) for name in BUILTIN_PLUGINS if name not in blocked
-    }
+    plugins = {name: Found(None, None) for name in BUILTIN_PLUGINS if name not in blocked}
     fields = {id(entry.dist): _metadata(entry.dist) for entry in entries if entry.dist is not None}
     declared = _declarations(groups, entries, fields)
     counts = Counter(entry.name for entry in entries)
@@ -128,7 +126,12 @@ def scan(environ: Mapping[str, str] | None = None) -> Installed:
             commands[command] = DeclaredCommand(
                 command, entry.name, meta.get("Name"), meta.get("Summary", "")
             )
-    return Installed(plugins, blocked, frozenset(duplicates), distributions, commands)
+    every_one_declares = all(
+        found.offers is not None for found in plugins.values() if found.entry is not None
+    )
+    return Installed(
+        plugins, every_one_declares, blocked, frozenset(duplicates), distributions, commands
+    )
 
 
 def _declarations(

@@ -183,8 +183,7 @@ def undeclared_command_manager() -> pluggy.PluginManager | None:
     plugin has added a command, and none is imported.
     """
     with _lock:
-        _scanned()
-        if _manager is None and all(offers is not None for _, offers in _pending.values()):
+        if _manager is None and _scanned().every_one_declares:
             return None
     # No command is named "": only the plugins that declare nothing load.
     return _manager_for(COMMANDS_HOOK, "")

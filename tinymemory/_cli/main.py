@@ -183,7 +183,7 @@ def _add_undeclared_commands() -> None:
     plugin registered at run time), nothing is imported.
     """
     in_use = "tinymemory._plugin_manager" in sys.modules
-    if not in_use and all(found.offers is not None for found in installed().plugins.values()):
+    if not in_use and installed().every_one_declares:
         return
     from tinymemory._plugin_manager import undeclared_command_manager
 
