@@ -279,3 +279,19 @@ def test_a_plugin_offering_a_name_it_does_not_declare_is_a_config_error(
     with pytest.raises(ConfigError, match="offers engine id `actual` without declaring it"):
         engine_factories("declared")
     reset_plugins()
+
+
+def test_a_plugin_adding_a_command_it_does_not_declare_is_a_config_error(
+    site: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tinymemory._cli.main import cli, main
+
+    source = SCRUBBER.replace("cli.add_command(shout)", "cli.add_command(shout, 'loud')")
+    only(site, monkeypatch, "misnamed", source, scrubbers="shout", register_commands="shout")
+    assert main(["shout"]) == 1
+    assert capsys.readouterr().err == (
+        "tinymemory: configuration error: plugin `misnamed` adds the command `loud` without "
+        "declaring it in the entry-point group `tinymemory.register_commands`\n"
+    )
+    assert "loud" not in cli.commands
+    reset_plugins()

@@ -114,7 +114,7 @@ class PluginAwareGroup(click.Group):
         return super().resolve_command(ctx, args)
 
     def load_command(self, name: str) -> None:
-        """Import the plugins declaring command ``name`` and add the commands they add.
+        """Import the plugin declaring command ``name`` and add the commands it adds.
 
         A plugin adding a command it did not declare is ``ConfigError``: its
         command would be missing whenever the plugin is not loaded yet.
@@ -122,16 +122,14 @@ class PluginAwareGroup(click.Group):
         from tinymemory._plugin_manager import command_manager
 
         declared = _declared()
-        manager = command_manager(name)
-        owners = {command.plugin for command in declared.values() if command.name == name}
-        for impl in manager.hook.tinymemory_register_commands.get_hookimpls():
-            if impl.plugin_name not in owners:
+        owner = declared[name].plugin
+        for impl in command_manager(name).hook.tinymemory_register_commands.get_hookimpls():
+            if impl.plugin_name != owner:
                 continue
             added = click.Group()
             impl.function(cli=added)
             for command_name, command in added.commands.items():
-                owner = declared.get(command_name)
-                if owner is None or owner.plugin != impl.plugin_name:
+                if command_name not in declared or declared[command_name].plugin != owner:
                     group = declaration_group(COMMANDS_HOOK)
                     raise ConfigError(
                         f"plugin `{impl.plugin_name}` adds the command `{command_name}` without "
