@@ -8,7 +8,6 @@ any plugin loads), so neither imports the other to find the file.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -60,6 +59,8 @@ def read_config_text(
 
 def parse_toml(text: str, source: str) -> dict[str, Any]:
     """The TOML text as tables; ``ConfigError`` naming ``source`` when it is not TOML."""
+    import tomllib  # here: a process that reads no configuration never imports it
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

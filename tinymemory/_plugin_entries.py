@@ -16,10 +16,12 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from importlib.metadata import Distribution, EntryPoint, entry_points
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from tinymemory._config_file import parse_toml, plugins_table, read_config_text
+
+if TYPE_CHECKING:
+    from importlib.metadata import Distribution, EntryPoint
 
 #: The entry-point group of plugins (the pluggy project name, ``_hookspecs.PROJECT``).
 GROUP = "tinymemory"
@@ -95,6 +97,9 @@ def declaration_group(hook_name: str) -> str:
 
 def scan(environ: Mapping[str, str] | None = None) -> Installed:
     """Every installed plugin and what it declares, from the entry points, importing none."""
+    # Here, not at the top: an engine used directly (no registry) never reads metadata.
+    from importlib.metadata import entry_points
+
     groups = entry_points()
     # Sorted, so what loads (and in which order) never depends on the machine.
     entries = sorted(groups.select(group=GROUP), key=lambda entry: (entry.name, entry.value))

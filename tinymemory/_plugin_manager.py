@@ -17,7 +17,6 @@ import importlib
 import threading
 import warnings
 from collections.abc import Callable
-from importlib.metadata import EntryPoint, version
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
@@ -36,6 +35,8 @@ from tinymemory._plugin_entries import (
 )
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     import pluggy
 
     from tinymemory._hookspecs import (
@@ -241,6 +242,8 @@ def reset_plugins() -> None:
 def list_plugins() -> list[PluginInfo]:
     """Every plugin: built-ins first, then installed ones, then any that failed to load."""
     manager = plugin_manager()
+    from importlib.metadata import version
+
     core = ("tinymemory", version("tinymemory"))
     infos = []
     for name, plugin in manager.list_name_plugin():
