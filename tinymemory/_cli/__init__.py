@@ -1,2 +1,2 @@
-"""The ``tinymemory`` command line: ``main`` (the group and its informational commands),
-``data_commands`` and the ``options`` they share."""
+"""The ``tinymemory`` command line: ``main`` (the group, each command loaded when it runs),
+``info_commands``, ``data_commands``, ``plugin_commands`` and the ``options`` they share."""
