@@ -93,7 +93,9 @@ def test_it_writes_the_package_and_says_what_to_run_next(
 def test_the_names_follow_the_engine_id(written: Path) -> None:
     project = tomllib.loads((written / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == "tinymemory-team-notes"
-    assert project["entry-points"] == {"tinymemory": {"team-notes": "tinymemory_team_notes.plugin"}}
+    # The plugin, and the engine it declares (so only building it imports the plugin).
+    module = {"team-notes": "tinymemory_team_notes.plugin"}
+    assert project["entry-points"] == {"tinymemory": module, "tinymemory.engines": module}
     assert project["dependencies"] == [f"tinymemory>={tm.__version__}"]
     engine = (written / "src/tinymemory_team_notes/engine.py").read_text(encoding="utf-8")
     assert 'id="team-notes"' in engine
