@@ -67,7 +67,7 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> tm.MemoryEngine:
         def close(self) -> None:
             return
 
-    monkeypatch.setattr(data_commands, "_open_engine", lambda: Borrowed(shared))
+    monkeypatch.setattr(data_commands, "_open_engine", lambda options=None: Borrowed(shared))
     return shared
 
 

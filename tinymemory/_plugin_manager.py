@@ -23,6 +23,7 @@ from tinymemory._config_file import parse_toml, plugins_table, read_config_text
 from tinymemory._errors import ConfigError
 from tinymemory._hookspecs import (
     PROJECT,
+    Answerer,
     DocumentConverter,
     Embedder,
     EngineFactory,
@@ -35,7 +36,7 @@ from tinymemory._hookspecs import (
 #: Names the only plugins to load, comma-separated (unset: every installed one).
 PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
 #: Modules registered exactly like third-party plugins, before them.
-BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing")
+BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing", "tinymemory.answerers")
 
 T = TypeVar("T")
 
@@ -254,6 +255,23 @@ def embedders() -> dict[str, Embedder]:
     """Every installed embedder by name."""
     found = _offered("tinymemory_embedders", Embedder, "embedder", _name)  # type: ignore[type-abstract]
     return {embedder.name: embedder for embedder in found}
+
+
+def answerers() -> dict[str, Answerer]:
+    """Every installed answerer by name."""
+    found = _offered("tinymemory_answerers", Answerer, "answerer", _name)  # type: ignore[type-abstract]
+    return {answerer.name: answerer for answerer in found}
+
+
+def answerer_named(name: object) -> Answerer:
+    """The installed answerer ``name``; ``ConfigError`` listing the installed ones when none is."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError("`answerer` must be an answerer's name")
+    installed = answerers()
+    if name not in installed:
+        names = ", ".join(sorted(installed)) or "none"
+        raise ConfigError(f"no answerer named `{name}` is installed (installed: {names})")
+    return installed[name]
 
 
 def document_converters() -> list[DocumentConverter]:
