@@ -47,8 +47,10 @@ __all__ = [
     "DEFAULT_BASE_URL",
     "DEFAULT_KEY_VARIABLE",
     "SETTINGS_KEYS",
+    "MalformedReply",
     "OpenAIClient",
     "OpenAISettings",
+    "TimedOut",
     "read_settings",
     "whole",
 ]
@@ -74,6 +76,14 @@ _QUOTED_CHARS = 300
 _RETRIED = frozenset({429, 500, 502, 503, 504})
 
 log = logging.getLogger("tinymemory_embeddings.openai")
+
+
+class TimedOut(tm.Unavailable):
+    """The server took the request but did not answer within ``timeout``."""
+
+
+class MalformedReply(tm.EngineError):
+    """The server answered with something that is not JSON."""
 
 
 @attrs.frozen(kw_only=True)
@@ -200,8 +210,9 @@ class OpenAIClient:
         """The decoded JSON reply to ``POST path`` with ``payload``.
 
         ``Unauthorized`` for a 401 or 403, ``Unavailable`` when the server
-        cannot be reached, times out or still fails after the retries,
-        ``EngineError`` for any other refusal or a reply that is not JSON.
+        cannot be reached or still fails after the retries (:class:`TimedOut`
+        when it does not answer in time), ``EngineError`` for any other
+        refusal (:class:`MalformedReply` for a reply that is not JSON).
         """
         body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         tries = self.settings.retries + 1
@@ -248,7 +259,7 @@ class OpenAIClient:
         except requests.ConnectionError:  # a connect timeout among them: nothing was sent
             return None, {}, b""
         except requests.Timeout:
-            raise tm.Unavailable(
+            raise TimedOut(
                 f"{self.what}: {self._host()} did not answer within {self.settings.timeout:g}s "
                 "(raise `timeout` for a slow model)"
             ) from None
@@ -289,7 +300,7 @@ class OpenAIClient:
         try:
             return json.loads(content)
         except ValueError:
-            raise tm.EngineError(
+            raise MalformedReply(
                 f"{self.what}: {self._host()} answered with something that is not JSON"
             ) from None
 

@@ -6,8 +6,9 @@ thread of its own, serving ``POST /v1/embeddings`` and
 route (:meth:`OpenAIDouble.script`), else the default: embeddings from the
 core's hashing embedder (the same text, the same vector; related texts
 close), listed in reverse ``index`` order so a client must sort them; a chat
-completion from ``answer`` (by default, the first passage's first line, cited
-``[1]``). Every request is kept in :attr:`OpenAIDouble.received`::
+completion from ``answer`` (by default the line after the one opening passage
+1, ``[1] ...`` or ``<passage n="1">``, cited ``[1]``). Every request is kept
+in :attr:`OpenAIDouble.received`::
 
     with OpenAIDouble(dimensions=32) as server:
         server.script("embeddings", Reply(status=429), Reply(status=500))
@@ -69,7 +70,8 @@ def chat_reply(content: str | None, *, model: str = "double-chat", **extra: Any)
 
 def _first_passage_line(messages: Sequence[Mapping[str, Any]]) -> str:
     text = "\n".join(str(message.get("content", "")) for message in messages)
-    found = re.search(r"^\[1\][^\n]*\n(.+)$", text, re.M)
+    # Passage 1 opens with a line `[1] ...` or a fence `<passage n="1">`.
+    found = re.search(r'(?:^\[1\]|n="1">)[^\n]*\n(.+)$', text, re.M)
     return f"{found.group(1).strip() if found else 'Nothing'} [1]"
 
 
