@@ -20,7 +20,7 @@ from tinymemory.plugin import (
 )
 from tinymemory.reference import ReferenceEngine
 from tinymemory.retrieval import extractive_answer
-from tinymemory.testing import Cli, Sandbox, registered
+from tinymemory.testing import BUILTIN_PLUGINS, Cli, Sandbox, only_plugins, registered
 
 
 class Echo:
@@ -141,7 +141,11 @@ def test_two_plugins_offering_one_answerer_name_is_a_config_error() -> None:
 def test_recall_answerer_chooses_the_answerer_and_names_the_model(tmp_path: Path) -> None:
     sandbox = Sandbox(tmp_path, {"TINYMEMORY_ENGINE": "reference"})
     answerer = Echo()
-    with sandbox.enter(), registered(EchoPlugin(answerer), name="echo-plugin"):
+    with (
+        sandbox.enter(),
+        only_plugins(*BUILTIN_PLUGINS),
+        registered(EchoPlugin(answerer), name="echo-plugin"),
+    ):
         cli = Cli(sandbox)
         chosen = cli.invoke("recall", "deploy", "--answerer", "echo")
         plain = cli.invoke("recall", "deploy")

@@ -265,13 +265,19 @@ def answerers() -> dict[str, Answerer]:
 
 def answerer_named(name: object) -> Answerer:
     """The installed answerer ``name``; ``ConfigError`` listing the installed ones when none is."""
+    return _one_named("answerer", name, answerers)
+
+
+def _one_named(what: str, name: object, installed: Callable[[], Mapping[str, T]]) -> T:
+    """The installed ``what`` called ``name`` (an engine's option): ``ConfigError`` for a
+    name that is no text, or one no plugin offers, listing those installed."""
     if not isinstance(name, str) or not name:
-        raise ConfigError("`answerer` must be an answerer's name")
-    installed = answerers()
-    if name not in installed:
-        names = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(f"no answerer named `{name}` is installed (installed: {names})")
-    return installed[name]
+        raise ConfigError(f"`{what}` must be an {what}'s name")
+    found = installed()
+    if name not in found:
+        names = ", ".join(sorted(found)) or "none"
+        raise ConfigError(f"no {what} named `{name}` is installed (installed: {names})")
+    return found[name]
 
 
 def document_converters() -> list[DocumentConverter]:
