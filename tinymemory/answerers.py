@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tinymemory._extractive import extractive_answer
 from tinymemory._hookspecs import Answerer, hookimpl
 from tinymemory._operations import Hit, RecallAnswer, RecallRequest
 
@@ -26,6 +25,9 @@ class ExtractiveAnswerer:
 
     def answer(self, request: RecallRequest, hits: Sequence[Hit]) -> RecallAnswer:
         """:func:`~tinymemory.retrieval.extractive_answer` of the question over ``hits``."""
+        # Loaded with the first answer, not with the plugin: start-up lists plugins only.
+        from tinymemory._extractive import extractive_answer
+
         return extractive_answer(request.question, hits)
 
     def __repr__(self) -> str:
