@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 import tinymemory as tm
-from tinymemory_answerers.openai_answerer import answerer_from_table
-from tinymemory_embeddings.openai_embedder import embedder_from_table
+from tinymemory_answerers.openai_answerer import OpenAIAnswerer
+from tinymemory_answerers.openai_answerer import settings_from_table as answerer_settings
+from tinymemory_embeddings.openai_embedder import OpenAIEmbedder
+from tinymemory_embeddings.openai_embedder import settings_from_table as embedder_settings
 
 PAGE = Path(__file__).resolve().parents[3] / "docs" / "plugins.md"
 SECTION = "## The OpenAI-compatible embedder and answerer"
@@ -33,7 +35,7 @@ def test_each_setup_is_read_by_the_sdk_and_both_plugins(body: str) -> None:
     config = tm.MemoryConfig.from_toml(body)
     assert config.settings_for("sqlite").options == {"embedder": "openai", "answerer": "openai"}
     tables = tomllib.loads(body)["plugins"]
-    embedder = embedder_from_table(tables["embeddings"]["openai"])
-    answerer = answerer_from_table(tables["answerers"]["openai"])
+    embedder = OpenAIEmbedder(embedder_settings(tables["embeddings"]["openai"]))
+    answerer = OpenAIAnswerer(answerer_settings(tables["answerers"]["openai"]))
     assert embedder.dimensions == tables["embeddings"]["openai"]["dimensions"]
-    assert answerer.settings.model == tables["answerers"]["openai"]["model"]
+    assert answerer.model == f"openai:{tables['answerers']['openai']['model']}"

@@ -17,7 +17,7 @@ from tinymemory.plugin import answerers
 from tinymemory.retrieval import extractive_answer
 from tinymemory.testing import Cli, Sandbox
 from tinymemory_answerers.grounding import RULES
-from tinymemory_answerers.openai_answerer import OpenAIAnswerer, answerer_from_table
+from tinymemory_answerers.openai_answerer import OpenAIAnswerer, settings_from_table
 from tinymemory_embeddings.openai_testing import OpenAIDouble, Reply, chat_reply
 
 KEY = "sk-test-SECRET-0123456789abcdef"
@@ -49,7 +49,7 @@ def fresh(double: OpenAIDouble, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def answerer(double: OpenAIDouble, **table: Any) -> OpenAIAnswerer:
     defaults = {"base_url": double.base_url, "model": "test-chat", "retries": 0}
-    return answerer_from_table({**defaults, **table})
+    return OpenAIAnswerer(settings_from_table({**defaults, **table}))
 
 
 def fallback(why: str) -> tm.RecallAnswer:
@@ -174,7 +174,7 @@ def test_no_hits_asks_no_model(double: OpenAIDouble) -> None:
 
 
 def test_a_key_bound_for_another_machine_in_cleartext_is_a_config_error() -> None:
-    made = answerer_from_table({"base_url": "http://192.0.2.1:11434/v1"})
+    made = OpenAIAnswerer(settings_from_table({"base_url": "http://192.0.2.1:11434/v1"}))
     with pytest.raises(tm.ConfigError, match="in cleartext"):
         made.answer(REQUEST, HITS)
 
@@ -202,7 +202,7 @@ def test_nothing_secret_in_a_repr_a_model_or_a_log_line(
 )
 def test_a_malformed_table_is_a_config_error(table: dict[str, Any], complaint: str) -> None:
     with pytest.raises(tm.ConfigError, match=r"\[plugins.answerers.openai\]") as raised:
-        answerer_from_table(table)
+        settings_from_table(table)
     assert complaint in raised.value.message
     assert KEY not in raised.value.message
 
@@ -250,3 +250,15 @@ def test_recall_answerer_on_the_command_line(double: OpenAIDouble, tmp_path: Pat
     plain = cli.invoke("recall", "when does the deploy run?")
     assert "model:" not in plain.stdout
     assert len(double.requests_to(ROUTE)) == 2
+
+
+def test_the_table_is_read_on_first_use_not_when_listed(tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path)
+    file = sandbox.config_home / "tinymemory" / "config.toml"
+    file.parent.mkdir(parents=True)
+    file.write_text("[plugins.answerers.openai]\ntemperature = 9\n", encoding="utf-8")
+    with sandbox.enter():
+        listed = answerers()["openai"]
+        assert repr(listed) == "OpenAIAnswerer(unread)"
+        with pytest.raises(tm.ConfigError, match="`temperature` must be a number"):
+            listed.answer(REQUEST, HITS)

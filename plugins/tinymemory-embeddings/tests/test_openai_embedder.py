@@ -19,7 +19,7 @@ from tinymemory_embeddings.openai_embedder import (
     DEFAULT_DIMENSIONS,
     DEFAULT_MODEL,
     OpenAIEmbedder,
-    embedder_from_table,
+    settings_from_table,
 )
 from tinymemory_embeddings.openai_testing import OpenAIDouble, Reply
 
@@ -42,7 +42,7 @@ def fresh(double: OpenAIDouble, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def embedder(double: OpenAIDouble, **table: Any) -> OpenAIEmbedder:
     defaults = {"base_url": double.base_url, "model": "double-embed", "dimensions": DIMENSIONS}
-    return embedder_from_table({**defaults, "retries": 0, **table})
+    return OpenAIEmbedder(settings_from_table({**defaults, "retries": 0, **table}))
 
 
 texts = st.lists(
@@ -146,16 +146,29 @@ def test_a_429_then_success_embeds(double: OpenAIDouble) -> None:
 )
 def test_a_malformed_table_is_a_config_error(table: dict[str, Any], complaint: str) -> None:
     with pytest.raises(tm.ConfigError, match=r"\[plugins.embeddings.openai\]") as raised:
-        embedder_from_table(table)
+        settings_from_table(table)
     assert complaint in raised.value.message
     assert KEY not in raised.value.message
 
 
 def test_the_default_is_openais_small_model() -> None:
-    made = embedder_from_table({})
-    assert (made.settings.model, made.dimensions) == (DEFAULT_MODEL, DEFAULT_DIMENSIONS)
-    assert made.settings.base_url == "https://api.openai.com/v1"
+    made = OpenAIEmbedder(settings_from_table({}))
+    assert (made.settings.api.model, made.dimensions) == (DEFAULT_MODEL, DEFAULT_DIMENSIONS)
+    assert made.identity == f"openai:{DEFAULT_MODEL}:{DEFAULT_DIMENSIONS}"
+    assert made.settings.api.base_url == "https://api.openai.com/v1"
     assert KEY not in repr(made)
+
+
+def test_the_table_is_read_on_first_use_not_when_made(tmp_path: Path) -> None:
+    sandbox = Sandbox(tmp_path)
+    file = sandbox.config_home / "tinymemory" / "config.toml"
+    file.parent.mkdir(parents=True)
+    file.write_text("[plugins.embeddings.openai]\nbatch_size = 0\n", encoding="utf-8")
+    with sandbox.enter():
+        made = OpenAIEmbedder()
+        assert repr(made) == "OpenAIEmbedder(unread)"
+        with pytest.raises(tm.ConfigError, match="`batch_size` must be a whole number"):
+            made.embed(["text"])
 
 
 def _configure(sandbox: Sandbox, double: OpenAIDouble, **table: Any) -> None:
@@ -176,7 +189,7 @@ def test_store_vector_fetch_and_recall_through_sqlite(double: OpenAIDouble, tmp_
     sandbox = Sandbox(tmp_path, {"OPENAI_API_KEY": KEY})
     _configure(sandbox, double, batch_size=2)
     with sandbox.enter():
-        assert embedders()["openai"].dimensions == DIMENSIONS
+        assert embedders()["openai"].identity == f"openai:double-embed:{DIMENSIONS}"
         assert double.received == []  # listing sends nothing
         with tm.build_engine() as engine:
             stored = engine.store_many(

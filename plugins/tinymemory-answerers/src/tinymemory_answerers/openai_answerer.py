@@ -7,7 +7,7 @@ Configured by the table ``[plugins.answerers.openai]``: the keys of
 ``retries``, ...) and its own: ``context_tokens`` (the prompt's budget, 3000
 estimated tokens by default: the passages are cut to fit), ``answer_tokens``
 (the answer's ``max_tokens``, 400 by default) and ``temperature`` (0 by
-default).
+default). The table is read on first use, never when answerers are listed.
 
 One ``/v1/chat/completions`` request per recall, no tools offered, nothing
 streamed. The reply's text is only text: its ``[n]`` markers are checked
@@ -28,8 +28,10 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 import tinymemory as tm
-from tinymemory.plugin import ExtractiveAnswerer
+from tinymemory.plugin import ExtractiveAnswerer, plugin_settings
 from tinymemory_embeddings.openai_api import (
     MalformedReply,
     OpenAIClient,
@@ -41,7 +43,7 @@ from tinymemory_embeddings.openai_api import (
 
 from .grounding import PROMPT_MARGIN, cited, estimate_tokens, fit_passages, messages
 
-__all__ = ["DEFAULT_MODEL", "OpenAIAnswerer", "answerer_from_table"]
+__all__ = ["DEFAULT_MODEL", "AnswererSettings", "OpenAIAnswerer", "settings_from_table"]
 
 #: The model asked when the table names none.
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -52,33 +54,45 @@ _OWN_KEYS = ("context_tokens", "answer_tokens", "temperature")
 log = logging.getLogger("tinymemory_answerers.openai")
 
 
+@attrs.frozen(kw_only=True)
+class AnswererSettings:
+    """What ``[plugins.answerers.openai]`` says: where the model is, and the answerer's own."""
+
+    api: OpenAISettings
+    #: The prompt's budget in estimated tokens; the passages are cut to fit.
+    context_tokens: int = 3000
+    #: The answer's ``max_tokens``.
+    answer_tokens: int = 400
+    temperature: float = 0.0
+
+
 class OpenAIAnswerer:
-    """The answerer ``openai``: ``settings`` say where the model is."""
+    """The answerer ``openai``; ``settings`` as ``[plugins.answerers.openai]`` gives them,
+    read on first use, unless passed here."""
 
     name = "openai"
 
-    def __init__(
-        self,
-        settings: OpenAISettings,
-        *,
-        context_tokens: int = 3000,
-        answer_tokens: int = 400,
-        temperature: float = 0.0,
-    ) -> None:
-        self.settings = settings
-        self.context_tokens = context_tokens
-        self.answer_tokens = answer_tokens
-        self.temperature = temperature
+    def __init__(self, settings: AnswererSettings | None = None) -> None:
+        self._settings = settings
         self._client: OpenAIClient | None = None
         self._lock = threading.Lock()
 
+    @property
+    def settings(self) -> AnswererSettings:
+        """The settings passed, else the configuration file's table (``ConfigError`` when
+        it is malformed)."""
+        if self._settings is None:
+            self._settings = settings_from_table(plugin_settings("answerers").get("openai", {}))
+        return self._settings
+
     def __repr__(self) -> str:
-        return f"OpenAIAnswerer({self.settings!r})"
+        shown = "unread" if self._settings is None else repr(self._settings.api)
+        return f"OpenAIAnswerer({shown})"
 
     @property
     def model(self) -> str:
         """What a written answer's ``model`` says: ``openai:<model>``."""
-        return f"openai:{self.settings.model}"
+        return f"openai:{self.settings.api.model}"
 
     def answer(self, request: tm.RecallRequest, hits: Sequence[tm.Hit]) -> tm.RecallAnswer:
         """The model's answer from ``hits``, citing only them; the extractive one, saying why,
@@ -86,7 +100,7 @@ class OpenAIAnswerer:
         if not hits:
             return ExtractiveAnswerer().answer(request, hits)
         prompt = messages(request.question, [], request.instructions)
-        room = math.floor(self.context_tokens * (1 - PROMPT_MARGIN))
+        room = math.floor(self.settings.context_tokens * (1 - PROMPT_MARGIN))
         room -= sum(estimate_tokens(message["content"]) for message in prompt)
         passages = fit_passages([hit.text for hit in hits], room)
         if not passages:
@@ -119,17 +133,17 @@ class OpenAIAnswerer:
 
     def _payload(self, request: tm.RecallRequest, passages: list[str]) -> dict[str, Any]:
         return {
-            "model": self.settings.model,
+            "model": self.settings.api.model,
             "messages": messages(request.question, passages, request.instructions),
-            "max_tokens": self.answer_tokens,
-            "temperature": self.temperature,
+            "max_tokens": self.settings.answer_tokens,
+            "temperature": self.settings.temperature,
             "stream": False,
         }
 
     def _open(self) -> OpenAIClient:
         with self._lock:
             if self._client is None:
-                self._client = OpenAIClient(self.settings, what="answerer `openai`")
+                self._client = OpenAIClient(self.settings.api, what="answerer `openai`")
             return self._client
 
 
@@ -167,17 +181,19 @@ def _content(reply: Any) -> str | None:
     return None
 
 
-def answerer_from_table(table: Mapping[str, Any]) -> OpenAIAnswerer:
-    """The answerer a ``[plugins.answerers.openai]`` table configures; ``ConfigError`` when
-    it is malformed."""
-    settings = read_settings(table, where=TABLE, own_keys=_OWN_KEYS, default_model=DEFAULT_MODEL)
+def settings_from_table(table: Mapping[str, Any]) -> AnswererSettings:
+    """The settings a ``[plugins.answerers.openai]`` table gives; ``ConfigError`` when it is
+    malformed."""
+    api = read_settings(table, where=TABLE, own_keys=_OWN_KEYS, default_model=DEFAULT_MODEL)
     temperature = table.get("temperature", 0.0)
-    if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not 0 <= temperature <= 2
+    ):
         raise tm.ConfigError(f"{TABLE}: `temperature` must be a number, 0 to 2")
-    if not 0 <= temperature <= 2:
-        raise tm.ConfigError(f"{TABLE}: `temperature` must be a number, 0 to 2")
-    return OpenAIAnswerer(
-        settings,
+    return AnswererSettings(
+        api=api,
         context_tokens=whole(table, "context_tokens", 3000, TABLE, least=256, most=2_000_000),
         answer_tokens=whole(table, "answer_tokens", 400, TABLE, least=16, most=100_000),
         temperature=float(temperature),

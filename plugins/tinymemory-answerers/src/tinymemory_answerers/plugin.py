@@ -1,17 +1,17 @@
 """The plugin's hook: the answerers it offers, each configured by ``[plugins.answerers.<name>]``.
 
-The table is read when the answerers are listed; nothing is sent until an
-engine's recall asks.
+The answerer reads its table on first use, never when answerers are listed;
+nothing is sent until an engine's recall asks.
 """
 
 from __future__ import annotations
 
-from tinymemory.plugin import Answerer, hookimpl, plugin_settings
+from tinymemory.plugin import Answerer, hookimpl
 
-from .openai_answerer import answerer_from_table
+from .openai_answerer import OpenAIAnswerer
 
 
 @hookimpl
 def tinymemory_answerers() -> list[Answerer]:
-    """The answerer ``openai``, as ``[plugins.answerers.openai]`` configures it."""
-    return [answerer_from_table(plugin_settings("answerers").get("openai", {}))]
+    """The answerer ``openai``, which reads ``[plugins.answerers.openai]`` on first use."""
+    return [OpenAIAnswerer()]

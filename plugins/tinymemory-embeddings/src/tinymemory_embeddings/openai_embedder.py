@@ -12,10 +12,12 @@ Configured by the table ``[plugins.embeddings.openai]``: the keys of
   that shorten their vectors to it (OpenAI's ``text-embedding-3-*``); false
   by default, since other servers may refuse the field.
 
-Nothing is sent before the first :meth:`OpenAIEmbedder.embed`; ``requests``
-loads then too. Blank texts are not sent (servers refuse them): their vector
-is zero. The reply's vectors are put back in the order of the texts by their
-``index``.
+The table is read on first use (``dimensions``, ``identity`` or ``embed``),
+never when embedders are listed; nothing is sent before the first
+:meth:`OpenAIEmbedder.embed`, and ``requests`` loads then too. A memory
+records ``identity``, ``openai:<model>:<dimensions>``. Blank texts are not
+sent (servers refuse them): their vector is zero. The reply's vectors are put
+back in the order of the texts by their ``index``.
 """
 
 from __future__ import annotations
@@ -25,11 +27,20 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 import tinymemory as tm
+from tinymemory.plugin import plugin_settings
 
 from .openai_api import OpenAIClient, OpenAISettings, read_settings, whole
 
-__all__ = ["DEFAULT_DIMENSIONS", "DEFAULT_MODEL", "OpenAIEmbedder", "embedder_from_table"]
+__all__ = [
+    "DEFAULT_DIMENSIONS",
+    "DEFAULT_MODEL",
+    "EmbedderSettings",
+    "OpenAIEmbedder",
+    "settings_from_table",
+]
 
 #: The model used when the table names none, and the size of its vectors.
 DEFAULT_MODEL = "text-embedding-3-small"
@@ -39,28 +50,48 @@ TABLE = "[plugins.embeddings.openai]"
 _OWN_KEYS = ("dimensions", "batch_size", "request_dimensions")
 
 
+@attrs.frozen(kw_only=True)
+class EmbedderSettings:
+    """What ``[plugins.embeddings.openai]`` says: where the model is, and the embedder's own."""
+
+    api: OpenAISettings
+    dimensions: int = DEFAULT_DIMENSIONS
+    batch_size: int = 64
+    request_dimensions: bool = False
+
+
 class OpenAIEmbedder:
-    """The embedder ``openai``: ``settings`` say where the model is; ``dimensions`` its size."""
+    """The embedder ``openai``; ``settings`` as ``[plugins.embeddings.openai]`` gives them,
+    read on first use (``dimensions``, ``identity`` or ``embed``), unless passed here."""
 
     name = "openai"
 
-    def __init__(
-        self,
-        settings: OpenAISettings,
-        *,
-        dimensions: int,
-        batch_size: int = 64,
-        request_dimensions: bool = False,
-    ) -> None:
-        self.settings = settings
-        self.dimensions = dimensions
-        self.batch_size = batch_size
-        self.request_dimensions = request_dimensions
+    def __init__(self, settings: EmbedderSettings | None = None) -> None:
+        self._settings = settings
         self._client: OpenAIClient | None = None
         self._lock = threading.Lock()
 
+    @property
+    def settings(self) -> EmbedderSettings:
+        """The settings passed, else the configuration file's table (``ConfigError`` when
+        it is malformed)."""
+        if self._settings is None:
+            self._settings = settings_from_table(plugin_settings("embeddings").get("openai", {}))
+        return self._settings
+
+    @property
+    def dimensions(self) -> int:
+        """The size of the model's vectors, as configured (checked on every reply)."""
+        return self.settings.dimensions
+
+    @property
+    def identity(self) -> str:
+        """What a memory records of its vectors: ``openai:<model>:<dimensions>``."""
+        return f"openai:{self.settings.api.model}:{self.dimensions}"
+
     def __repr__(self) -> str:
-        return f"OpenAIEmbedder({self.settings!r}, dimensions={self.dimensions})"
+        shown = "unread" if self._settings is None else repr(self._settings.api)
+        return f"OpenAIEmbedder({shown})"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector of :attr:`dimensions` floats per text, in order, ``batch_size`` per request.
@@ -70,19 +101,20 @@ class OpenAIEmbedder:
         """
         vectors = [[0.0] * self.dimensions for _ in texts]
         sent = [n for n, text in enumerate(texts) if text.strip()]
-        for start in range(0, len(sent), self.batch_size):
-            batch = sent[start : start + self.batch_size]
+        size = self.settings.batch_size
+        for start in range(0, len(sent), size):
+            batch = sent[start : start + size]
             for n, vector in zip(batch, self._embed_batch([texts[n] for n in batch]), strict=True):
                 vectors[n] = vector
         return vectors
 
     def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         payload: dict[str, Any] = {
-            "model": self.settings.model,
+            "model": self.settings.api.model,
             "input": texts,
             "encoding_format": "float",
         }
-        if self.request_dimensions:
+        if self.settings.request_dimensions:
             payload["dimensions"] = self.dimensions
         reply = self._open().post("embeddings", payload)
         return self._vectors(reply, len(texts))
@@ -90,7 +122,7 @@ class OpenAIEmbedder:
     def _open(self) -> OpenAIClient:
         with self._lock:
             if self._client is None:
-                self._client = OpenAIClient(self.settings, what="embedder `openai`")
+                self._client = OpenAIClient(self.settings.api, what="embedder `openai`")
             return self._client
 
     def _vectors(self, reply: Any, count: int) -> list[list[float]]:
@@ -118,26 +150,26 @@ class OpenAIEmbedder:
         return [found[index] for index in range(count)]
 
     def _bad(self, what: str) -> tm.EngineError:
-        return tm.EngineError(f"embedder `openai` (model `{self.settings.model}`) {what}")
+        return tm.EngineError(f"embedder `openai` (model `{self.settings.api.model}`) {what}")
 
 
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def embedder_from_table(table: Mapping[str, Any]) -> OpenAIEmbedder:
-    """The embedder a ``[plugins.embeddings.openai]`` table configures; ``ConfigError`` when
-    it is malformed."""
-    settings = read_settings(table, where=TABLE, own_keys=_OWN_KEYS, default_model=DEFAULT_MODEL)
-    if "dimensions" not in table and settings.model != DEFAULT_MODEL:
+def settings_from_table(table: Mapping[str, Any]) -> EmbedderSettings:
+    """The settings a ``[plugins.embeddings.openai]`` table gives; ``ConfigError`` when it is
+    malformed."""
+    api = read_settings(table, where=TABLE, own_keys=_OWN_KEYS, default_model=DEFAULT_MODEL)
+    if "dimensions" not in table and api.model != DEFAULT_MODEL:
         raise tm.ConfigError(
-            f"{TABLE}: set `dimensions`, the size of the vectors of model `{settings.model}`"
+            f"{TABLE}: set `dimensions`, the size of the vectors of model `{api.model}`"
         )
     request_dimensions = table.get("request_dimensions", False)
     if not isinstance(request_dimensions, bool):
         raise tm.ConfigError(f"{TABLE}: `request_dimensions` must be true or false")
-    return OpenAIEmbedder(
-        settings,
+    return EmbedderSettings(
+        api=api,
         dimensions=whole(table, "dimensions", DEFAULT_DIMENSIONS, TABLE, least=1, most=65536),
         batch_size=whole(table, "batch_size", 64, TABLE, least=1, most=2048),
         request_dimensions=request_dimensions,

@@ -1,18 +1,20 @@
 """The plugin's hook: the embedders it offers, each configured by ``[plugins.embeddings.<name>]``.
 
-The tables are read when the embedders are listed (the configuration file,
-as the core reads it); no model is loaded and nothing is sent until an
-engine embeds.
+Each embedder reads its table on first use, never when they are listed; no
+model is loaded and nothing is sent until an engine embeds.
 """
 
 from __future__ import annotations
 
-from tinymemory.plugin import Embedder, hookimpl, plugin_settings
+from typing import cast
 
-from .openai_embedder import embedder_from_table
+from tinymemory.plugin import Embedder, hookimpl
+
+from .openai_embedder import OpenAIEmbedder
 
 
 @hookimpl
 def tinymemory_embedders() -> list[Embedder]:
-    """The embedder ``openai``, as ``[plugins.embeddings.openai]`` configures it."""
-    return [embedder_from_table(plugin_settings("embeddings").get("openai", {}))]
+    """The embedder ``openai``, which reads ``[plugins.embeddings.openai]`` on first use."""
+    # Its `dimensions` is read-only (a property reading the table): the protocol allows that.
+    return [cast(Embedder, OpenAIEmbedder())]
