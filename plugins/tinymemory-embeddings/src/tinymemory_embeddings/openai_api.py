@@ -32,16 +32,13 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
 
 import tinymemory as tm
 from tinymemory.plugin import check_endpoint, redact_url
-
-if TYPE_CHECKING:
-    import requests
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -200,7 +197,12 @@ class OpenAIClient:
         self.settings = settings
         self.what = what
         self._sleep = sleep
-        self._session: requests.Session | None = None
+        import requests  # with the first client, not with the plugin
+
+        self._session = requests.Session()
+        # No proxy, .netrc or CA bundle from the environment: a .netrc entry would
+        # replace the Authorization header, and a local server must not go through a proxy.
+        self._session.trust_env = False
 
     def __repr__(self) -> str:
         keyed = "a key" if self._credential is not None else "no key"
@@ -246,7 +248,7 @@ class OpenAIClient:
         if self._credential is not None:
             headers["Authorization"] = f"Bearer {self._credential.bearer()}"
         try:
-            response = self._open().post(
+            response = self._session.post(
                 self.settings.url(path),
                 data=body,
                 headers=headers,
@@ -268,17 +270,6 @@ class OpenAIClient:
                 f"{self.what}: the request to {self._host()} failed ({type(error).__name__})"
             ) from None
         return response.status_code, response.headers, content
-
-    def _open(self) -> requests.Session:
-        if self._session is None:
-            import requests
-
-            session = requests.Session()
-            # No proxy, .netrc or CA bundle from the environment: a .netrc entry would
-            # replace the Authorization header, and a local server must not go through a proxy.
-            session.trust_env = False
-            self._session = session
-        return self._session
 
     def _wait(self, attempt: int, headers: Mapping[str, str]) -> float:
         asked = _retry_after(headers.get("Retry-After"))
@@ -319,9 +310,7 @@ class OpenAIClient:
 
     def close(self) -> None:
         """Release the connections held."""
-        if self._session is not None:
-            self._session.close()
-            self._session = None
+        self._session.close()
 
 
 def _retry_after(value: str | None) -> float | None:
