@@ -106,27 +106,9 @@ def test_without_an_answerer_the_reference_engine_answers_as_before() -> None:
     assert (answer.answer, answer.model) == ("From 1 stored items: tabs over spaces", "reference")
 
 
-def test_the_sqlite_engine_takes_an_answerer_by_name(echo: Echo, tmp_path: Path) -> None:
-    pytest.importorskip("tinymemory_sqlite")
-    options = {"path": str(tmp_path / "m.db"), "answerer": "echo"}
-    with tm.build_engine("sqlite", tm.EngineSettings(options=options)) as engine:
-        ids = _stored(engine)
-        answer = engine.recall(tm.RecallRequest(question="deploy", limit=2))
-    assert answer.model == "echo-model"
-    assert echo.seen[0][0] == "deploy"
-    assert set(echo.seen[0][1]) == {ids[0], ids[2]}
-
-
-@pytest.mark.parametrize("engine_id", ["reference", "sqlite"])
-def test_an_engine_refuses_an_answerer_not_installed(engine_id: str, tmp_path: Path) -> None:
-    if engine_id == "sqlite":
-        pytest.importorskip("tinymemory_sqlite")
-    options = {"answerer": "nope", "path": str(tmp_path / "m.db")}
-    if engine_id == "reference":
-        del options["path"]
+def test_the_reference_engine_refuses_an_answerer_not_installed() -> None:
     with pytest.raises(tm.ConfigError, match=r"no answerer named `nope` .*installed: extractive"):
-        tm.build_engine(engine_id, tm.EngineSettings(options=options))
-    assert not (tmp_path / "m.db").exists()
+        tm.build_engine("reference", tm.EngineSettings(options={"answerer": "nope"}))
 
 
 def test_two_plugins_offering_one_answerer_name_is_a_config_error() -> None:

@@ -219,7 +219,6 @@ def _configure(sandbox: Sandbox, double: OpenAIDouble, engine_line: str) -> None
 
 
 def test_recall_through_sqlite_configured_by_file(double: OpenAIDouble, tmp_path: Path) -> None:
-    pytest.importorskip("tinymemory_sqlite")
     sandbox = Sandbox(tmp_path, {"OPENAI_API_KEY": KEY})
     _configure(sandbox, double, 'answerer = "openai"')
     with sandbox.enter():
@@ -234,7 +233,6 @@ def test_recall_through_sqlite_configured_by_file(double: OpenAIDouble, tmp_path
 
 
 def test_recall_answerer_on_the_command_line(double: OpenAIDouble, tmp_path: Path) -> None:
-    pytest.importorskip("tinymemory_sqlite")
     sandbox = Sandbox(tmp_path, {"OPENAI_API_KEY": KEY})
     _configure(sandbox, double, "")
     cli = Cli(sandbox)

@@ -185,7 +185,6 @@ def _configure(sandbox: Sandbox, double: OpenAIDouble, **table: Any) -> None:
 
 
 def test_store_vector_fetch_and_recall_through_sqlite(double: OpenAIDouble, tmp_path: Path) -> None:
-    pytest.importorskip("tinymemory_sqlite")
     sandbox = Sandbox(tmp_path, {"OPENAI_API_KEY": KEY})
     _configure(sandbox, double, batch_size=2)
     with sandbox.enter():
@@ -213,7 +212,6 @@ def test_store_vector_fetch_and_recall_through_sqlite(double: OpenAIDouble, tmp_
 
 
 def test_wrong_dimensions_store_nothing(double: OpenAIDouble, tmp_path: Path) -> None:
-    pytest.importorskip("tinymemory_sqlite")
     sandbox = Sandbox(tmp_path, {"OPENAI_API_KEY": KEY})
     _configure(sandbox, double, dimensions=24)
     with sandbox.enter(), tm.build_engine() as engine:
