@@ -24,17 +24,16 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import ExtractiveAnswerer, plugin_settings
+from tinymemory.plugin import ExtractiveAnswerer
 from tinymemory_embeddings.openai_api import (
     MalformedReply,
-    OpenAIClient,
+    OpenAIConfigured,
     OpenAISettings,
     TimedOut,
     read_settings,
@@ -66,28 +65,16 @@ class AnswererSettings:
     temperature: float = 0.0
 
 
-class OpenAIAnswerer:
+class OpenAIAnswerer(OpenAIConfigured[AnswererSettings]):
     """The answerer ``openai``; ``settings`` as ``[plugins.answerers.openai]`` gives them,
     read on first use, unless passed here."""
 
+    PLUGIN = "answerers"
     name = "openai"
 
-    def __init__(self, settings: AnswererSettings | None = None) -> None:
-        self._settings = settings
-        self._client: OpenAIClient | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def settings(self) -> AnswererSettings:
-        """The settings passed, else the configuration file's table (``ConfigError`` when
-        it is malformed)."""
-        if self._settings is None:
-            self._settings = settings_from_table(plugin_settings("answerers").get("openai", {}))
-        return self._settings
-
-    def __repr__(self) -> str:
-        shown = "unread" if self._settings is None else repr(self._settings.api)
-        return f"OpenAIAnswerer({shown})"
+    def read(self, table: Mapping[str, Any]) -> AnswererSettings:
+        """:func:`settings_from_table`."""
+        return settings_from_table(table)
 
     @property
     def model(self) -> str:
@@ -105,7 +92,7 @@ class OpenAIAnswerer:
         passages = fit_passages([hit.text for hit in hits], room)
         if not passages:
             return _fallback(request, hits, "the question left no room for passages")
-        client = self._open()  # a key bound for cleartext is ConfigError, raised
+        client = self.client()  # a key bound for cleartext is ConfigError, raised
         try:
             reply = client.post("chat/completions", self._payload(request, passages))
         except (tm.Unauthorized, tm.Unavailable, tm.EngineError) as error:
@@ -139,12 +126,6 @@ class OpenAIAnswerer:
             "temperature": self.settings.temperature,
             "stream": False,
         }
-
-    def _open(self) -> OpenAIClient:
-        with self._lock:
-            if self._client is None:
-                self._client = OpenAIClient(self.settings.api, what="answerer `openai`")
-            return self._client
 
 
 def _fallback(request: tm.RecallRequest, hits: Sequence[tm.Hit], why: str) -> tm.RecallAnswer:

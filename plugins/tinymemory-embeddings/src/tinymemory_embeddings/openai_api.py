@@ -29,16 +29,17 @@ import json
 import logging
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import check_endpoint, redact_url
+from tinymemory.plugin import check_endpoint, plugin_settings, redact_url
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -46,6 +47,7 @@ __all__ = [
     "SETTINGS_KEYS",
     "MalformedReply",
     "OpenAIClient",
+    "OpenAIConfigured",
     "OpenAISettings",
     "TimedOut",
     "read_settings",
@@ -325,3 +327,54 @@ def _retry_after(value: str | None) -> float | None:
         except (TypeError, ValueError):
             return None
     return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+class _WithApi(Protocol):
+    @property
+    def api(self) -> OpenAISettings: ...
+
+
+S = TypeVar("S", bound=_WithApi)
+
+
+class OpenAIConfigured(Generic[S]):
+    """What an OpenAI-compatible embedder or answerer shares: its settings, read from the
+    table ``[plugins.<PLUGIN>.openai]`` on first use unless passed, and one client.
+
+    A subclass names ``PLUGIN`` (``embeddings``, ``answerers``) and ``name``,
+    and reads its table with ``read``.
+    """
+
+    PLUGIN: ClassVar[str]
+    name: str
+
+    def __init__(self, settings: S | None = None) -> None:
+        self._settings = settings
+        self._client: OpenAIClient | None = None
+        self._lock = threading.Lock()
+
+    def read(self, table: Mapping[str, Any]) -> S:
+        """The settings the table gives; ``ConfigError`` when it is malformed."""
+        raise NotImplementedError
+
+    @property
+    def settings(self) -> S:
+        """The settings passed, else the configuration file's table (``ConfigError`` when
+        it is malformed)."""
+        with self._lock:
+            if self._settings is None:
+                self._settings = self.read(plugin_settings(self.PLUGIN).get("openai", {}))
+            return self._settings
+
+    def client(self) -> OpenAIClient:
+        """The client, made on first use (``ConfigError`` for a key bound for cleartext)."""
+        settings = self.settings
+        with self._lock:
+            if self._client is None:
+                what = f"{self.PLUGIN.removesuffix('s')} `{self.name}`"
+                self._client = OpenAIClient(settings.api, what=what)
+            return self._client
+
+    def __repr__(self) -> str:
+        shown = "unread" if self._settings is None else repr(self._settings.api)
+        return f"{type(self).__name__}({shown})"

@@ -23,16 +23,14 @@ back in the order of the texts by their ``index``.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import plugin_settings
 
-from .openai_api import OpenAIClient, OpenAISettings, read_settings, whole
+from .openai_api import OpenAIConfigured, OpenAISettings, read_settings, whole
 
 __all__ = [
     "DEFAULT_DIMENSIONS",
@@ -60,24 +58,16 @@ class EmbedderSettings:
     request_dimensions: bool = False
 
 
-class OpenAIEmbedder:
+class OpenAIEmbedder(OpenAIConfigured[EmbedderSettings]):
     """The embedder ``openai``; ``settings`` as ``[plugins.embeddings.openai]`` gives them,
     read on first use (``dimensions``, ``identity`` or ``embed``), unless passed here."""
 
+    PLUGIN = "embeddings"
     name = "openai"
 
-    def __init__(self, settings: EmbedderSettings | None = None) -> None:
-        self._settings = settings
-        self._client: OpenAIClient | None = None
-        self._lock = threading.Lock()
-
-    @property
-    def settings(self) -> EmbedderSettings:
-        """The settings passed, else the configuration file's table (``ConfigError`` when
-        it is malformed)."""
-        if self._settings is None:
-            self._settings = settings_from_table(plugin_settings("embeddings").get("openai", {}))
-        return self._settings
+    def read(self, table: Mapping[str, Any]) -> EmbedderSettings:
+        """:func:`settings_from_table`."""
+        return settings_from_table(table)
 
     @property
     def dimensions(self) -> int:
@@ -88,10 +78,6 @@ class OpenAIEmbedder:
     def identity(self) -> str:
         """What a memory records of its vectors: ``openai:<model>:<dimensions>``."""
         return f"openai:{self.settings.api.model}:{self.dimensions}"
-
-    def __repr__(self) -> str:
-        shown = "unread" if self._settings is None else repr(self._settings.api)
-        return f"OpenAIEmbedder({shown})"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector of :attr:`dimensions` floats per text, in order, ``batch_size`` per request.
@@ -116,14 +102,8 @@ class OpenAIEmbedder:
         }
         if self.settings.request_dimensions:
             payload["dimensions"] = self.dimensions
-        reply = self._open().post("embeddings", payload)
+        reply = self.client().post("embeddings", payload)
         return self._vectors(reply, len(texts))
-
-    def _open(self) -> OpenAIClient:
-        with self._lock:
-            if self._client is None:
-                self._client = OpenAIClient(self.settings.api, what="embedder `openai`")
-            return self._client
 
     def _vectors(self, reply: Any, count: int) -> list[list[float]]:
         """The vectors by ``index``: exactly ``count``, each ``dimensions`` finite floats."""
