@@ -121,6 +121,7 @@ def test_plugins_lists_the_builtin_in_a_table() -> None:
     header, *rows = output.splitlines()
     assert header.split() == ["NAME", "DISTRIBUTION", "VERSION", "HOOKS"]
     assert rows == [
+        f"tinymemory.answerers  tinymemory    {tinymemory.__version__:<7}  tinymemory_answerers",
         f"tinymemory.hashing    tinymemory    {tinymemory.__version__:<7}  tinymemory_embedders",
         f"tinymemory.reference  tinymemory    {tinymemory.__version__:<7}  tinymemory_engines",
     ]
@@ -130,6 +131,13 @@ def test_plugins_json() -> None:
     code, output = invoke("plugins", "--json")
     assert code == 0
     assert json.loads(output) == [
+        {
+            "name": "tinymemory.answerers",
+            "distribution": "tinymemory",
+            "version": tinymemory.__version__,
+            "hooks": ["tinymemory_answerers"],
+            "builtin": True,
+        },
         {
             "name": "tinymemory.hashing",
             "distribution": "tinymemory",

@@ -38,7 +38,7 @@ class Borrowed(EngineWrapper):
 
 def use_engine(monkeypatch: pytest.MonkeyPatch, engine: MemoryEngine) -> MemoryEngine:
     """Every command of the test runs on ``engine`` (the reference engine forgets when rebuilt)."""
-    monkeypatch.setattr(data_commands, "_open_engine", lambda **_: Borrowed(engine))
+    monkeypatch.setattr(data_commands, "_open_engine", lambda options=None, **_: Borrowed(engine))
     return engine
 
 

@@ -110,11 +110,16 @@ def test_the_builtin_is_listed_with_the_core_distribution() -> None:
     )
     assert list(info.hooks) == ["tinymemory_engines"]
     assert info.error is None
-    assert BUILTIN_PLUGINS == ("tinymemory.reference", "tinymemory.hashing")
+    assert BUILTIN_PLUGINS == ("tinymemory.reference", "tinymemory.hashing", "tinymemory.answerers")
     builtins = [found for found in list_plugins() if found.builtin]
-    assert builtins == list_plugins()[:2]
-    assert [found.name for found in builtins] == ["tinymemory.hashing", "tinymemory.reference"]
-    assert builtins[0].hooks == ("tinymemory_embedders",)
+    assert builtins == list_plugins()[:3]
+    assert [found.name for found in builtins] == [
+        "tinymemory.answerers",
+        "tinymemory.hashing",
+        "tinymemory.reference",
+    ]
+    assert builtins[0].hooks == ("tinymemory_answerers",)
+    assert builtins[1].hooks == ("tinymemory_embedders",)
 
 
 def test_plugin_info_has_a_json_form() -> None:
@@ -194,7 +199,8 @@ def test_an_installed_distribution_is_found_through_its_entry_point(site: Path) 
         hooks=("tinymemory_embedders", "tinymemory_engines", "tinymemory_scrubbers"),
         builtin=False,
     )
-    assert [info.name for info in list_plugins()[:2]] == [
+    assert [info.name for info in list_plugins()[:3]] == [
+        "tinymemory.answerers",
         "tinymemory.hashing",
         "tinymemory.reference",
     ]

@@ -67,7 +67,7 @@ def engine(monkeypatch: pytest.MonkeyPatch) -> tm.MemoryEngine:
         def close(self) -> None:
             return
 
-    monkeypatch.setattr(data_commands, "_open_engine", lambda **_: Borrowed(shared))
+    monkeypatch.setattr(data_commands, "_open_engine", lambda options=None, **_: Borrowed(shared))
     return shared
 
 

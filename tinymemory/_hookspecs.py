@@ -21,6 +21,7 @@ import pluggy
 
 from tinymemory._engine import EngineDescriptor, MemoryEngine
 from tinymemory._items import Document, StoreItem
+from tinymemory._operations import Hit, RecallAnswer, RecallRequest
 from tinymemory._settings import EngineCredential, EngineSettings
 
 if TYPE_CHECKING:
@@ -196,6 +197,23 @@ class Embedder(Protocol):
         ...
 
 
+@runtime_checkable
+class Answerer(Protocol):
+    """Writes a recall answer from the passages an engine found (for engines without their own).
+
+    ``hits`` are the relevant items, best first (at most ``request.limit``);
+    the answer's citations must be drawn from them. An answerer that calls a
+    model falls back rather than fail when the model gives nothing usable,
+    and says so in the answer's ``model``.
+    """
+
+    name: str
+
+    def answer(self, request: RecallRequest, hits: Sequence[Hit]) -> RecallAnswer:
+        """The answer to ``request.question`` from ``hits``, citing only them."""
+        ...
+
+
 class HookSpecs:
     """The hooks a plugin may implement."""
 
@@ -227,6 +245,10 @@ class HookSpecs:
     @hookspec
     def tinymemory_embedders(self) -> list[Embedder]:  # type: ignore[empty-body]
         """Named text embedders engines with vector search may choose by name."""
+
+    @hookspec
+    def tinymemory_answerers(self) -> list[Answerer]:  # type: ignore[empty-body]
+        """Named answer writers the engines that do not answer natively may choose by name."""
 
     @hookspec
     def tinymemory_register_commands(self, cli: click.Group) -> None:

@@ -29,7 +29,7 @@ GROUP = "tinymemory"
 PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
 #: Modules registered exactly like third-party plugins, before them. They declare
 #: nothing (so load with the first hook needed) and add no command.
-BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing")
+BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing", "tinymemory.answerers")
 #: The hook that adds commands to the command line.
 COMMANDS_HOOK = "tinymemory_register_commands"
 

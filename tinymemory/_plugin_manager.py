@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     import pluggy
 
     from tinymemory._hookspecs import (
+        Answerer,
         DocumentConverter,
         Embedder,
         EngineFactory,
@@ -52,6 +53,8 @@ __all__ = [
     "BUILTIN_PLUGINS",
     "PLUGINS_VARIABLE",
     "PluginInfo",
+    "answerer_named",
+    "answerers",
     "blocked_plugins",
     "command_manager",
     "undeclared_command_manager",
@@ -367,6 +370,34 @@ def embedders(name: str | None = None) -> dict[str, Embedder]:
 
     found = _offered("tinymemory_embedders", Embedder, "embedder", _name, name)  # type: ignore[type-abstract]
     return {embedder.name: embedder for embedder in found}
+
+
+def answerers(name: str | None = None) -> dict[str, Answerer]:
+    """Every installed answerer by name; with ``name``, only the plugins that may offer it load."""
+    from tinymemory._hookspecs import Answerer
+
+    found = _offered("tinymemory_answerers", Answerer, "answerer", _name, name)  # type: ignore[type-abstract]
+    return {answerer.name: answerer for answerer in found}
+
+
+def answerer_named(name: object) -> Answerer:
+    """The installed answerer ``name``; ``ConfigError`` listing the installed ones when none is."""
+    return _one_named("answerer", name, answerers)
+
+
+def _one_named(
+    what: str, name: object, installed: Callable[[str | None], Mapping[str, T]]
+) -> T:
+    """The installed ``what`` called ``name`` (an engine's option), loading only the plugins
+    that may offer it: ``ConfigError`` for a name that is no text, or one no plugin offers,
+    listing those installed."""
+    if not isinstance(name, str) or not name:
+        raise ConfigError(f"`{what}` must be an {what}'s name")
+    found = installed(name)
+    if name not in found:
+        names = ", ".join(sorted(installed(None))) or "none"
+        raise ConfigError(f"no {what} named `{name}` is installed (installed: {names})")
+    return found[name]
 
 
 def document_converters() -> list[DocumentConverter]:

@@ -12,7 +12,6 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import attrs
 
@@ -31,9 +30,8 @@ from tinymemory._scrubbing import ScrubbingEngine
 from tinymemory._settings import (
     EngineCredential,
     EngineSettings,
-    is_loopback_host,
+    check_endpoint,
     is_secret_name,
-    redact_url,
     redact_values,
     url_secrets,
 )
@@ -129,7 +127,7 @@ def _build_bare(
             f"engine `{engine_id}` needs a key: pass a credential or set TINYMEMORY_API_KEY"
         )
     if endpoint:
-        _check_endpoint(engine_id, endpoint, credentialed=not credential.is_none)
+        check_endpoint(f"engine `{engine_id}`", endpoint, credentialed=not credential.is_none)
     try:
         return factory.build(settings, credential)
     except TinyMemoryError as error:
@@ -157,24 +155,6 @@ def _redact(text: str, credential: EngineCredential, settings: EngineSettings) -
     if settings.endpoint:
         secrets += url_secrets(settings.endpoint)
     return redact_values(credential.redact(text), secrets)
-
-
-def _check_endpoint(engine_id: str, endpoint: str, *, credentialed: bool) -> None:
-    try:
-        parts = urlsplit(endpoint)
-        host = parts.hostname or ""
-        credentialed = credentialed or parts.password is not None
-    except ValueError:
-        raise ConfigError(f"engine `{engine_id}` endpoint is not a url") from None
-    if parts.scheme not in ("http", "https") or not host:
-        raise ConfigError(
-            f"engine `{engine_id}` endpoint `{redact_url(endpoint)}` must be an http or https url"
-        )
-    if credentialed and parts.scheme == "http" and not is_loopback_host(host):
-        raise ConfigError(
-            f"engine `{engine_id}` would send its credential in cleartext to `{host}`; "
-            "use https (plain http is allowed only to this machine)"
-        )
 
 
 def settings_from_table(engine_id: str, table: Mapping[str, Any], source: str) -> EngineSettings:

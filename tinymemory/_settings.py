@@ -187,6 +187,27 @@ def is_loopback_host(host: str) -> bool:
         return False
 
 
+def check_endpoint(what: str, endpoint: str, *, credentialed: bool) -> None:
+    """Refuse, as ``ConfigError`` naming ``what``, an ``endpoint`` that is no http(s) url, or
+    one a credential would reach in cleartext: plain ``http`` to a host other than this machine.
+
+    A password in the url's user info counts as a credential.
+    """
+    try:
+        parts = urlsplit(endpoint)
+        host = parts.hostname or ""
+        credentialed = credentialed or parts.password is not None
+    except ValueError:
+        raise ConfigError(f"{what} endpoint is not a url") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise ConfigError(f"{what} endpoint `{redact_url(endpoint)}` must be an http or https url")
+    if credentialed and parts.scheme == "http" and not is_loopback_host(host):
+        raise ConfigError(
+            f"{what} would send its credential in cleartext to `{host}`; "
+            "use https (plain http is allowed only to this machine)"
+        )
+
+
 class FrozenMapping(Mapping[str, Any]):
     """A mapping that cannot change once made, and hashes: settings' headers and options.
 

@@ -10,7 +10,8 @@ without breaking a plugin. Each name is declared once, by its import below
 - what the hooks return: :class:`EngineFactory`, :class:`DocumentConverter`,
   :class:`SourceReader` with its :class:`ReaderContext` and the
   :class:`ReaderOption` it declares for the command line, :class:`Fetcher`,
-  :class:`HttpResponse` and :class:`SourceSkip`, :class:`Scrubber`, :class:`Embedder`;
+  :class:`HttpResponse` and :class:`SourceSkip`, :class:`Scrubber`, :class:`Embedder`,
+  :class:`Answerer`;
 - the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
 - helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
   :func:`to_data`, :func:`from_data`), the id of an item's canonical JSON
@@ -18,7 +19,11 @@ without breaking a plugin. Each name is declared once, by its import below
   (:func:`canonical_json`), a stored item's canonical JSON and id in one
   writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
   :func:`build_explore_page`, the installed embedders by name
-  (:func:`embedders`), UTC timestamps (:func:`to_utc`);
+  (:func:`embedders`), the installed answerers by name (:func:`answerers`,
+  :func:`answerer_named`) and the default one (:class:`ExtractiveAnswerer`),
+  UTC timestamps (:func:`to_utc`);
+- for a plugin calling a service: :func:`check_endpoint` (no credential in
+  cleartext to another machine) and :func:`redact_url`;
 - for scrubbers: :func:`map_texts`;
 - a plugin's own settings from the configuration file: :func:`plugin_settings`.
 
@@ -35,6 +40,7 @@ from tinymemory._engine import EngineWrapper as EngineWrapper
 from tinymemory._engine import MemoryEngine as MemoryEngine
 from tinymemory._engine import build_explore_page as build_explore_page
 from tinymemory._exports import public_names as _public_names
+from tinymemory._hookspecs import Answerer as Answerer
 from tinymemory._hookspecs import DocumentConverter as DocumentConverter
 from tinymemory._hookspecs import Embedder as Embedder
 from tinymemory._hookspecs import EngineFactory as EngineFactory
@@ -48,12 +54,17 @@ from tinymemory._hookspecs import SourceSkip as SourceSkip
 from tinymemory._hookspecs import hookimpl as hookimpl
 from tinymemory._item_json import item_from_json as item_from_json
 from tinymemory._item_json import json_and_id as json_and_id
+from tinymemory._plugin_manager import answerer_named as answerer_named
+from tinymemory._plugin_manager import answerers as answerers
 from tinymemory._plugin_manager import embedders as embedders
 from tinymemory._scrubbing import map_texts as map_texts
+from tinymemory._settings import check_endpoint as check_endpoint
+from tinymemory._settings import redact_url as redact_url
 from tinymemory._timestamps import to_utc as to_utc
 from tinymemory._wire import from_data as from_data
 from tinymemory._wire import from_json as from_json
 from tinymemory._wire import to_data as to_data
 from tinymemory._wire import to_json as to_json
+from tinymemory.answerers import ExtractiveAnswerer as ExtractiveAnswerer
 
 __all__ = _public_names(globals())

@@ -9,6 +9,10 @@ Ranking is deliberately simple. Keyword: the share of the query's distinct
 lowercase words the item's text holds (a hit above 0). Vector: cosine of
 64-dimension hashed character-trigram vectors (a hit at 0.2 or more).
 Hybrid: their mean, a hit when either is. Ties keep insertion order.
+
+Recall answers plainly ("From N stored items: ..." quoting every hit), unless
+the option ``answerer`` names an installed answerer (``extractive``, or one
+from a plugin), which then writes the answer from the same hits.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pathlib import Path
 from tinymemory._cursors import CursorCodec, new_secret, read_key
 from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
 from tinymemory._errors import Unavailable
-from tinymemory._hookspecs import EngineFactory, hookimpl
+from tinymemory._hookspecs import Answerer, EngineFactory, hookimpl
 from tinymemory._items import StoreItem, StoreReceipt
 from tinymemory._meta import MetaFilter
 from tinymemory._namespace import Reach
@@ -44,6 +48,7 @@ from tinymemory._operations import (
     RecallAnswer,
     RecallRequest,
 )
+from tinymemory._plugin_manager import answerer_named
 from tinymemory._settings import EngineCredential, EngineSettings
 
 DESCRIPTOR = EngineDescriptor(
@@ -124,9 +129,13 @@ class _Offsets:
 
 
 class ReferenceEngine(MemoryEngine):
-    """The in-memory reference engine; ids are fingerprints, cursors sealed offsets."""
+    """The in-memory reference engine; ids are fingerprints, cursors sealed offsets.
 
-    def __init__(self) -> None:
+    ``answerer``, when given, writes recall's answers from its hits.
+    """
+
+    def __init__(self, *, answerer: Answerer | None = None) -> None:
+        self._answerer = answerer
         self._cursors = CursorCodec(new_secret(), engine="reference")
         self._items: dict[str, StoreItem] = {}
         self._lock = threading.RLock()
@@ -204,6 +213,8 @@ class ReferenceEngine(MemoryEngine):
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         hits = self._ranked(request.question, FetchMode.HYBRID, request.filter)[: request.limit]
+        if self._answerer is not None:
+            return self._answerer.answer(request, hits)
         if not hits:
             return RecallAnswer(answer=_NOTHING, model="reference")
         citations = [
@@ -260,7 +271,8 @@ class ReferenceEngine(MemoryEngine):
 
 
 def _build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
-    return ReferenceEngine()
+    name = settings.options.get("answerer")
+    return ReferenceEngine(answerer=None if name is None else answerer_named(name))
 
 
 def _test_settings(folder: Path) -> EngineSettings:

@@ -15,7 +15,7 @@ import functools
 import itertools
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, BinaryIO, TypeVar
@@ -78,7 +78,7 @@ from tinymemory._operations import (
 )
 from tinymemory._plugin_manager import engine_factories, source_readers
 from tinymemory._registry import MemoryConfig, build_engine
-from tinymemory._settings import EngineCredential
+from tinymemory._settings import EngineCredential, EngineSettings
 from tinymemory._tool_schemas import DEFAULT_CONFIDENCE, DEFAULT_LEARNING_KIND, default_mode
 from tinymemory._wire import dumps, to_data, to_json
 from tinymemory.files import bounded_lines, read_stream, replacing
@@ -94,19 +94,21 @@ EXPORT_PAGE = LISTING_PAGE
 TEXT_WIDTH = 72
 
 
-def _open_engine(*, scrub: bool = True) -> MemoryEngine:
-    """The configured engine: the one place a data command builds one."""
+
+def _open_engine(options: Mapping[str, Any] | None = None, *, scrub: bool = True) -> MemoryEngine:
+    """The configured engine (with ``options`` over its own): the one place a data command
+    builds one."""
     config = MemoryConfig.load()
-    return build_engine(
-        config.engine,
-        config.settings_for(config.engine),
-        EngineCredential.from_env(),
-        scrub=scrub,
-    )
+    settings = _with_options(config.settings_for(config.engine), options)
+    return build_engine(config.engine, settings, EngineCredential.from_env(), scrub=scrub)
 
 
-def open_reader() -> MemoryEngine:
-    """The configured engine for a command that stores nothing: it creates no file.
+def _with_options(settings: EngineSettings, options: Mapping[str, Any] | None) -> EngineSettings:
+    return attrs.evolve(settings, options={**settings.options, **options}) if options else settings
+
+
+def open_reader(options: Mapping[str, Any] | None = None) -> MemoryEngine:
+    """The configured engine for a command that only reads: it creates no file.
 
     It is not scrubbed (nothing passes through it into memory), so a read
     imports no scrubber plugin.
@@ -114,17 +116,20 @@ def open_reader() -> MemoryEngine:
     While none of the files the engine's factory names (``storage``) exists,
     the memory holds nothing, and the read is answered by a throwaway engine
     of the same kind in a temporary folder, removed when it closes.
+    ``options`` (a command's own, such as recall's ``answerer``) go over the
+    engine's configured ones.
     """
     config = MemoryConfig.load()
     factory = engine_factories(config.engine).get(config.engine)
     if factory is None or factory.storage is None or factory.test_settings is None:
-        return _open_engine(scrub=False)
+        return _open_engine(options, scrub=False)
     files = factory.storage(config.settings_for(config.engine))
     if not files or any(Path(file).exists() for file in files):
-        return _open_engine(scrub=False)
+        return _open_engine(options, scrub=False)
     folder = tempfile.TemporaryDirectory(prefix="tinymemory-empty-")
     try:
-        engine = build_engine(config.engine, factory.test_settings(Path(folder.name)), scrub=False)
+        settings = _with_options(factory.test_settings(Path(folder.name)), options)
+        engine = build_engine(config.engine, settings, scrub=False)
     except BaseException:
         folder.cleanup()
         raise
@@ -467,14 +472,23 @@ def fetch(
 @click.argument("question")
 @limit_option(10)
 @filter_options
+@click.option(
+    "--answerer",
+    metavar="NAME",
+    help="The answerer that writes the answer (an installed one, such as `extractive` or "
+    "`openai`), over the engine's `answerer` option; the model line names who wrote it.",
+)
 @json_option("Print the answer and its citations as JSON.")
-def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None:
+def recall(
+    question: str, limit: int, filter: MetaFilter, answerer: str | None, as_json: bool
+) -> None:
     """Answer QUESTION from memory, then list the items the answer cites.
 
     Each citation line names the item's file or link (else its id), its kind
-    and the passage quoted from it.
+    and the passage quoted from it. With --answerer, a last line names the
+    model that wrote the answer (an answerer that fell back says so there).
     """
-    with open_reader() as engine:
+    with open_reader(None if answerer is None else {"answerer": answerer}) as engine:
         answer = engine.recall(RecallRequest(question=question, filter=filter, limit=limit))
         if not answer.citations and not as_json:
             hint_when_empty(engine)
@@ -489,6 +503,8 @@ def recall(question: str, limit: int, filter: MetaFilter, as_json: bool) -> None
         snippet = _first_line(citation.snippet)
         source = _source(citation, ids[citation.id])
         click.echo(f"[{number}] {source}  {citation.kind.value}  {snippet}")
+    if answerer is not None:
+        click.echo(f"\nmodel: {answer.model or 'unnamed'}")
 
 
 @_data_command("list")

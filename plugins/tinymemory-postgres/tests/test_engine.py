@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 import tinymemory as tm
-from tinymemory.testing import check_cursors_blind_to_siblings
+import tinymemory.plugin
+from tinymemory.testing import check_cursors_blind_to_siblings, registered
 from tinymemory_postgres import PostgresEngine
 from tinymemory_postgres.cluster import ThrowawayCluster
 
@@ -62,3 +65,26 @@ def test_a_cursor_not_issued_for_the_read_is_refused(
         elsewhere.store_many([tm.Learning(text=f"crane {n}") for n in range(3)])
         with pytest.raises(tm.InvalidRequest, match="unknown cursor `"):
             elsewhere.list(tm.ListRequest(limit=1, cursor=cursor))
+
+
+class _Counting:
+    """An answerer that answers with how many hits it was handed."""
+
+    name = "counting"
+
+    @tinymemory.plugin.hookimpl
+    def tinymemory_answerers(self) -> list[tinymemory.plugin.Answerer]:
+        return [self]
+
+    def answer(self, request: tm.RecallRequest, hits: Sequence[tm.Hit]) -> tm.RecallAnswer:
+        return tm.RecallAnswer(answer=f"{len(hits)} hits for {request.question}", model="counting")
+
+
+def test_recall_hands_its_hits_to_the_answerer_named(settings: tm.EngineSettings) -> None:
+    options = {**settings.options, "answerer": "counting"}
+    with registered(_Counting(), name="counting-plugin"):
+        engine = tm.build_engine("postgres", tm.EngineSettings(options=options))
+    with engine:
+        engine.store(tm.Learning(text="the deploy runs on fridays"))
+        answer = engine.recall(tm.RecallRequest(question="deploy"))
+    assert (answer.answer, answer.model) == ("1 hits for deploy", "counting")

@@ -98,6 +98,8 @@ def test_tls_required_of_a_server_without_it_is_unavailable(cluster: ThrowawayCl
         ({"host": ""}, "`host` must be non-empty text"),
         ({"conninfo": 5}, "`conninfo` must be a connection string"),
         ({"embedder": "no-such-embedder"}, "no embedder named `no-such-embedder`"),
+        ({"answerer": "no-such-answerer"}, "no answerer named `no-such-answerer`"),
+        ({"answerer": 3}, "`answerer` must be an answerer's name"),
     ],
 )
 def test_bad_options_are_config_errors_before_any_connection(

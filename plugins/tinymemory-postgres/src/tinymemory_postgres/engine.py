@@ -4,9 +4,9 @@ Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 over ``tsvector`` matches (a GIN index finds them) with the statistics
 of what the read admits; vector fetch is an exact scan of the admitted
 pieces' vectors; hybrid fuses the two by reciprocal rank, as the sqlite
-engine does. Recall answers, as the sqlite engine does, with the sentences of
-the best relevant hybrid hits that bear on the question, each cited
-(:func:`tinymemory.retrieval.extractive_answer`).
+engine does. Recall hands the best hybrid hits to its answerer, as the
+sqlite engine does (by default the sentences that bear on the question, each
+cited: :func:`tinymemory.retrieval.extractive_answer`).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from tinymemory import (
     StoreReceipt,
 )
 from tinymemory import retrieval as kit
-from tinymemory.plugin import Embedder, item_from_json
+from tinymemory.plugin import Answerer, Embedder, ExtractiveAnswerer, item_from_json
 
 from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
@@ -59,14 +59,21 @@ class PostgresEngine(MemoryEngine):
     ``settings`` say where the server is and which schema holds the memory
     (:class:`~tinymemory_postgres.settings.ServerSettings`); ``credential``'s
     key is the password. ``embedder`` makes the vectors; a schema keeps the
-    embedder it was first written with. Safe to share between threads.
+    embedder it was first written with. ``answerer`` writes recall's answers
+    (:class:`ExtractiveAnswerer` by default). Safe to share between threads.
     """
 
     def __init__(
-        self, settings: ServerSettings, credential: EngineCredential, *, embedder: Embedder
+        self,
+        settings: ServerSettings,
+        credential: EngineCredential,
+        *,
+        embedder: Embedder,
+        answerer: Answerer | None = None,
     ) -> None:
         self.settings = settings
         self.embedder = embedder
+        self.answerer: Answerer = answerer or ExtractiveAnswerer()
         self._server = Server(settings, credential)
         try:
             secret = self._server.run(self._claim_memory, write=True)
@@ -278,7 +285,7 @@ class PostgresEngine(MemoryEngine):
             similar = vector_ranking(connection, vector, scope, limit)
             return ranked_hits(connection, kit.recall_ranking(matched, similar, limit))
 
-        return kit.extractive_answer(request.question, self._server.run(work, snapshot=True))
+        return self.answerer.answer(request, self._server.run(work, snapshot=True))
 
     def _embed_query(self, text: str) -> Any:
         return kit.embedding_matrix(self.embedder, [text])[0]

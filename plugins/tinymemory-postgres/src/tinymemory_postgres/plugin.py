@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
+from tinymemory.plugin import Embedder, EngineFactory, answerer_named, embedders, hookimpl
 
 from .cluster import TEST_CONNINFO_VARIABLE
 from .descriptor import DESCRIPTOR
@@ -23,12 +23,14 @@ from .settings import ServerSettings
 
 
 def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
-    """The engine for these settings; unknown options and embedders are ``ConfigError``."""
+    """The engine for these settings; an unknown option, embedder or answerer is ``ConfigError``."""
     server = ServerSettings.from_options(settings.options)
     embedder = _embedder(server.embedder)
+    named = settings.options.get("answerer")
+    answerer = None if named is None else answerer_named(named)
     from .engine import PostgresEngine
 
-    return PostgresEngine(server, credential, embedder=embedder)
+    return PostgresEngine(server, credential, embedder=embedder, answerer=answerer)
 
 
 def _embedder(name: str) -> Embedder:

@@ -6,8 +6,10 @@ Options (``[engines.postgres]`` in the configuration, or
 ``user``; TLS: ``sslmode``, ``sslrootcert``, ``sslcert``, ``sslkey``;
 ``connect_timeout`` (seconds); ``pool_size`` (most connections held, 4 by
 default); ``schema`` (the schema holding this memory, ``tinymemory`` by
-default, so several memories share one database) and ``embedder`` (an
-installed embedder's name, ``hashing`` by default). The password is the
+default, so several memories share one database), ``embedder`` (an
+installed embedder's name, ``hashing`` by default) and ``answerer`` (an
+installed answerer's name, ``extractive`` by default; the plugin looks it
+up). The password is the
 engine's credential (a static key), never an option, so it is never printed.
 """
 
@@ -24,7 +26,16 @@ from tinymemory import ConfigError, EngineCredential
 
 PARTS = ("host", "port", "dbname", "user")
 TLS = ("sslmode", "sslrootcert", "sslcert", "sslkey")
-OPTIONS = ("conninfo", *PARTS, *TLS, "connect_timeout", "pool_size", "schema", "embedder")
+OPTIONS = (
+    "conninfo",
+    *PARTS,
+    *TLS,
+    "connect_timeout",
+    "pool_size",
+    "schema",
+    "embedder",
+    "answerer",
+)
 SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 DEFAULT_SCHEMA = "tinymemory"
 DEFAULT_POOL_SIZE = 4

@@ -3,8 +3,8 @@
 Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 with the statistics of what the read admits (FTS5's own when it admits
 everything); vector fetch is an exact product over every piece's vector;
-hybrid fuses the two rankings by reciprocal rank. Recall answers from the
-best hybrid hits with sentences taken from them, each cited.
+hybrid fuses the two rankings by reciprocal rank. Recall hands the best
+hybrid hits to its answerer (by default sentences taken from them, each cited).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tinymemory as tm
-from tinymemory.plugin import Embedder, item_from_json
+from tinymemory.plugin import Answerer, Embedder, ExtractiveAnswerer, item_from_json
 from tinymemory.retrieval import (
     LARGEST_POSITION,
     Clause,
@@ -34,7 +34,6 @@ from tinymemory.retrieval import (
     erase_clause,
     explore_page,
     explore_queries,
-    extractive_answer,
     filter_clause,
     first_copies,
     kinds_clause,
@@ -67,7 +66,8 @@ class SqliteEngine(tm.MemoryEngine):
     ``path`` defaults to ``$TINYMEMORY_SQLITE_PATH``, else
     ``$XDG_DATA_HOME/tinymemory/memory.db``. ``embedder`` makes the vectors
     (the dependency-free :class:`HashingEmbedder` by default); a file keeps
-    the embedder it was first written with. ``synchronous`` is ``normal``
+    the embedder it was first written with. ``answerer`` writes recall's
+    answers (:class:`ExtractiveAnswerer` by default). ``synchronous`` is ``normal``
     (survives an application crash) or ``full`` (also a power loss).
     Safe to share between threads; several processes may use one file.
     """
@@ -77,10 +77,12 @@ class SqliteEngine(tm.MemoryEngine):
         path: str | os.PathLike[str] | None = None,
         *,
         embedder: Embedder | None = None,
+        answerer: Answerer | None = None,
         synchronous: str = "normal",
     ) -> None:
         self.path = database_path(path)
         self.embedder: Embedder = embedder or HashingEmbedder()
+        self.answerer: Answerer = answerer or ExtractiveAnswerer()
         self._connections = Connections(self.path, synchronous=synchronous)
         try:
             self._cursors = CursorCodec(self._claim_memory(), engine="sqlite")
@@ -369,7 +371,7 @@ class SqliteEngine(tm.MemoryEngine):
             matched = keyword_ranking(connection, words, scope, limit)
             similar = self._vector_ranking(connection, vector, scope, limit)
             hits = ranked_hits(connection, recall_ranking(matched, similar, limit))
-        return extractive_answer(request.question, hits)
+        return self.answerer.answer(request, hits)
 
     def _embed_query(self, text: str) -> Vector:
         vector: Vector = embedding_matrix(self.embedder, [text])[0]

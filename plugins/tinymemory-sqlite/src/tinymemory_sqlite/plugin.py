@@ -3,6 +3,7 @@
 Engine options (``[engines.sqlite]`` in the configuration, or
 ``EngineSettings(options=...)``): ``path`` (the database file, or
 ``:memory:``), ``embedder`` (the name of any installed embedder; ``hashing``
+by default), ``answerer`` (the name of any installed answerer; ``extractive``
 by default) and ``synchronous`` (``normal`` or ``full``).
 """
 
@@ -14,12 +15,12 @@ from typing import Any
 import click
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
+from tinymemory.plugin import Answerer, Embedder, EngineFactory, answerer_named, embedders, hookimpl
 
 from .descriptor import DESCRIPTOR
 from .location import IN_MEMORY, database_path
 
-OPTIONS = ("path", "embedder", "synchronous")
+OPTIONS = ("path", "embedder", "answerer", "synchronous")
 
 
 def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
@@ -38,6 +39,7 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
     return SqliteEngine(
         settings.options.get("path"),
         embedder=_embedder(settings.options.get("embedder")),
+        answerer=_answerer(settings.options.get("answerer")),
         synchronous=synchronous,
     )
 
@@ -52,6 +54,10 @@ def _embedder(name: object) -> Embedder | None:
         names = ", ".join(sorted(installed)) or "none"
         raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
     return installed[name]
+
+
+def _answerer(name: object) -> Answerer | None:
+    return None if name is None else answerer_named(name)
 
 
 def test_settings(folder: Path) -> EngineSettings:
