@@ -532,3 +532,40 @@ def test_sentences_of_other_scripts_are_cut_at_their_own_marks() -> None:
         "Mr. J. R. Smith met Dr. Jones.",
         "He agreed.",
     ]
+
+
+# --- the answer over drawn markdown documents ---------------------------------------------
+
+from test_text_blocks import ALL_WORDS, Drawn, documents  # noqa: E402
+
+from tinymemory._text_blocks import BlockKind  # noqa: E402
+
+QUOTE = re.compile(r" \[\d+\](?: |$)")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    docs=st.lists(documents(), min_size=1, max_size=3),
+    question=st.lists(st.sampled_from(ALL_WORDS), min_size=1, max_size=4).map(" ".join),
+)
+def test_every_quote_is_a_whole_prose_sentence_or_a_named_table_row(
+    docs: list[Drawn], question: str
+) -> None:
+    extract = extract_answer(question, [doc.markdown for doc in docs])
+    quoted = [part for part in QUOTE.split(extract.text) if part]
+    prose = {
+        sentence
+        for doc in docs
+        for kind, text in doc.blocks
+        if kind is BlockKind.PROSE
+        for sentence in sentences(text)
+    }
+    rows = {text for doc in docs for kind, text in doc.blocks if kind is BlockKind.TABLE_ROW}
+    code = {text for doc in docs for kind, text in doc.blocks if kind is BlockKind.CODE}
+    assert not asks_for_code(question)
+    for part in quoted:
+        # Whole sentences of the unwrapped source, or table rows; never a heading
+        # alone, never a code line (no code was asked for).
+        assert part in prose or part in rows
+        assert part not in code or part in prose
+        assert not restates(part, question)
