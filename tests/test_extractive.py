@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -465,6 +466,12 @@ def test_a_source_file_is_quoted_only_when_code_is_asked_for() -> None:
     assert extractive_answer("How long between retries?", hits).answer == NOTHING_RELEVANT
     answer = extractive_answer("Which constant sets the delay between retries?", hits)
     assert answer.answer == "RETRY_DELAY = 2.5  # seconds between retries [1]"
+    # A markdown file (the folder reader names its language) is prose, not code.
+    doc = "# Retries\n\nThe client waits 2.5 seconds between retries."
+    markdown = [attrs.evolve(hits[0], text=doc, meta=tm.MemoryMeta(file_path="r.md", language="markdown"))]
+    assert extractive_answer("How long between retries?", markdown).answer == (
+        "The client waits 2.5 seconds between retries. [1]"
+    )
 
 
 PRICES = """## Plans

@@ -46,6 +46,7 @@ __all__ = [
     "NOTHING_RELEVANT",
     "ASKING_WORDS",
     "CODE_WORDS",
+    "MARKUP_LANGUAGES",
     "TABLE_WORDS",
     "Extract",
     "asks_for_code",
@@ -338,7 +339,8 @@ def extractive_answer(question: str, hits: Sequence[Hit]) -> RecallAnswer:
     """A recall answer quoted from ``hits`` (the relevant items, best first), with no model.
 
     The answer is :func:`extract_answer` over the hits' texts (a hit with a
-    ``language`` and a ``file_path`` is a source file: code); each cited hit
+    ``file_path`` and a ``language`` other than markup, :data:`MARKUP_LANGUAGES`,
+    is a source file: code); each cited hit
     becomes a citation whose snippet is the sentences quoted from it. With no
     sentence bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
     """
@@ -359,8 +361,13 @@ def extractive_answer(question: str, hits: Sequence[Hit]) -> RecallAnswer:
     return RecallAnswer(answer=extract.text, citations=citations, model=EXTRACTIVE_MODEL)
 
 
+#: ``meta.language`` values of files that are prose in markup, not code.
+MARKUP_LANGUAGES = frozenset({"markdown", "restructuredtext", "html", "text", "asciidoc", "org"})
+
+
 def _is_source_code(hit: Hit) -> bool:
-    return hit.meta.language is not None and hit.meta.file_path is not None
+    language = hit.meta.language
+    return language is not None and language not in MARKUP_LANGUAGES and bool(hit.meta.file_path)
 
 
 #: Endings taken off a word before it is compared, longest first; ``ies``/``ied`` become ``y``.
