@@ -9,8 +9,9 @@ Python code. It is ingested as a user would, through the sources plugin's
 into a fresh sqlite memory per run. Then every labelled question of
 :data:`QUESTIONS` is asked:
 
-- **recall@5**: the right file is among the first five hits of `fetch`
-  (hybrid, as recall ranks, and vector alone);
+- **recall@5** and **@1**: the right file is among the first five hits of
+  `fetch`, or first (hybrid, as recall ranks, and vector alone; with ten
+  files, @5 is half the corpus, so @1 tells rankings apart);
 - **answer**: the recalled answer holds the right fact (case-insensitive).
 
 Questions come in kinds: ``prose``, ``table`` (a value in a table), ``code``,
@@ -328,7 +329,7 @@ class Result:
     answerer: str
     ingest_seconds: float = 0.0
     questions: int = 0
-    #: Per kind (and "all"): [hybrid hits, vector hits, right answers, questions].
+    #: Per kind (and "all"): [hybrid@5, vector@5, hybrid@1, vector@1, right answers, questions].
     kinds: dict[str, list[int]] = field(default_factory=dict)
     skipped: str | None = None
     misses: list[str] = field(default_factory=list)
@@ -355,16 +356,15 @@ def run_one(corpus: Path, memory: Path, embedder: str, answerer: str) -> Result:
         for mode in (tm.FetchMode.HYBRID, tm.FetchMode.VECTOR):
             page = engine.fetch(tm.FetchRequest(query=question.text, mode=mode, limit=5))
             found.append(any(_names(hit.meta, question.file) for hit in page.hits))
+            found.append(bool(page.hits) and _names(page.hits[0].meta, question.file))
         answer = engine.recall(tm.RecallRequest(question=question.text))
         right = question.fact.casefold() in answer.answer.casefold()
         if not right:
             result.misses.append(f"{question.text} -> {answer.answer[:100]}")
         for kind in ("all", question.kind):
-            tally = result.kinds.setdefault(kind, [0, 0, 0, 0])
-            tally[0] += found[0]
-            tally[1] += found[1]
-            tally[2] += right
-            tally[3] += 1
+            tally = result.kinds.setdefault(kind, [0] * 6)
+            for index, counted in enumerate((found[0], found[2], found[1], found[3], right, 1)):
+                tally[index] += counted
         result.questions += 1
     engine.close()
     return result
@@ -445,26 +445,27 @@ def measure(run: Run, corpus: Path, work: Path) -> Result:
 
 
 def percent(part: int, whole: int) -> str:
-    return f"{100 * part / whole:5.1f}%" if whole else "    -"
+    return f"{100 * part / whole:.1f}%"
 
 
 def print_table(results: list[tuple[Run, Result]], skipped: list[str]) -> None:
     kinds = ["all", "prose", "table", "code", "decoy", "reworded"]
     print(f"recall bench: {len(QUESTIONS)} questions over a built corpus of "
           f"{4 + len(MARKDOWN) + len(CODE)} files (office, markdown, code)")  # fmt: skip
-    print(f"{'run':<26} {'kind':<9} {'n':>3}  {'hybrid@5':>8} {'vector@5':>8} {'answer':>7}")
+    header = ("hybrid@5", "vector@5", "hybrid@1", "vector@1", "answer")
+    print(f"{'run':<28} {'kind':<9} {'n':>3}  " + " ".join(f"{name:>8}" for name in header))
     for run, result in results:
         name = f"{run.label} ({result.answerer})"
         if result.skipped:
-            print(f"{name:<26} skipped: {result.skipped}")
+            print(f"{name:<28} skipped: {result.skipped}")
             continue
         for kind in kinds:
-            hybrid, vector, right, count = result.kinds.get(kind, [0, 0, 0, 0])
+            *counts, count = result.kinds.get(kind, [0] * 6)
             if count:
-                print(f"{name:<26} {kind:<9} {count:>3}  {percent(hybrid, count):>8} "
-                      f"{percent(vector, count):>8} {percent(right, count):>7}")  # fmt: skip
+                shares = " ".join(f"{percent(part, count):>8}" for part in counts)
+                print(f"{name:<28} {kind:<9} {count:>3}  {shares}")
             name = ""
-        print(f"{'':<26} ingest {result.ingest_seconds:.2f} s")
+        print(f"{'':<28} ingest {result.ingest_seconds:.2f} s")
     for message in skipped:
         print(f"skipped {message}")
 
