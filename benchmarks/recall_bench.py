@@ -78,7 +78,7 @@ INCIDENT_LINES = [
     "Certificates now renew automatically thirty days before expiry.",
 ]
 
-PLANS = [
+PLANS: list[list[str | int]] = [
     ["Plan", "Price per month", "Seats", "Storage"],
     ["Free", "0 EUR", 1, "5 GB"],
     ["Pro", "49 EUR", 5, "100 GB"],
@@ -192,7 +192,9 @@ def write_pdf(path: Path, lines: Sequence[str]) -> None:
     xref = len(out)
     out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
     out += "".join(f"{offset:010d} 00000 n \n" for offset in offsets).encode()
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    out += (
+        f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    )
     path.write_bytes(out)
 
 
@@ -222,8 +224,8 @@ def build_corpus(folder: Path) -> None:
     sheet = workbook.active
     assert sheet is not None
     sheet.title = "Plans"
-    for values in PLANS:
-        sheet.append(values)
+    for plan in PLANS:
+        sheet.append(plan)
     workbook.save(str(folder / "pricing.xlsx"))
 
     deck = pptx.Presentation()
@@ -290,7 +292,8 @@ QUESTIONS = [
     Question("Which class keeps requests under the quota?", "retry.py", "RateLimiter", "code"),
     Question("How is a client created with a rate limit in code?", "api-guide.md", "Client(",
              "code"),
-    Question("Why were buyers unable to check out?", "incident-report.pdf", "certificate", "reworded"),
+    Question("Why were buyers unable to check out?", "incident-report.pdf", "certificate",
+             "reworded"),
     Question("How much may I spend when I go abroad for work?", "travel-policy.docx", "1,200",
              "reworded"),
     Question("Where will colleagues gather in spring?", "team-offsite.md", "Lisbon", "reworded"),
@@ -423,7 +426,7 @@ def planned_runs(work: Path) -> tuple[list[Run], list[str]]:
 
 def corpus_words() -> list[str]:
     """Every word of the corpus and the questions, for the tiny model's vocabulary."""
-    texts = [line for line in INCIDENT_LINES] + [q.text for q in QUESTIONS]
+    texts = [*INCIDENT_LINES, *(question.text for question in QUESTIONS)]
     texts += [str(content) for _, content in TRAVEL_POLICY]
     texts += [str(row) for row in PLANS] + [" ".join(slide) for slide in ROADMAP_SLIDES]
     texts += [*MARKDOWN.values(), *CODE.values()]
@@ -485,9 +488,7 @@ def check_labels() -> None:
 
 
 def _content(text: str) -> set[str]:
-    return {stem(word) for word in words(text)} - {
-        stem(word) for word in STOP_WORDS
-    }
+    return {stem(word) for word in words(text)} - {stem(word) for word in STOP_WORDS}
 
 
 def main() -> None:
@@ -512,8 +513,8 @@ def main() -> None:
             runs = [run for run in runs if run.label in args.only]
         results = [(run, measure(run, corpus, work)) for run in runs]
     if args.json:
-        data = {"questions": len(QUESTIONS), "skipped": skipped,
-                "runs": [{"label": run.label, **asdict(result)} for run, result in results]}  # fmt: skip
+        figures = [{"label": run.label, **asdict(result)} for run, result in results]
+        data = {"questions": len(QUESTIONS), "skipped": skipped, "runs": figures}
         print(json.dumps(data, indent=2))
         return
     print_table(results, skipped)

@@ -187,13 +187,14 @@ def prose_sentence(draw: st.DrawFn) -> str:
     """A sentence: a capitalised first word, more words, an end mark."""
     count = draw(st.integers(1, 9))
     # A sentence does not open with a number: `2026.` alone would be a list item.
-    chosen = [draw(st.sampled_from(ALL_WORDS[:-4] if not index else ALL_WORDS))
-              for index in range(count)]
+    chosen = [
+        draw(st.sampled_from(ALL_WORDS[:-4] if not index else ALL_WORDS)) for index in range(count)
+    ]
     chosen[0] = chosen[0][0].upper() + chosen[0][1:]
     return " ".join(chosen) + draw(st.sampled_from([".", "!", "?"]))
 
 
-CJK_SENTENCES = ["東京は晴れ。", "予算は千二百ユーロです。", "これは何ですか？"]
+CJK_SENTENCES = ["東京は晴れ。", "予算は千二百ユーロです。", "これは何ですか？"]  # noqa: RUF001
 HINDI_SENTENCES = ["यह बजट है।", "होटल पास है।"]
 
 

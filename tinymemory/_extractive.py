@@ -36,7 +36,7 @@ from collections.abc import Collection, Sequence
 import attrs
 
 from tinymemory._operations import Citation, Hit, RecallAnswer
-from tinymemory._text_blocks import BlockKind, inline_text, text_blocks
+from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
 
 __all__ = [
