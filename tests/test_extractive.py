@@ -509,7 +509,7 @@ CONTEXT_DOCS = """The defaults:
 
 def test_a_row_or_sentence_restating_the_question_is_no_answer() -> None:
     question = "Who is the user: their identity, their role, and how they like to work?"
-    echo = "- About the user: who is the user, their identity and role, how they like to work?"
+    echo = "- About the user: who is the user, their identity, their role, how they like to work?"
     assert extract_answer(question, [CONTEXT_DOCS, echo]).text == ""
     fact = "Ada's role is staff engineer; she likes to work in short async updates."
     assert extract_answer(question, [CONTEXT_DOCS, fact]).text == f"{fact} [1]"
@@ -519,11 +519,13 @@ def test_a_row_or_sentence_restating_the_question_is_no_answer() -> None:
     ("sentence", "question", "restated"),
     [
         ("What is the travel budget?", "What is the travel budget?", True),
-        ("The travel budget.", "What is the travel budget?", True),
         ("Travel budget: see below?", "What is the travel budget?", True),
         ("The travel budget is 1,200 EUR.", "What is the travel budget?", False),
         ("We had kiwi.", "kiwi mango lychee", False),
+        ("Kiwi?", "kiwi mango lychee", False),
         ("What is the budget for hotels and flights in Lisbon?", "What is the budget?", False),
+        # A statement of the question's words answers a yes-or-no question.
+        ("The user prefers tabs.", "Does the user prefer tabs?", False),
     ],
 )
 def test_restates(sentence: str, question: str, restated: bool) -> None:

@@ -145,17 +145,19 @@ def content_stems(text: str) -> frozenset[str]:
 
 
 def restates(sentence: str, question: str) -> bool:
-    """Whether ``sentence`` only restates ``question``: it holds at least half of the
-    question's content words and no other (it says nothing new), or it is itself
-    a question with more of the question's content words than of its own."""
+    """Whether ``sentence`` only restates ``question``: it is itself a question (it ends
+    with a question mark), holding at least half of the question's content words
+    and fewer words of its own than of the question's. A statement made of the
+    question's words is an answer (``The user prefers tabs.`` to ``Does the user
+    prefer tabs?``)."""
     return _restates(content_stems(sentence), content_stems(question), sentence)
 
 
 def _restates(held: frozenset[str], asked: frozenset[str], sentence: str) -> bool:
-    new = held - asked
-    if not new:
-        return 2 * len(held) >= len(asked)
-    return sentence.endswith(_QUESTION_MARKS) and len(new) < len(held - new)
+    if not sentence.endswith(_QUESTION_MARKS):
+        return False
+    shared = len(held & asked)
+    return 2 * shared >= len(asked) and len(held) - shared < shared
 
 
 def sentences(passage: str) -> list[str]:
