@@ -92,13 +92,14 @@ _CODE_TOKEN = re.compile(
     r"`|\w\(|[A-Za-z]\w*\.[A-Za-z_]\w*|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|(?:^|\s)--?[a-z]"
     r"|==|->|::|=>|[{};]"
 )
-# A sentence ends at . ! or ? (maybe closed by a quote or bracket) before whitespace;
-# at a CJK full stop, exclamation or question mark whatever follows; at a danda or
-# an Arabic question mark before whitespace.
+# A sentence end: . ! ? and the CJK, Devanagari and Arabic marks, maybe closed by a
+# quote or bracket. One class, so the scan tries one pattern at each position; which
+# ends need whitespace after them is settled in `_split_line`.
 _SENTENCE_END = re.compile(
-    r"[.!?]+[\"'\u201d\u2019)\]]*\s+|[\u3002\uff01\uff1f]+[\u300d\u300f\u201d\u2019)]*\s*"
-    r"|[\u0964\u0965\u061f]+\s+"
+    r"[.!?\u3002\uff01\uff1f\u0964\u0965\u061f]+[\"'\u201d\u2019)\]\u300d\u300f]*\s*"
 )
+#: Marks ending a sentence whatever follows (CJK full stop, exclamation, question marks).
+_ENDS_WITHOUT_SPACE = frozenset("\u3002\uff01\uff1f")
 # Abbreviations whose period does not end a sentence (folded, without the period).
 _ABBREVIATIONS = frozenset({
     "e.g", "i.e", "mr", "mrs", "ms", "dr", "prof", "vs", "cf", "etc", "approx", "fig", "no",
@@ -192,8 +193,11 @@ def _split_line(line: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for end in _SENTENCE_END.finditer(line):
-        if end.end() < len(line) and not _ends_sentence(line, end.start(), end.end()):
-            continue
+        if end.end() < len(line):
+            if not line[end.end() - 1].isspace() and line[end.start()] not in _ENDS_WITHOUT_SPACE:
+                continue  # `1.5`, `example.com`: no space after the mark
+            if not _ends_sentence(line, end.start(), end.end()):
+                continue
         pieces.append(line[start : end.end()])
         start = end.end()
     pieces.append(line[start:])
@@ -246,12 +250,11 @@ class _Sentence:
     @classmethod
     def of(cls, passage: int, position: int, text: str, header: str = "") -> _Sentence:
         found = words(text)
-        stems = [stem(word) for word in found]
-        content = frozenset(
-            stemmed for word, stemmed in zip(found, stems, strict=True) if word not in STOP_WORDS
-        )
-        matched = frozenset(stems).union(map(stem, words(header))) if header else frozenset(stems)
-        return cls(passage, position, text, " ".join(found), matched, content)
+        content = {stem(word) for word in found if word not in STOP_WORDS}
+        stems = content.union(map(stem, STOP_WORDS.intersection(found)))
+        if header:
+            stems.update(map(stem, words(header)))
+        return cls(passage, position, text, " ".join(found), frozenset(stems), frozenset(content))
 
 
 def _candidates(
