@@ -6,6 +6,7 @@ import logging
 import math
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import attrs
 import pytest
@@ -27,7 +28,7 @@ from tinymemory._context import (
     compile_context,
     estimate_tokens,
 )
-from tinymemory._engine import EngineDescriptor, EngineHealth, MemoryEngine
+from tinymemory._engine import EngineDescriptor, EngineHealth, EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, Unavailable
 from tinymemory._items import Learning, StoreItem, StoreReceipt
 from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter
@@ -48,6 +49,7 @@ from tinymemory._timestamps import format_timestamp
 from tinymemory._wire import to_data
 from tinymemory.conformance import strategies as tms
 from tinymemory.reference import ReferenceEngine
+from tinymemory.retrieval import extractive_answer
 
 AT = datetime(2025, 5, 6, 7, 8, 9, 750000, tzinfo=UTC)
 PINNED = ContextCompiler(AT)
@@ -529,3 +531,31 @@ def test_spec_is_a_frozen_value():
     spec = ContextSpec()
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         spec.budget_tokens = 3  # type: ignore[misc]
+
+
+class AnswersExtractively(EngineWrapper):
+    """The reference engine answering as the sqlite and postgres engines do: extractively."""
+
+    def __init__(self) -> None:
+        super().__init__(ReferenceEngine())
+
+    def handle_recall(self, request: RecallRequest) -> RecallAnswer:
+        page = self.fetch(
+            FetchRequest(query=request.question, filter=request.filter, limit=request.limit)
+        )
+        return extractive_answer(request.question, page.hits)
+
+
+def test_a_brief_never_quotes_the_docs_that_list_its_own_question():
+    # With the project's docs stored, "About the user" once quoted context.md's table
+    # row listing that very question, as if it were a fact about the user.
+    engine = AnswersExtractively()
+    docs = Path(__file__).resolve().parent.parent / "docs" / "context.md"
+    engine.store(tm.Document(title="context.md", body=docs.read_text(encoding="utf-8")))
+    fact = "The user is Ada; her role is staff engineer and she likes to work in short updates."
+    engine.store(tm.Learning(text=fact))
+    doc = PINNED.compile(engine, ContextSpec(learnings_limit=0))
+    about = doc.markdown.split("## About the user\n\n")[1].split("\n\n## ")[0]
+    assert about.strip() == f"{fact} [1]"
+    for brief in DEFAULT_BRIEFS:
+        assert brief.question not in doc.markdown

@@ -7,18 +7,24 @@ import re
 import subprocess
 import sys
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinymemory._extractive import (
+    CODE_WORDS,
     MAX_SENTENCE_CHARS,
     MIN_COVERAGE,
     MIN_SHARE_OF_BEST,
     NOTHING_RELEVANT,
+    TABLE_WORDS,
     Extract,
+    asks_for_code,
+    asks_for_table,
     extract_answer,
     extractive_answer,
+    restates,
     sentences,
     stem,
 )
@@ -261,9 +267,8 @@ def test_sentence_splitting() -> None:
         "Quoted item (see ).",
         "Numbered item",
         'He said "done."',
-        "Next line",
-        ">= 3 replicas",
-        "Version 1.5 is out.",
+        # A hard-wrapped paragraph is one line again before it is cut.
+        "Next line >= 3 replicas Version 1.5 is out.",
         "#hashtag stays",
     ]
 
@@ -355,3 +360,224 @@ def test_a_sentence_holding_only_the_commoner_part_is_left_out() -> None:
     assert extract.text == "The travel budget is 1,200 EUR per trip. [1]"
     assert extract_answer("travel", passages).sources == (0, 1, 2)
     assert MIN_SHARE_OF_BEST == 0.5
+
+
+# --- markdown, code, tables and restated questions ---------------------------------------
+
+INCIDENT = """# Incident report: payments API outage
+
+## Root cause
+
+The root cause was an expired TLS certificate on the card
+gateway. Card charges failed for two hours, from 09:10 to
+11:10 UTC.
+
+## Follow-up
+
+- Renew certificates automatically, thirty days before they
+  expire.
+- Page the on-call engineer when a certificate has less than
+  a week left.
+"""
+
+
+def test_the_incident_report_answers_in_whole_sentences_without_headings() -> None:
+    extract = extract_answer("What was the root cause of the payments outage?", [INCIDENT])
+    assert extract.text == (
+        "The root cause was an expired TLS certificate on the card gateway. [1]"
+    )
+    follow_up = extract_answer("When are certificates renewed?", [INCIDENT])
+    assert follow_up.text == (
+        "Renew certificates automatically, thirty days before they expire. [1]"
+    )
+
+
+BUDGET_DOC = """# Travel policy
+
+The travel budget is 1,200 EUR per trip, flights and hotel included.
+
+Expense reports are filed in the tool like this:
+
+```json
+{"trip": "Lisbon", "budget": "2,000 EUR"}
+```
+
+    budget = "2,000 EUR"  # an indented example
+"""
+
+
+def test_a_documents_prose_is_preferred_over_its_code_examples() -> None:
+    extract = extract_answer("What is the travel budget?", [BUDGET_DOC])
+    assert extract.text == (
+        "The travel budget is 1,200 EUR per trip, flights and hotel included. [1]"
+    )
+    assert "2,000" not in extract_answer("budget", [BUDGET_DOC]).text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which code sets the budget?",
+        "Show the budget snippet",
+        "What does `budget` hold?",
+        "What is the budget variable in the example?",
+    ],
+)
+def test_code_is_quoted_when_the_question_asks_for_code(question: str) -> None:
+    assert asks_for_code(question)
+    assert "2,000 EUR" in extract_answer(question, [BUDGET_DOC]).text
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("What does retry_delay default to?", True),
+        ("How is tm.recall called?", True),
+        ("What does build() return?", True),
+        ("What does --json print?", True),
+        ("What is the travel budget?", False),
+        ("Who runs the payments team?", False),
+        ("When did the outage start, and why?", False),
+    ],
+)
+def test_what_asks_for_code(question: str, asks: bool) -> None:
+    assert asks_for_code(question) is asks
+
+
+def test_code_and_table_words_are_folded_words() -> None:
+    for vocabulary in (CODE_WORDS, TABLE_WORDS):
+        assert all(fold(word) == word and word.isalpha() for word in vocabulary)
+    assert asks_for_table("Which column holds the price?")
+    assert not asks_for_table("What is the price of the Pro plan?")
+
+
+def test_a_source_file_is_quoted_only_when_code_is_asked_for() -> None:
+    import tinymemory as tm
+
+    source = "RETRY_DELAY = 2.5  # seconds between retries\n\ndef retry(call):\n    pass\n"
+    hits = [
+        tm.Hit(
+            id="c" * 40,
+            kind="document",
+            text=source,
+            meta=tm.MemoryMeta(file_path="src/retry.py", language="python"),
+        )
+    ]
+    assert extractive_answer("How long between retries?", hits).answer == NOTHING_RELEVANT
+    answer = extractive_answer("Which constant sets the delay between retries?", hits)
+    assert answer.answer == "RETRY_DELAY = 2.5  # seconds between retries [1]"
+    # A markdown file (the folder reader names its language) is prose, not code.
+    doc = "# Retries\n\nThe client waits 2.5 seconds between retries."
+    markdown = [
+        attrs.evolve(hits[0], text=doc, meta=tm.MemoryMeta(file_path="r.md", language="markdown"))
+    ]
+    assert extractive_answer("How long between retries?", markdown).answer == (
+        "The client waits 2.5 seconds between retries. [1]"
+    )
+
+
+PRICES = """## Plans
+
+| Plan | Price | Seats |
+| --- | ---: | ---: |
+| Free | 0 EUR | 1 |
+| Pro | 49 EUR | 5 |
+| Team | 199 EUR | 25 |
+"""
+
+
+def test_a_table_row_answers_a_question_naming_its_column_and_row() -> None:
+    extract = extract_answer("What is the price of the Pro plan?", [PRICES])
+    assert extract.text == "Pro | 49 EUR | 5 [1]"
+    assert extract_answer("How many seats does the Team plan have?", [PRICES]).text == (
+        "Team | 199 EUR | 25 [1]"
+    )
+    # Naming the row but no column: not a table question, so no row is quoted.
+    assert extract_answer("Tell me about Pro", [PRICES]).text == ""
+    # Asking for the table quotes rows matching the question.
+    assert extract_answer("Which table row lists Pro?", [PRICES]).text == "Pro | 49 EUR | 5 [1]"
+
+
+CONTEXT_DOCS = """The defaults:
+
+| heading | question |
+| --- | --- |
+| About the user | Who is the user: their identity, their role, and how they like to work? |
+| Active work | What are the user's current projects, workspaces and repositories? |
+"""
+
+
+def test_a_row_or_sentence_restating_the_question_is_no_answer() -> None:
+    question = "Who is the user: their identity, their role, and how they like to work?"
+    echo = "- About the user: who is the user, their identity, their role, how they like to work?"
+    assert extract_answer(question, [CONTEXT_DOCS, echo]).text == ""
+    fact = "Ada's role is staff engineer; she likes to work in short async updates."
+    assert extract_answer(question, [CONTEXT_DOCS, fact]).text == f"{fact} [1]"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "question", "restated"),
+    [
+        ("What is the travel budget?", "What is the travel budget?", True),
+        ("Travel budget: see below?", "What is the travel budget?", True),
+        ("The travel budget is 1,200 EUR.", "What is the travel budget?", False),
+        ("We had kiwi.", "kiwi mango lychee", False),
+        ("Kiwi?", "kiwi mango lychee", False),
+        ("What is the budget for hotels and flights in Lisbon?", "What is the budget?", False),
+        # A statement of the question's words answers a yes-or-no question.
+        ("The user prefers tabs.", "Does the user prefer tabs?", False),
+    ],
+)
+def test_restates(sentence: str, question: str, restated: bool) -> None:
+    assert restates(sentence, question) is restated
+
+
+def test_sentences_of_other_scripts_are_cut_at_their_own_marks() -> None:
+    assert sentences("東京は晴れ。予算は千二百ユーロです。") == [
+        "東京は晴れ。",
+        "予算は千二百ユーロです。",
+    ]
+    assert sentences("यह बजट है। होटल पास है।") == ["यह बजट है।", "होटल पास है।"]
+    greek = "Ο προϋπολογισμός είναι 1.200 ευρώ. Το ξενοδοχείο είναι κοντά."  # noqa: RUF001
+    assert sentences(greek) == [greek[:34], greek[35:]]
+    assert sentences("Mr. J. R. Smith met Dr. Jones. He agreed.") == [
+        "Mr. J. R. Smith met Dr. Jones.",
+        "He agreed.",
+    ]
+
+
+# --- the answer over drawn markdown documents ---------------------------------------------
+
+from test_text_blocks import ALL_WORDS, Drawn, documents  # noqa: E402
+
+from tinymemory._text_blocks import BlockKind  # noqa: E402
+
+QUOTE = re.compile(r" \[\d+\](?: |$)")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    docs=st.lists(documents(), min_size=1, max_size=3),
+    question=st.lists(st.sampled_from(ALL_WORDS), min_size=1, max_size=4).map(" ".join),
+)
+def test_every_quote_is_a_whole_prose_sentence_or_a_named_table_row(
+    docs: list[Drawn], question: str
+) -> None:
+    extract = extract_answer(question, [doc.markdown for doc in docs])
+    quoted = [part for part in QUOTE.split(extract.text) if part]
+    prose = {
+        sentence
+        for doc in docs
+        for kind, text in doc.blocks
+        if kind is BlockKind.PROSE
+        for sentence in sentences(text)
+    }
+    rows = {text for doc in docs for kind, text in doc.blocks if kind is BlockKind.TABLE_ROW}
+    code = {text for doc in docs for kind, text in doc.blocks if kind is BlockKind.CODE}
+    assert not asks_for_code(question)
+    for part in quoted:
+        # Whole sentences of the unwrapped source, or table rows; never a heading
+        # alone, never a code line (no code was asked for).
+        assert part in prose or part in rows
+        assert part not in code or part in prose
+        assert not restates(part, question)

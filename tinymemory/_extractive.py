@@ -1,16 +1,26 @@
 """The extractive recall answer: the passages' sentences that bear on the question.
 
-No model is involved. The relevant passages (best first) are cut into
-sentences (headings are not sentences: they name a topic, they answer
-nothing). Each sentence scores the question's content words it holds, compared
-by a light stem (``prefers``, ``preference`` and ``preferred`` are one word),
-rarer words weighing more, plus a small bonus for its passage's rank. A
-sentence bears on the question when the words it holds carry at least
+No model is involved. Each relevant passage (best first) is read as blocks
+(:mod:`tinymemory._text_blocks`): markdown unwrapped, so a hard-wrapped
+paragraph or list item is one line again and inline markup is reduced to its
+text. Prose blocks are cut into whole sentences. Headings are never quoted
+(they name a topic, they answer nothing). Code lines (and every line of a
+source file) are quoted only when the question asks for code
+(:func:`asks_for_code`), so a document's prose is preferred over its code
+examples; table rows only when the question asks for a table
+(:func:`asks_for_table`) or names one of the row's column headers and a word
+of the row itself (a value in a table).
+
+Each candidate scores the question's content words it holds, compared by a
+light stem (``prefers``, ``preference`` and ``preferred`` are one word), rarer
+words weighing more, plus a small bonus for its passage's rank. A sentence
+bears on the question when the words it holds carry at least
 :data:`MIN_COVERAGE` of the question's whole weight, a question word found in
 no sentence weighing as much as the rarest; so a sentence sharing only a word
-every brief asks about (``user``) answers nothing. The best few such
-sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best one's score,
-each followed by a citation marker ``[n]``, are the answer; when
+every brief asks about (``user``) answers nothing. A sentence that only
+restates the question (:func:`restates`) is no answer either. The best few
+bearing sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best
+one's score, each followed by a citation marker ``[n]``, are the answer; when
 none bears on the question the answer is empty and cites nothing. The result
 depends only on the arguments, so the same question over the same hits always
 gives the same answer.
@@ -21,11 +31,12 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import attrs
 
 from tinymemory._operations import Citation, Hit, RecallAnswer
+from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
 
 __all__ = [
@@ -33,9 +44,16 @@ __all__ = [
     "MIN_COVERAGE",
     "MIN_SHARE_OF_BEST",
     "NOTHING_RELEVANT",
+    "ASKING_WORDS",
+    "CODE_WORDS",
+    "MARKUP_LANGUAGES",
+    "TABLE_WORDS",
     "Extract",
+    "asks_for_code",
+    "asks_for_table",
     "extract_answer",
     "extractive_answer",
+    "restates",
     "sentences",
     "stem",
 ]
@@ -44,7 +62,8 @@ __all__ = [
 NOTHING_RELEVANT = "Nothing stored answers this question."
 #: The ``model`` an extractive answer names.
 EXTRACTIVE_MODEL = "extractive"
-#: The longest sentence quoted whole; a longer one is cut at a word boundary.
+#: The longest sentence quoted whole; a longer run of text without a sentence
+#: end (a PDF's unpunctuated blob) is cut at a word boundary and ends in ``…``.
 MAX_SENTENCE_CHARS = 400
 #: The share of the question's word weight a sentence must hold to be quoted.
 MIN_COVERAGE = 0.3
@@ -53,14 +72,41 @@ MIN_COVERAGE = 0.3
 #: left out when another holds it all.
 MIN_SHARE_OF_BEST = 0.5
 
-# Markdown structure at a line's start: quote marks, list bullets.
-_LINE_MARK = re.compile(r"(?:>(?=[\s>]|$)|[-*+•](?=\s)|\d{1,3}[.)](?=\s))\s*")
-# A markdown heading: one to six hashes, then a space or the line's end.
-_HEADING = re.compile(r"#{1,6}(?:\s|$)")
-# A sentence ends at . ! or ? (maybe closed by a quote or bracket) before whitespace.
-_SENTENCE_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*\s+")
-# Abbreviations whose period does not end a sentence.
-_ABBREVIATION = re.compile(r"(?:^|\W)(?:e\.g|i\.e|mr|mrs|ms|dr|prof|vs|cf)\.$", re.IGNORECASE)
+#: Words of a question asking for code (folded).
+CODE_WORDS = frozenset({
+    "code", "command", "commands", "function", "functions", "method", "methods", "class",
+    "classes", "snippet", "script", "syntax", "signature", "import", "cli", "shell",
+    "terminal", "decorator", "argument", "arguments", "parameter", "parameters", "variable",
+    "variables", "constant", "constants", "def", "module", "source", "implementation",
+    "implemented", "implement", "programmatically", "api",
+})  # fmt: skip
+#: Words of a question asking for a table's values (folded).
+TABLE_WORDS = frozenset({
+    "table", "tables", "column", "columns", "row", "rows", "cell", "cells", "spreadsheet",
+    "sheet", "sheets", "workbook",
+})  # fmt: skip
+#: Words asking for something, whatever it is (folded).
+ASKING_WORDS = frozenset({"show", "tell", "give", "explain", "describe", "know", "please"})
+# A code-like token: a call, dotted or snake_case name, camelCase, a flag, an operator.
+_CODE_TOKEN = re.compile(
+    r"`|\w\(|[A-Za-z]\w*\.[A-Za-z_]\w*|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|(?:^|\s)--?[a-z]"
+    r"|==|->|::|=>|[{};]"
+)
+# A sentence end: . ! ? and the CJK, Devanagari and Arabic marks, maybe closed by a
+# quote or bracket. One class, so the scan tries one pattern at each position; which
+# ends need whitespace after them is settled in `_split_line`.
+_SENTENCE_END = re.compile(
+    r"[.!?\u3002\uff01\uff1f\u0964\u0965\u061f]+[\"'\u201d\u2019)\]\u300d\u300f]*\s*"
+)
+#: Marks ending a sentence whatever follows (CJK full stop, exclamation, question marks).
+_ENDS_WITHOUT_SPACE = frozenset("\u3002\uff01\uff1f")
+# Abbreviations whose period does not end a sentence (folded, without the period).
+_ABBREVIATIONS = frozenset({
+    "e.g", "i.e", "mr", "mrs", "ms", "dr", "prof", "vs", "cf", "etc", "approx", "fig", "no",
+    "st", "jr", "sr", "inc", "ltd", "co", "al", "resp", "incl", "ca",
+})  # fmt: skip
+_INITIALS = re.compile(r"\(?(?:[^\W\d_]\.)*[^\W\d_]")
+_QUESTION_MARKS = ("?", "\uff1f", "\u061f")
 # Citation-like markers already in a passage; removed so every [n] of an answer is ours.
 _MARKER = re.compile(r"\[\s*\d+\s*\]")
 _SPACES = re.compile(r"\s+")
@@ -81,26 +127,65 @@ class Extract:
     snippets: tuple[str, ...]
 
 
-def sentences(passage: str) -> list[str]:
-    """``passage`` cut into sentences: at line breaks and at ``.``, ``!``, ``?`` before whitespace.
+def asks_for_code(question: str) -> bool:
+    """Whether ``question`` asks for code: a word such as ``function`` or ``command``
+    (:data:`CODE_WORDS`), or a code-like token (``retry_delay``, ``tm.recall``,
+    ``build()``, ``--json``, a backtick)."""
+    return bool(CODE_WORDS.intersection(words(question))) or bool(_CODE_TOKEN.search(question))
 
-    Markdown headings are left out (they name a topic, they answer nothing),
-    quote marks and list bullets at line starts are dropped (a quoted heading
-    is left out too), whitespace runs become one space, bracketed numbers (``[3]``) are
-    removed, and pieces without a letter or digit are skipped. A sentence
-    longer than :data:`MAX_SENTENCE_CHARS` is cut at a word boundary and ends in ``…``.
+
+def asks_for_table(question: str) -> bool:
+    """Whether ``question`` asks for a table: a word such as ``table`` or ``column``
+    (:data:`TABLE_WORDS`)."""
+    return bool(TABLE_WORDS.intersection(words(question)))
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words that are not stop words."""
+    return frozenset(stem(word) for word in words(text) if word not in STOP_WORDS)
+
+
+def restates(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` only restates ``question``: it is itself a question (it ends
+    with a question mark), holding at least half of the question's content words
+    and fewer words of its own than of the question's. A statement made of the
+    question's words is an answer (``The user prefers tabs.`` to ``Does the user
+    prefer tabs?``)."""
+    return _restates(content_stems(sentence), content_stems(question), sentence)
+
+
+def _restates(held: frozenset[str], asked: frozenset[str], sentence: str) -> bool:
+    if not sentence.endswith(_QUESTION_MARKS):
+        return False
+    shared = len(held & asked)
+    return 2 * shared >= len(asked) and len(held) - shared < shared
+
+
+def sentences(passage: str) -> list[str]:
+    """The prose sentences of ``passage``, read as markdown: whole sentences, in order.
+
+    Paragraphs and list items are unwrapped and their inline markup reduced
+    to text (:mod:`tinymemory._text_blocks`), then cut at ``.``, ``!`` or
+    ``?`` before whitespace (not after an abbreviation, an initial or before a
+    lower-case word) and at CJK and other scripts' sentence ends. Headings,
+    code and table rows are not prose. Bracketed numbers (``[3]``) are
+    removed, whitespace runs become one space, and pieces without a letter or
+    digit are skipped. A sentence longer than :data:`MAX_SENTENCE_CHARS` is
+    cut at a word boundary and ends in ``…``.
     """
     found: list[str] = []
-    for line in passage.splitlines():
-        line = line.strip()
-        while mark := _LINE_MARK.match(line):  # `> - item` has two
-            line = line[mark.end() :]
-        if _HEADING.match(line):
-            continue
-        for piece in _split_line(line):
-            piece = _clean(piece)
-            if any(char.isalnum() for char in piece):
-                found.append(_cut(piece))
+    for block in text_blocks(passage):
+        if block.kind is BlockKind.PROSE:
+            found.extend(_split_prose(block.text))
+    return found
+
+
+def _split_prose(text: str) -> list[str]:
+    found = []
+    for piece in _split_line(text):
+        piece = _clean(piece)
+        if any(char.isalnum() for char in piece):
+            found.append(_cut(piece))
     return found
 
 
@@ -108,17 +193,31 @@ def _split_line(line: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for end in _SENTENCE_END.finditer(line):
-        stop = end.start()  # the first . ! or ?
-        # Room for the longest abbreviation and the non-word character before it.
-        if line[stop] == "." and _ABBREVIATION.search(line, max(0, stop - 5), stop + 1):
-            continue
+        if end.end() < len(line):
+            if not line[end.end() - 1].isspace() and line[end.start()] not in _ENDS_WITHOUT_SPACE:
+                continue  # `1.5`, `example.com`: no space after the mark
+            if not _ends_sentence(line, end.start(), end.end()):
+                continue
         pieces.append(line[start : end.end()])
         start = end.end()
     pieces.append(line[start:])
     return pieces
 
 
+def _ends_sentence(line: str, stop: int, following: int) -> bool:
+    """Whether the mark at ``stop`` ends a sentence: not a period after an abbreviation
+    or an initial (``Dr.``, ``e.g.``, ``J.``), nor a mark before a lower-case word."""
+    if line[following].islower():
+        return False
+    if line[stop] != ".":
+        return True
+    token = line[line.rfind(" ", 0, stop) + 1 : stop]
+    return token.lower().lstrip("(") not in _ABBREVIATIONS and not _INITIALS.fullmatch(token)
+
+
 def _clean(text: str) -> str:
+    if "[" not in text:
+        return text.strip()
     # Removing one marker can join two halves into another (`[[1]2]`), hence the loop.
     while _MARKER.search(text):
         text = _MARKER.sub(" ", text)
@@ -143,32 +242,78 @@ class _Sentence:
     text: str
     #: Its folded words in order: the same words count as the same sentence.
     key: str
+    #: The stems it matches the question with (a table row's with its header's).
     words: frozenset[str]
+    #: The stems of its own words that are not stop words.
+    content: frozenset[str]
 
     @classmethod
-    def of(cls, passage: int, position: int, text: str) -> _Sentence:
+    def of(cls, passage: int, position: int, text: str, header: str = "") -> _Sentence:
         found = words(text)
-        return cls(passage, position, text, " ".join(found), frozenset(map(stem, found)))
+        content = {stem(word) for word in found if word not in STOP_WORDS}
+        stems = content.union(map(stem, STOP_WORDS.intersection(found)))
+        if header:
+            stems.update(map(stem, words(header)))
+        return cls(passage, position, text, " ".join(found), frozenset(stems), frozenset(content))
 
 
-def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int = 4) -> Extract:
+def _candidates(
+    question: str, wanted: frozenset[str], passages: Sequence[str], code: Collection[int]
+) -> list[_Sentence]:
+    """The sentences, code lines and table rows that may answer ``question``, in order."""
+    want_code = asks_for_code(question)
+    want_table = asks_for_table(question)
+    pool: list[_Sentence] = []
+    for index, passage in enumerate(passages):
+        found: list[tuple[str, str]] = []
+        if index in code:
+            if want_code:
+                found = [(_cut(_clean(line)), "") for line in passage.splitlines()]
+        else:
+            for block in text_blocks(passage):
+                if block.kind is BlockKind.PROSE:
+                    found.extend((sentence, "") for sentence in _split_prose(block.text))
+                elif block.kind is BlockKind.CODE and want_code:
+                    found.append((_cut(_clean(block.text)), ""))
+                elif block.kind is BlockKind.TABLE_ROW and (
+                    want_table or _names_a_value(wanted, block.text, block.header)
+                ):
+                    found.append((_cut(_clean(block.text)), block.header))
+        for text, header in found:
+            sentence = _Sentence.of(index, len(pool), text, header)
+            if sentence.content and not _restates(sentence.content, wanted, text):
+                pool.append(sentence)
+    return pool
+
+
+def _names_a_value(wanted: frozenset[str], row: str, header: str) -> bool:
+    """Whether the question names one of the row's column headers and a word of the row."""
+    return bool(wanted & content_stems(header)) and bool(wanted & content_stems(row))
+
+
+def extract_answer(
+    question: str,
+    passages: Sequence[str],
+    *,
+    max_sentences: int = 4,
+    code: Collection[int] = (),
+) -> Extract:
     """The answer to ``question`` quoted from ``passages`` (relevant texts, best first).
 
     At most ``max_sentences`` distinct sentences bearing on the question (see the
     module docstring), best first. Sources are numbered in order of first use.
-    Empty, citing nothing, when no sentence bears on the question.
-    ``ValueError`` for no passages or ``max_sentences`` below 1.
+    ``code`` holds the indices of passages that are source code: each of their
+    lines is a code line. Empty, citing nothing, when no sentence bears on the
+    question. ``ValueError`` for no passages or ``max_sentences`` below 1.
     """
     if not passages:
         raise ValueError("an answer needs at least one passage")
     if max_sentences < 1:
         raise ValueError(f"max_sentences must be at least 1, not {max_sentences}")
-    pool = [
-        _Sentence.of(index, position, text)
-        for index, passage in enumerate(passages)
-        for position, text in enumerate(sentences(passage))
-    ]
-    wanted = {stem(word) for word in words(question) if word not in STOP_WORDS}
+    # The words naming the answer's form (code, a table) or the asking say nothing
+    # of its content: left out, they would weigh as words no sentence holds.
+    wanted = content_stems(question) - _FORM_STEMS
+    pool = _candidates(question, wanted, passages, code)
     weights = _rarity(wanted, pool)
     # Summed in sorted order: set order varies between processes, float sums may not.
     whole = sum(weights[word] for word in sorted(wanted))
@@ -198,11 +343,14 @@ def extract_answer(question: str, passages: Sequence[str], *, max_sentences: int
 def extractive_answer(question: str, hits: Sequence[Hit]) -> RecallAnswer:
     """A recall answer quoted from ``hits`` (the relevant items, best first), with no model.
 
-    The answer is :func:`extract_answer` over the hits' texts; each cited hit
+    The answer is :func:`extract_answer` over the hits' texts (a hit with a
+    ``file_path`` and a ``language`` other than markup, :data:`MARKUP_LANGUAGES`,
+    is a source file: code); each cited hit
     becomes a citation whose snippet is the sentences quoted from it. With no
     sentence bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
     """
-    extract = extract_answer(question, [hit.text for hit in hits]) if hits else None
+    code = [index for index, hit in enumerate(hits) if _is_source_code(hit)]
+    extract = extract_answer(question, [hit.text for hit in hits], code=code) if hits else None
     if extract is None or not extract.sources:
         return RecallAnswer(answer=NOTHING_RELEVANT, model=EXTRACTIVE_MODEL)
     citations = [
@@ -216,6 +364,15 @@ def extractive_answer(question: str, hits: Sequence[Hit]) -> RecallAnswer:
         for index, snippet in zip(extract.sources, extract.snippets, strict=True)
     ]
     return RecallAnswer(answer=extract.text, citations=citations, model=EXTRACTIVE_MODEL)
+
+
+#: ``meta.language`` values of files that are prose in markup, not code.
+MARKUP_LANGUAGES = frozenset({"markdown", "restructuredtext", "html", "text", "asciidoc", "org"})
+
+
+def _is_source_code(hit: Hit) -> bool:
+    language = hit.meta.language
+    return language is not None and language not in MARKUP_LANGUAGES and bool(hit.meta.file_path)
 
 
 #: Endings taken off a word before it is compared, longest first; ``ies``/``ied`` become ``y``.
@@ -250,7 +407,10 @@ def stem(word: str) -> str:
     return word
 
 
-def _rarity(wanted: set[str], pool: list[_Sentence]) -> dict[str, float]:
+_FORM_STEMS = frozenset(stem(word) for word in CODE_WORDS | TABLE_WORDS | ASKING_WORDS)
+
+
+def _rarity(wanted: frozenset[str], pool: list[_Sentence]) -> dict[str, float]:
     """Each question word's weight: ``ln(1 + sentences / sentences holding it)``.
 
     A word no sentence holds weighs as a word one sentence holds would: it
