@@ -1,9 +1,18 @@
-"""Rankings: an item's place, keyword scores squashed, rank fusion, and reads by mode.
+"""Rankings: an item's place, keyword scores squashed, score fusion, and reads by mode.
 
 A ranking is a list of :class:`Ranked` entries, one per item (its best
 piece), best first. An engine computes its keyword and vector rankings over
 what a read admits (never the whole store, so no score tells a reader about
 memory it cannot read); the kit orders, squashes and fuses them.
+
+Fusion adds each ranking's scores standardised over its own list (how many
+standard deviations each stands above that list's mean), not ranks: a
+ranking sure of its best hit (keyword's one item holding every rare word of
+the query, far above the rest) gives it a lead of several deviations, while
+a ranking with no answer (vector scores of unrelated texts, close together)
+spreads its hits over about two. Reciprocal-rank fusion gave both the same
+weight, so the noise of one drowned the other's answer: on the benchmark's
+queries hybrid found fewer answers than keyword alone (0.57 against 0.62).
 """
 
 from __future__ import annotations
@@ -15,8 +24,6 @@ import attrs
 
 from tinymemory._operations import FetchMode
 
-#: The constant of reciprocal-rank fusion: a hit at rank r adds 1 / (RRF_K + r).
-RRF_K = 60
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
 #: For recall, a hit holding none of the question's words is relevant from this similarity up.
@@ -51,14 +58,49 @@ def best_pieces(pieces: Iterable[tuple[int, int, float, bool]], depth: int) -> l
     return list(ranked.values())
 
 
-def fused(rankings: Sequence[list[Ranked]], depth: int) -> list[Ranked]:
-    """Reciprocal-rank fusion; an item keeps the piece of the first ranking it is in."""
-    scores: dict[int, float] = {}
+def standardised(ranking: list[Ranked], width: int) -> tuple[dict[int, float], float]:
+    """Each item's score in deviations from the mean of ``ranking``, and the score of an
+    item it does not list.
+
+    A ranking shorter than ``width`` is read as padded to it with scores of 0,
+    what an item holding no word of the query gets by keyword (a vector
+    ranking lists ``width`` items unless the read admits fewer). An unlisted
+    item counts as the lowest of the list and the padding. A ranking whose
+    scores are all equal says nothing: every item counts 0.
+    """
+    scores = [entry.score for entry in ranking]
+    padding = max(0, width - len(scores))
+    count = len(scores) + padding
+    if not count:
+        return {}, 0.0
+    mean = math.fsum(scores) / count
+    spread = math.sqrt(
+        (math.fsum((score - mean) ** 2 for score in scores) + padding * mean**2) / count
+    )
+    if spread <= 1e-12 * max(1.0, abs(mean)):
+        return {entry.item: 0.0 for entry in ranking}, 0.0
+    lowest = min([*scores, 0.0] if padding else scores)
+    return {entry.item: (entry.score - mean) / spread for entry in ranking}, (
+        lowest - mean
+    ) / spread
+
+
+def fused(rankings: Sequence[list[Ranked]], depth: int, width: int = FUSION_DEPTH) -> list[Ranked]:
+    """The best ``depth`` items by the sum of their standardised scores (see the module).
+
+    Each ranking is standardised over ``width`` places (:func:`standardised`);
+    an item keeps the piece of the first ranking it is in; ties go to the
+    lower item key.
+    """
+    scales = [standardised(ranking, width) for ranking in rankings]
     pieces: dict[int, int] = {}
     for ranking in rankings:
-        for rank, entry in enumerate(ranking, start=1):
-            scores[entry.item] = scores.get(entry.item, 0.0) + 1.0 / (RRF_K + rank)
+        for entry in ranking:
             pieces.setdefault(entry.item, entry.piece)
+    scores = {
+        item: math.fsum(scaled.get(item, unlisted) for scaled, unlisted in scales)
+        for item in pieces
+    }
     ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
     return [Ranked(item, pieces[item], scores[item]) for item in ordered]
 
@@ -78,7 +120,7 @@ def ranked_by_mode(mode: FetchMode, keyword: Ranking, vector: Ranking, depth: in
     if mode is FetchMode.VECTOR:
         return vector(depth)
     fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(max(depth, 1) / FUSION_DEPTH)))
-    return fused([keyword(fusion), vector(fusion)], depth)
+    return fused([keyword(fusion), vector(fusion)], depth, fusion)
 
 
 def recall_ranking(matched: list[Ranked], similar: list[Ranked], limit: int) -> list[Ranked]:
@@ -86,4 +128,4 @@ def recall_ranking(matched: list[Ranked], similar: list[Ranked], limit: int) -> 
     (``matched``) or close to it in meaning (``similar``, :data:`RECALL_SIMILARITY` and up)."""
     relevant = {entry.item for entry in matched}
     relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-    return [entry for entry in fused([matched, similar], limit) if entry.item in relevant]
+    return [entry for entry in fused([matched, similar], limit, limit) if entry.item in relevant]
