@@ -17,6 +17,8 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import attrs
+
 import tinymemory as tm
 from tinymemory.plugin import Embedder, item_from_json
 from tinymemory.retrieval import (
@@ -29,7 +31,6 @@ from tinymemory.retrieval import (
     Ranked,
     RankedPaging,
     Scope,
-    bound_query,
     embedding_matrix,
     erase_clause,
     explore_page,
@@ -54,7 +55,7 @@ from .dialect import SQLITE
 from .item_rows import existing, write
 from .location import database_path
 from .purge import add_pending_purge, pending_purges
-from .ranking import admitted, keyword_ranking, ranked_hits
+from .ranking import admitted, keyword_ranking, ranked_hits, read_bound
 
 if TYPE_CHECKING:
     from .vectors import Floats as Vector
@@ -343,12 +344,9 @@ class SqliteEngine(tm.MemoryEngine):
         keyword_only = request.mode is tm.FetchMode.KEYWORD
         vector = None if keyword_only else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
-            if paging.bound is None:
-                first = bound_query(filter_clause(request.filter, SQLITE))
-                bound = int(connection.execute(first.sql, first.params).fetchone()[0])
-            else:
-                bound = paging.bound
-            scope = Scope.of(request.filter, bound, SQLITE)
+            scope = Scope.of(request.filter, LARGEST_POSITION, SQLITE)
+            bound = read_bound(connection, scope) if paging.bound is None else paging.bound
+            scope = attrs.evolve(scope, bound=bound)
             ranking = ranked_by_mode(
                 request.mode,
                 partial(keyword_ranking, connection, words, scope),
