@@ -1,6 +1,8 @@
 """Fusion of rankings: a ranking sure of its answer is not drowned by one without it.
 
-The class has three members, each built exactly first: keyword strong and
+Scores are added, each ranking's on its own kit-fixed scale, so a ranking's
+spread is its confidence. The class has three members, each built exactly
+first: keyword strong and
 vector noise, vector strong and keyword noise, both agreeing. Then a property
 over generated rankings of the same shapes: the answer a strong ranking puts
 first stays in hybrid's top 5 whatever the noise of the other. (The same rule
@@ -17,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinymemory import FetchMode
-from tinymemory.retrieval import FUSION_DEPTH, Ranked, fused, ranked_by_mode, standardised
+from tinymemory.retrieval import FUSION_DEPTH, Ranked, fused, ranked_by_mode, unlisted_score
 
 ANSWER = 0
 
@@ -70,19 +72,20 @@ def test_an_answer_one_ranking_alone_lists_keeps_its_place() -> None:
     assert ANSWER in top([keyword_strong(rng), vector])
 
 
-def test_a_ranking_of_equal_scores_adds_nothing() -> None:
-    flat = ranking([0.5] * 10)
-    assert standardised(flat, 10) == ({entry.item: 0.0 for entry in flat}, 0.0)
+def test_a_ranking_of_equal_scores_reorders_nothing() -> None:
     rng = random.Random(5)
     strong = vector_strong(rng)
+    flat = [Ranked(entry.item, entry.item, 0.5) for entry in strong]
     assert top([flat, strong]) == top([strong])
 
 
-def test_a_short_ranking_is_padded_with_zeros() -> None:
-    # One keyword hit among 50 places: it stands seven deviations above the rest.
-    scores, unlisted = standardised([Ranked(7, 7, 1.5)], FUSION_DEPTH)
-    assert round(scores[7], 3) == 7.0
-    assert unlisted < 0 < scores[7]
+def test_what_an_unlisted_item_counts() -> None:
+    full = ranking([0.9 - at / 100 for at in range(FUSION_DEPTH)])
+    assert unlisted_score(full, FUSION_DEPTH) == full[-1].score
+    # A shorter list holds every item matching anything: the others count 0.
+    assert unlisted_score([Ranked(7, 7, 1.5)], FUSION_DEPTH) == 0.0
+    assert unlisted_score([Ranked(7, 7, -0.25)], FUSION_DEPTH) == -0.25
+    assert unlisted_score([], FUSION_DEPTH) == 0.0
 
 
 def test_no_rankings_and_empty_rankings() -> None:

@@ -443,8 +443,8 @@ def fetch(
     the hits of one fetch, higher first; its scale is the engine's and the
     mode's own, so compare scores within one fetch only. With the sqlite
     engine, keyword is a BM25 relevance (above 0, no fixed top), vector a
-    cosine similarity (at most 1), hybrid the sum of the two, each standardised
-    over its ranking's best 50 (standard deviations above that list's mean).
+    cosine similarity (at most 1), hybrid the sum of the two (a hit one ranking
+    leaves out of its best 50 counts that ranking's 50th score there).
     """
     with open_reader() as engine:
         chosen = FetchMode(mode) if mode else default_mode(engine.descriptor.fetch_modes)

@@ -6,7 +6,7 @@ words (keyword's case), four of its rare words with their last letter changed
 as an inflection would (vector's case: keyword finds other texts or none), and
 one rare word with two changed ones. recall@5 of hybrid is at least the better
 of keyword's and vector's less one query in the count, overall and on each
-ranking's own kind (the kit's fusion of standardised scores gives no per-query
+ranking's own kind (the kit's fusion of summed scores gives no per-query
 guarantee: two rankings sure of different items cannot both keep theirs in five
 places; tests/test_ranking.py holds the per-ranking rule). The corpora hold a
 few thousand texts: below that, vector's noise is too thin to drown keyword's

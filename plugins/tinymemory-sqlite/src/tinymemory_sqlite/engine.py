@@ -3,7 +3,7 @@
 Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 with the statistics of what the read admits (FTS5's own when it admits
 everything); vector fetch is an exact product over every piece's vector;
-hybrid adds the two rankings' standardised scores. Recall answers from the
+hybrid adds the two rankings' scores. Recall answers from the
 best hybrid hits with sentences taken from them, each cited.
 """
 
