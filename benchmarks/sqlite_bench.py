@@ -35,6 +35,24 @@ engine's figure, the floor's, their ratio, the target and whether it is met:
   rounded vectors. Target: >= 99 % to store them smaller (the engine keeps
   float32 while this is not met).
 
+Issue 34's rows (targets 1 and 3, keyword p95):
+
+- store CPU per item, µs: the CPU time of the same load through
+  `tm.build_engine("sqlite")` with the plugins installed here (so scrubbed by
+  tinymemory-safety when it is installed, as with the README's install), and
+  through the bare engine (no scrubbing). Floor: one SQLite file with FTS5 and
+  sqlite-vec (`vec0`, float[256]), the same texts and their hashing vectors
+  (embedded per 100 by the same embedder), a commit per 100. Targets: <= 1.3 x
+  floor scrubbed, <= 1.1 x without. sqlite-vec is loaded into the stdlib
+  sqlite3 when it can load extensions, else into `pysqlite3` (pysqlite3-binary);
+  the row names the SQLite version the floor ran on.
+- recall@5 of keyword, vector and hybrid over queries with a known answer
+  text: two rare words of it ("words": keyword's case), four of its rare
+  words each with its last letter changed, as an inflection changes a word's
+  ending ("variants": vector's case, keyword finds other texts or none), and
+  one rare word plus two changed ones ("mixed").
+  Target: hybrid >= the better of keyword and vector.
+
 Also printed, with no target of the issue: vector, hybrid and recall latencies
 beside the numpy floor (`M @ q` + argpartition), single store, peak RSS.
 
@@ -47,6 +65,9 @@ CPU time beside its wall time.
 
     python benchmarks/sqlite_bench.py [--sizes 1000,10000,100000] [--seed 7] [--queries 200]
         [--json]
+
+(`pip install sqlite-vec` for the store floor, and `pysqlite3-binary` where Python's sqlite3
+cannot load extensions.)
 """
 
 from __future__ import annotations
@@ -184,9 +205,11 @@ def run_engine(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     path = directory / "engine.db"
     engine = SqliteEngine(path)
     items = [tm.Learning(text=text) for text in corpus.texts]
+    warm_embedder()
+    ids: list[str] = []
     start, cpu = time.perf_counter(), time.process_time()
     for first in range(0, len(items), BATCH):
-        engine.store_many(items[first : first + BATCH])
+        ids += [receipt.id for receipt in engine.store_many(items[first : first + BATCH])]
     elapsed = time.perf_counter() - start
     figures["store_many_cpu_s"] = time.process_time() - cpu
     figures["store_many_per_s"] = len(items) / elapsed
@@ -198,6 +221,8 @@ def run_engine(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     figures["rss_after_load_mb"] = peak_rss_mb()
     figures["keyword"] = latencies(fetcher(engine, tm.FetchMode.KEYWORD), corpus.queries)
     figures["vector"] = latencies(fetcher(engine, tm.FetchMode.VECTOR), corpus.queries)
+    figures["recall_at_5"] = engine_recalls(engine, corpus, ids)
+    figures.update(scrubbed_store_cpu(corpus, directory))
     figures["reread_after_foreign_ms"] = reread_after_foreign(engine, corpus, path)
     engine.close()
     figures["new_process_vector_ms"] = median_of(
@@ -332,6 +357,7 @@ def run_floor(corpus: Corpus, largest: bool, directory: Path) -> Figures:
     connection.execute("PRAGMA journal_mode = WAL")
     connection.execute("PRAGMA synchronous = NORMAL")
     connection.execute("CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='unicode61')")
+    warm_embedder()
     start, cpu = time.perf_counter(), time.process_time()
     for first in range(0, len(corpus.texts), BATCH):
         connection.execute("BEGIN")
@@ -365,6 +391,7 @@ def run_floor(corpus: Corpus, largest: bool, directory: Path) -> Figures:
         corpus.queries
     )
     connection.close()
+    figures.update(vector_store_floor(corpus, directory))
     figures.update(vector_floor(corpus, directory))
     figures["help_ms"] = median_of(lambda: timed_ms(lambda: in_new_process("pass")))
     figures["peak_rss_mb"] = peak_rss_mb()
@@ -430,6 +457,226 @@ def one_size(size: int, side: str, largest: bool, seed: int, queries: int) -> Fi
         return run(corpus, largest, Path(directory))
 
 
+# --- issue 34: store CPU beside FTS5 + sqlite-vec, recall@5 of each mode ---------------
+
+RECALL_AT = 5
+#: The shortest word a "variants" query changes the ending of.
+VARIANT_LENGTH = 6
+#: Of the known-answer queries: half "words", a quarter "variants", a quarter "mixed".
+KINDS = ("words", "words", "variants", "mixed")
+
+
+@dataclass(frozen=True)
+class Known:
+    """A query and the index of the text it was made from (its answer), and its kind."""
+
+    query: str
+    answer: int
+    kind: str
+
+
+def known_answers(texts: Sequence[str], count: int) -> list[Known]:
+    """``count`` queries made from texts chosen at random (seeded by the corpus itself, which
+    the run's seed made), each of a kind of :data:`KINDS` in turn."""
+    from collections import Counter
+
+    rng = random.Random(f"{len(texts)} {texts[0]}")
+    frequent = {word for word, _ in Counter(" ".join(texts).split()).most_common(SKIP_FREQUENT)}
+
+    def variant(word: str) -> str:
+        return word[:-1] + rng.choice([c for c in "abcdefghijklmnopqrstuvwxyz" if c != word[-1]])
+
+    known: list[Known] = []
+    while len(known) < count:
+        kind = KINDS[len(known) % len(KINDS)]
+        answer = rng.randrange(len(texts))
+        rare = [w for w in dict.fromkeys(texts[answer].split()) if w not in frequent]
+        long = [w for w in rare if len(w) >= VARIANT_LENGTH]
+        if kind == "words" and len(rare) >= 2:
+            words = rng.sample(rare, 2)
+        elif kind == "variants" and len(long) >= 4:
+            words = [variant(w) for w in rng.sample(long, 4)]
+        elif kind == "mixed" and len(long) >= 2 and len(set(rare) - set(long)) >= 1:
+            words = [rng.choice(sorted(set(rare) - set(long)))]
+            words += [variant(w) for w in rng.sample(long, 2)]
+        else:
+            continue
+        known.append(Known(" ".join(words), answer, kind))
+    return known
+
+
+def recall_at(engine: Any, mode: FetchMode, known: list[Known], ids: list[str]) -> Figures:
+    """The share of ``known`` whose answer is in the top :data:`RECALL_AT`, overall and by kind."""
+    import tinymemory as tm
+
+    found: dict[str, list[bool]] = {}
+    for entry in known:
+        page = engine.fetch(tm.FetchRequest(query=entry.query, mode=mode, limit=RECALL_AT))
+        hit = ids[entry.answer] in {h.id for h in page.hits}
+        found.setdefault(entry.kind, []).append(hit)
+    shares = {kind: sum(hits) / len(hits) for kind, hits in found.items()}
+    shares["all"] = sum(sum(hits) for hits in found.values()) / len(known)
+    return shares
+
+
+def engine_recalls(engine: Any, corpus: Corpus, ids: list[str]) -> Figures:
+    """recall@5 of keyword, vector and hybrid over the known-answer queries."""
+    import tinymemory as tm
+
+    known = known_answers(corpus.texts, len(corpus.queries))
+    return {
+        mode.value: recall_at(engine, mode, known, ids)
+        for mode in (tm.FetchMode.KEYWORD, tm.FetchMode.VECTOR, tm.FetchMode.HYBRID)
+    }
+
+
+def warm_embedder() -> None:
+    """Load numpy and the hashing code before a timed load, on either side alike."""
+    from tinymemory.retrieval import HashingEmbedder
+
+    HashingEmbedder().embed_matrix(["warm up"])
+
+
+def scrubbed_store_cpu(corpus: Corpus, directory: Path) -> Figures:
+    """CPU per item of the load through ``tm.build_engine`` (scrubbing by what is installed)."""
+    import tinymemory as tm
+
+    path = directory / "scrubbed.db"
+    engine = tm.build_engine("sqlite", tm.EngineSettings(options={"path": str(path)}))
+    items = [tm.Learning(text=text) for text in corpus.texts]
+    cpu = time.process_time()
+    for first in range(0, len(items), BATCH):
+        engine.store_many(items[first : first + BATCH])
+    spent = time.process_time() - cpu
+    engine.close()
+    return {
+        "scrubbed_by": [scrubber.name for scrubber in getattr(engine, "scrubbers", ())],
+        "store_cpu_us": spent / len(items) * 1e6,
+    }
+
+
+def extension_connection(path: Path) -> tuple[Any, str] | None:
+    """A connection with sqlite-vec loaded and its SQLite version, or None without one."""
+    try:
+        import sqlite_vec
+    except ImportError:
+        return None
+    module: Any = sqlite3
+    if not hasattr(sqlite3.Connection, "enable_load_extension"):
+        try:
+            import pysqlite3 as module  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            return None
+    connection = module.connect(path, isolation_level=None)
+    connection.enable_load_extension(True)
+    sqlite_vec.load(connection)
+    connection.enable_load_extension(False)
+    return connection, module.sqlite_version
+
+
+def vector_store_floor(corpus: Corpus, directory: Path) -> Figures:
+    """CPU per item of FTS5 + sqlite-vec: texts and hashing vectors, embedded and committed
+    per 100 (None when sqlite-vec cannot be loaded here)."""
+    from tinymemory.retrieval import HashingEmbedder
+
+    opened = extension_connection(directory / "vec-floor.db")
+    if opened is None:
+        return {"store_floor_cpu_us": None}
+    connection, version = opened
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")
+    connection.execute("CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='unicode61')")
+    embedder = HashingEmbedder()
+    connection.execute(
+        f"CREATE VIRTUAL TABLE vecs USING vec0(embedding float[{embedder.dimensions}])"
+    )
+    texts = corpus.texts
+    cpu = time.process_time()
+    for first in range(0, len(texts), BATCH):
+        batch = texts[first : first + BATCH]
+        rows = range(first + 1, first + 1 + len(batch))
+        vectors = embedder.embed_matrix(batch)
+        connection.execute("BEGIN")
+        connection.executemany(
+            "INSERT INTO docs(rowid, body) VALUES (?, ?)", zip(rows, batch, strict=True)
+        )
+        connection.executemany(
+            "INSERT INTO vecs(rowid, embedding) VALUES (?, ?)",
+            zip(rows, (vector.tobytes() for vector in vectors), strict=True),
+        )
+        connection.execute("COMMIT")
+    spent = time.process_time() - cpu
+    connection.close()
+    return {"store_floor_cpu_us": spent / len(texts) * 1e6, "store_floor_sqlite": version}
+
+
+def store_rows(engine: Figures, floor: Figures, size: int) -> list[list[str]]:
+    """Store CPU per item, scrubbed and bare, beside the FTS5 + sqlite-vec floor."""
+    bare = engine["store_many_cpu_s"] / size * 1e6
+    scrubbed = engine["store_cpu_us"]
+    base = floor["store_floor_cpu_us"]
+    by = ", ".join(engine["scrubbed_by"]) or "no scrubber installed"
+    if base is None:
+        return [["store CPU/item, µs (floor needs sqlite-vec: not loadable here)", f"{bare:.1f}"]]
+    return [
+        [
+            f"store CPU/item, µs, scrubbed ({by}) (floor: FTS5 + sqlite-vec, "
+            f"SQLite {floor['store_floor_sqlite']})",
+            f"{scrubbed:.1f}",
+            f"{base:.1f}",
+            ratio(scrubbed, base),
+            "≤ 1.3 x floor",
+            mark(scrubbed <= 1.3 * base),
+        ],
+        [
+            "store CPU/item, µs, no scrubbing",
+            f"{bare:.1f}",
+            f"{base:.1f}",
+            ratio(bare, base),
+            "≤ 1.1 x floor",
+            mark(bare <= 1.1 * base),
+        ],
+    ]
+
+
+def recall_rows(engine: Figures, floor: Figures) -> list[list[str]]:
+    """recall@5 by mode (and by kind of query), and keyword p95 beside the floor's."""
+    recalls = engine["recall_at_5"]
+    shown = {mode: f"{shares['all']:.3f}" for mode, shares in recalls.items()}
+    best = max(recalls["keyword"]["all"], recalls["vector"]["all"])
+    rows = [
+        [
+            f"recall@{RECALL_AT} keyword / vector / hybrid",
+            f"{shown['keyword']} / {shown['vector']} / {shown['hybrid']}",
+            "",
+            "",
+            "hybrid ≥ max",
+            mark(recalls["hybrid"]["all"] >= best),
+        ]
+    ]
+    for kind in dict.fromkeys(KINDS):
+        rows.append(
+            [
+                f"  {kind} queries",
+                " / ".join(
+                    f"{recalls[mode][kind]:.3f}" for mode in ("keyword", "vector", "hybrid")
+                ),
+            ]
+        )
+    p95, floor_p95 = engine["keyword"]["p95_ms"], floor["keyword_or_fallback"]["p95_ms"]
+    rows.append(
+        [
+            "keyword p95, ms (floor: AND, then OR)",
+            f"{p95:.2f}",
+            f"{floor_p95:.2f}",
+            ratio(p95, floor_p95),
+            "≤ floor",
+            mark(p95 <= floor_p95),
+        ]
+    )
+    return rows
+
+
 # --- the parent: children, table, targets ----------------------------------------------
 
 
@@ -477,6 +724,7 @@ def rows_for(size: int, engine: Figures, floor: Figures, largest: bool) -> list[
             mark(rate >= floor_rate / 2),
         ],
         ["  load wall / CPU time, s", load_times(engine), load_times(floor)],
+        *store_rows(engine, floor, size),
         [
             "keyword fetch p50 / p95, ms (floor: AND)",
             pair(engine["keyword"]),
@@ -546,6 +794,7 @@ def rows_for(size: int, engine: Figures, floor: Figures, largest: bool) -> list[
             ratio(engine["vector"]["p50_ms"], floor["vector"]["p50_ms"]),
         ],
     ]
+    rows += recall_rows(engine, floor)
     if largest:
         rows += [
             ["embed one text p50 / p95, ms", pair(engine["embed_one"])],

@@ -175,7 +175,10 @@ class Scrubber(Protocol):
     """Removes secrets or personal data from an item before it is stored.
 
     Scrubbers run in a declared order: by an optional ``priority`` attribute
-    (an int, lower first, default 0), ties by ``name``.
+    (an int, lower first, default 0), ties by ``name``. One may also have
+    ``scrub_many(items) -> list[StoreItem]``, the batch of a ``store_many``
+    at once, each item as ``scrub`` would give it; an item returned unchanged
+    is best returned as the same object (it is then not checked again).
     """
 
     name: str

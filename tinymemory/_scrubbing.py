@@ -23,36 +23,61 @@ from tinymemory._items import (
     DocumentBody,
     StoreItem,
     StoreReceipt,
+    validate_item,
 )
 
 
 def map_texts(item: StoreItem, change: Callable[[str], str]) -> StoreItem:
-    """``item`` with ``change`` applied to every text it holds.
+    """``item`` with ``change`` applied to every text it holds; ``item`` itself when
+    ``change`` changed none.
 
     Those are a document's title and body (its text, or its uri), each turn's
     text, a learning's text and evidence, and ``meta.url``; ids, names and
     other metadata are left as they are.
     """
+    changed = False
+
+    def apply(text: str) -> str:
+        nonlocal changed
+        new = change(text)
+        changed = changed or new != text
+        return new
+
     meta = item.meta
-    if meta.url is not None:
-        meta = attrs.evolve(meta, url=change(meta.url))
+    url = None if meta.url is None else apply(meta.url)
     if isinstance(item, Document):
         body = item.body
         if body.text is not None:
-            body = DocumentBody(text=change(body.text))
+            body = DocumentBody(text=apply(body.text))
         elif body.uri is not None:
-            body = DocumentBody(uri=change(body.uri))
-        title = None if item.title is None else change(item.title)
-        return attrs.evolve(item, title=title, body=body, meta=meta)
+            body = DocumentBody(uri=apply(body.uri))
+        title = None if item.title is None else apply(item.title)
+        if not changed:
+            return item
+        return attrs.evolve(item, title=title, body=body, meta=attrs.evolve(meta, url=url))
     if isinstance(item, Conversation):
-        turns = [attrs.evolve(turn, text=change(turn.text)) for turn in item.turns]
-        return attrs.evolve(item, turns=turns, meta=meta)
-    evidence = None if item.evidence is None else change(item.evidence)
-    return attrs.evolve(item, text=change(item.text), evidence=evidence, meta=meta)
+        texts = [apply(turn.text) for turn in item.turns]
+        if not changed:
+            return item
+        turns = [
+            attrs.evolve(turn, text=text) for turn, text in zip(item.turns, texts, strict=True)
+        ]
+        return attrs.evolve(item, turns=turns, meta=attrs.evolve(meta, url=url))
+    evidence = None if item.evidence is None else apply(item.evidence)
+    text = apply(item.text)
+    if not changed:
+        return item
+    return attrs.evolve(item, text=text, evidence=evidence, meta=attrs.evolve(meta, url=url))
 
 
 class ScrubbingEngine(EngineWrapper):
-    """``inner`` with every stored item passed through ``scrubbers`` first, in order."""
+    """``inner`` with every stored item passed through ``scrubbers`` first, in order.
+
+    An item is checked once: ``store`` and ``store_many`` check what they are
+    given, before any scrubbing or I/O; an item a scrubber changed is checked
+    again before the inner engine gets it, one no scrubber changed (the same
+    object back) is not. The inner engine's ``handle_*`` receive the items.
+    """
 
     def __init__(self, inner: MemoryEngine, scrubbers: Sequence[Scrubber]) -> None:
         super().__init__(inner)
@@ -60,17 +85,34 @@ class ScrubbingEngine(EngineWrapper):
 
     def scrub(self, item: StoreItem) -> StoreItem:
         """The item after every scrubber."""
+        return self.scrub_many([item])[0]
+
+    def scrub_many(self, items: Sequence[StoreItem]) -> list[StoreItem]:
+        """The items after every scrubber, in order; a scrubber with ``scrub_many`` (see
+        :class:`~tinymemory.plugin.Scrubber`) takes them all at once."""
+        batch = list(items)
         for scrubber in self.scrubbers:
-            item = scrubber.scrub(item)
-            if not isinstance(item, STORE_ITEM_TYPES):
-                raise EngineError(f"scrubber `{scrubber.name}` did not return an item")
-        return item
+            many = getattr(scrubber, "scrub_many", None)
+            batch = list(many(batch)) if callable(many) else [scrubber.scrub(i) for i in batch]
+            if len(batch) != len(items) or not all(
+                isinstance(item, STORE_ITEM_TYPES) for item in batch
+            ):
+                raise EngineError(f"scrubber `{scrubber.name}` did not return an item for each")
+        return batch
+
+    def _checked(self, items: list[StoreItem]) -> list[StoreItem]:
+        """``items``, checked already, scrubbed; those a scrubber changed checked again."""
+        scrubbed = self.scrub_many(items)
+        return [
+            new if new is old else validate_item(new)
+            for new, old in zip(scrubbed, items, strict=True)
+        ]
 
     def handle_store(self, item: StoreItem) -> StoreReceipt:
-        return self.inner.store(self.scrub(item))
+        return self.inner.handle_store(self._checked([item])[0])
 
     def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
-        return self.inner.store_many([self.scrub(item) for item in items])
+        return self.inner.handle_store_many(self._checked(items))
 
     def __repr__(self) -> str:
         names = ", ".join(scrubber.name for scrubber in self.scrubbers)

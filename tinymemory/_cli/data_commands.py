@@ -447,8 +447,8 @@ def fetch(
     the hits of one fetch, higher first; its scale is the engine's and the
     mode's own, so compare scores within one fetch only. With the sqlite
     engine, keyword is a BM25 relevance (above 0, no fixed top), vector a
-    cosine similarity (at most 1), hybrid a reciprocal-rank fusion of the two
-    (1/61 + 1/61, about 0.033, for a hit first in both).
+    cosine similarity (at most 1), hybrid the sum of the two (a hit one ranking
+    leaves out of its best 50 counts that ranking's 50th score there).
     """
     with open_reader() as engine:
         chosen = FetchMode(mode) if mode else default_mode(engine.descriptor.fetch_modes)

@@ -9,7 +9,7 @@ vector index, dialect). See docs/retrieval.md.
   secret from :func:`new_secret`, strict), :func:`read_key` naming a read,
   :func:`unknown_cursor`;
 - rankings: :class:`Ranked`, :func:`best_pieces` (keyword scores),
-  :func:`fused` (reciprocal-rank fusion), :func:`ranked_by_mode`,
+  :func:`fused` (scores summed), :func:`unlisted_score`, :func:`ranked_by_mode`,
   :func:`recall_ranking`;
 - items and hits: :class:`Prepared` (an item's id, JSON and pieces before any
   I/O), :func:`first_copies`, :func:`receipts`, :func:`piece_hit`, and the
@@ -56,13 +56,13 @@ from ._paging import RankedPaging as RankedPaging
 from ._paging import most_rows as most_rows
 from ._ranking import FUSION_DEPTH as FUSION_DEPTH
 from ._ranking import RECALL_SIMILARITY as RECALL_SIMILARITY
-from ._ranking import RRF_K as RRF_K
 from ._ranking import Ranked as Ranked
 from ._ranking import Ranking as Ranking
 from ._ranking import best_pieces as best_pieces
 from ._ranking import fused as fused
 from ._ranking import ranked_by_mode as ranked_by_mode
 from ._ranking import recall_ranking as recall_ranking
+from ._ranking import unlisted_score as unlisted_score
 from ._sql import FACET_COLUMNS as FACET_COLUMNS
 from ._sql import ITEM_COLUMNS as ITEM_COLUMNS
 from ._sql import Clause as Clause

@@ -1,9 +1,21 @@
-"""Rankings: an item's place, keyword scores squashed, rank fusion, and reads by mode.
+"""Rankings: an item's place, keyword scores squashed, score fusion, and reads by mode.
 
 A ranking is a list of :class:`Ranked` entries, one per item (its best
 piece), best first. An engine computes its keyword and vector rankings over
 what a read admits (never the whole store, so no score tells a reader about
 memory it cannot read); the kit orders, squashes and fuses them.
+
+Fusion adds the rankings' scores, not their ranks: each score is on a scale
+the kit fixes (keyword's in [0, 2), with a whole point for holding every
+word of the query; vector's a cosine), and the spread of a ranking's scores
+is its confidence. An answer holding every rare word stands a point above
+the texts holding one; the cosines of texts unrelated to the query sit close
+together and reorder little. Reciprocal-rank fusion gave every ranking the
+same weight, so the noise of one drowned the other's answer (on the
+benchmark's 10,000 items, hybrid found 0.57 of the answers against
+keyword's 0.62 alone); standardising each ranking's scores (deviations from
+its mean) also weighed noise as much as an answer, since it divides the
+spread away.
 """
 
 from __future__ import annotations
@@ -15,8 +27,6 @@ import attrs
 
 from tinymemory._operations import FetchMode
 
-#: The constant of reciprocal-rank fusion: a hit at rank r adds 1 / (RRF_K + r).
-RRF_K = 60
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
 #: For recall, a hit holding none of the question's words is relevant from this similarity up.
@@ -51,14 +61,31 @@ def best_pieces(pieces: Iterable[tuple[int, int, float, bool]], depth: int) -> l
     return list(ranked.values())
 
 
-def fused(rankings: Sequence[list[Ranked]], depth: int) -> list[Ranked]:
-    """Reciprocal-rank fusion; an item keeps the piece of the first ranking it is in."""
+def unlisted_score(ranking: list[Ranked], width: int) -> float:
+    """What an item ``ranking`` does not list counts for: its lowest score, or 0 (what
+    an item holding no word of the query gets by keyword) when it lists fewer than
+    ``width`` items, so that every item matching anything is in it."""
+    lowest = min((entry.score for entry in ranking), default=0.0)
+    return lowest if len(ranking) >= width else min(0.0, lowest)
+
+
+def fused(rankings: Sequence[list[Ranked]], depth: int, width: int = FUSION_DEPTH) -> list[Ranked]:
+    """The best ``depth`` items by the sum of their scores in every ranking (see the module).
+
+    An item a ranking does not list counts :func:`unlisted_score` there
+    (each ranking holds the best ``width`` of its kind); an item keeps the
+    piece of the first ranking it is in; ties go to the lower item key.
+    """
     scores: dict[int, float] = {}
     pieces: dict[int, int] = {}
     for ranking in rankings:
-        for rank, entry in enumerate(ranking, start=1):
-            scores[entry.item] = scores.get(entry.item, 0.0) + 1.0 / (RRF_K + rank)
+        for entry in ranking:
             pieces.setdefault(entry.item, entry.piece)
+    for ranking in rankings:
+        listed = {entry.item: entry.score for entry in ranking}
+        unlisted = unlisted_score(ranking, width)
+        for item in pieces:
+            scores[item] = scores.get(item, 0.0) + listed.get(item, unlisted)
     ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
     return [Ranked(item, pieces[item], scores[item]) for item in ordered]
 
@@ -78,7 +105,7 @@ def ranked_by_mode(mode: FetchMode, keyword: Ranking, vector: Ranking, depth: in
     if mode is FetchMode.VECTOR:
         return vector(depth)
     fusion = FUSION_DEPTH * 2 ** max(0, math.ceil(math.log2(max(depth, 1) / FUSION_DEPTH)))
-    return fused([keyword(fusion), vector(fusion)], depth)
+    return fused([keyword(fusion), vector(fusion)], depth, fusion)
 
 
 def recall_ranking(matched: list[Ranked], similar: list[Ranked], limit: int) -> list[Ranked]:
@@ -86,4 +113,4 @@ def recall_ranking(matched: list[Ranked], similar: list[Ranked], limit: int) -> 
     (``matched``) or close to it in meaning (``similar``, :data:`RECALL_SIMILARITY` and up)."""
     relevant = {entry.item for entry in matched}
     relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-    return [entry for entry in fused([matched, similar], limit) if entry.item in relevant]
+    return [entry for entry in fused([matched, similar], limit, limit) if entry.item in relevant]

@@ -332,7 +332,7 @@ def urls_and_commands(scan: Scan) -> Iterator[Hit]:
 # --- secrets said in words ---------------------------------------------------------------------
 
 #: A noun that names a secret, in English and a few other languages.
-_SECRET_NOUN = (
+SECRET_NOUN = (
     r"(?:wi-?fi |wlan |router |network |door |gate |alarm |safe |locker |lock |bank |atm |"
     r"card |phone |sim |voicemail |admin |root |master |account |login |email |vpn |db |"
     r"database |one-time |verification |security |access |backup |recovery |2fa |mfa |"
@@ -343,7 +343,7 @@ _SECRET_NOUN = (
 )
 _STATED = re.compile(
     r"(?a)(?<![a-z0-9_])(?=[a-z2o\u0080-\uffff])"
-    + _SECRET_NOUN
+    + SECRET_NOUN
     + r"(?: (?:for|of|to) [\w.@'-]{1,40}+(?: [\w.@'-]{1,40}+){0,2})?"
     r"(?P<verb> (?:is|was|has been|had been|will be|are|were)(?: now| still)?"
     r"(?: changed to| set to| updated to| reset to)? | changed to | set to | ist | es | est "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import attrs
 
@@ -30,6 +30,7 @@ from tinymemory_safety.folding import ASCII_LOWER, fold
 from tinymemory_safety.hits import Hit, settle, splice
 from tinymemory_safety.personal_data import CLASSES, PersonalData
 from tinymemory_safety.policy import Policy
+from tinymemory_safety.prefilter import may_hold_secret
 from tinymemory_safety.providers import provider_tokens
 
 _log = logging.getLogger("tinymemory_safety")
@@ -99,6 +100,10 @@ class Redactions:
 
     def __str__(self) -> str:
         return ", ".join(f"{kind}={count}" for kind, count in self.by_class.items()) or "none"
+
+
+#: No redaction: what a text the pre-filter rules out gets.
+_NONE = Redactions()
 
 
 @attrs.frozen
@@ -172,6 +177,8 @@ class SafetyScrubber:
         of the result changes nothing. ``compact``: no replacement is longer
         than what it replaces (see :meth:`scrub_item`).
         """
+        if not self.policy.patterns and not may_hold_secret(text):
+            return ScrubbedText(text, _NONE)
         passes = (private_keys, markers, _shapes, self._host_hits, self._personal.find)
         kinds: list[str] = []
         folded = fold(text)
@@ -211,11 +218,12 @@ class SafetyScrubber:
 
         def change(text: str) -> str:
             scrubbed = self.scrub_text(text, compact=compact)
-            found.append(scrubbed.redactions)
+            if scrubbed.redactions is not _NONE:
+                found.append(scrubbed.redactions)
             return scrubbed.text
 
         scrubbed = map_texts(item, change)
-        return ScrubbedItem(scrubbed, sum(found, Redactions()))
+        return ScrubbedItem(scrubbed, sum(found, _NONE))
 
     def scrub(self, item: tm.StoreItem) -> tm.StoreItem:
         """The item scrubbed (the Scrubber hook); its counts join :attr:`totals`."""
@@ -225,6 +233,25 @@ class SafetyScrubber:
                 self._totals = self._totals + result.redactions
             _log.debug("scrubbed a %s: %s", type(item).__name__.lower(), result.redactions)
         return result.item
+
+    def scrub_many(self, items: Sequence[tm.StoreItem]) -> list[tm.StoreItem]:
+        """Each item as :meth:`scrub` gives it (the Scrubber hook's batch form).
+
+        The pre-filter reads every text of the batch in one scan first: when
+        none could hold a secret, the items come back as they are, the same
+        objects; otherwise each item is scrubbed alone.
+        """
+        texts: list[str] = []
+
+        def collect(text: str) -> str:
+            texts.append(text)
+            return text
+
+        for item in items:
+            map_texts(item, collect)
+        if self.policy.patterns or may_hold_secret("\n".join(texts)):
+            return [self.scrub(item) for item in items]
+        return list(items)
 
     def _host_hits(self, scan: Scan) -> Iterator[Hit]:
         for index, host in enumerate(self.policy.patterns):

@@ -3,8 +3,8 @@
 Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 with the statistics of what the read admits (FTS5's own when it admits
 everything); vector fetch is an exact product over every piece's vector;
-hybrid fuses the two rankings by reciprocal rank. Recall hands the best
-hybrid hits to its answerer (by default sentences taken from them, each cited).
+hybrid adds the two rankings' scores. Recall hands the best hybrid hits to its
+answerer (by default sentences taken from them, each cited).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import attrs
 
 import tinymemory as tm
 from tinymemory.plugin import Answerer, Embedder, ExtractiveAnswerer, item_from_json
@@ -29,7 +31,6 @@ from tinymemory.retrieval import (
     Ranked,
     RankedPaging,
     Scope,
-    bound_query,
     embedding_matrix,
     erase_clause,
     explore_page,
@@ -53,7 +54,7 @@ from .dialect import SQLITE
 from .item_rows import existing, write
 from .location import database_path
 from .purge import add_pending_purge, pending_purges
-from .ranking import admitted, keyword_ranking, ranked_hits
+from .ranking import admitted, keyword_ranking, ranked_hits, read_bound
 
 if TYPE_CHECKING:
     from .vectors import Floats as Vector
@@ -345,12 +346,9 @@ class SqliteEngine(tm.MemoryEngine):
         keyword_only = request.mode is tm.FetchMode.KEYWORD
         vector = None if keyword_only else self._embed_query(request.query)
         with self._connections.snapshot() as connection:
-            if paging.bound is None:
-                first = bound_query(filter_clause(request.filter, SQLITE))
-                bound = int(connection.execute(first.sql, first.params).fetchone()[0])
-            else:
-                bound = paging.bound
-            scope = Scope.of(request.filter, bound, SQLITE)
+            scope = Scope.of(request.filter, LARGEST_POSITION, SQLITE)
+            bound = read_bound(connection, scope) if paging.bound is None else paging.bound
+            scope = attrs.evolve(scope, bound=bound)
             ranking = ranked_by_mode(
                 request.mode,
                 partial(keyword_ranking, connection, words, scope),

@@ -54,17 +54,21 @@ def write(
     """
     seq = last_seq(connection)
     piece_id = connection.execute("SELECT coalesce(max(id), 0) FROM pieces").fetchone()[0]
-    first_seq, first_piece = seq + 1, piece_id + 1
+    first_piece = piece_id + 1
     nodes: dict[str, int] = {}
     items, tags, pieces = [], [], []
+    #: Each new piece's node and kind, for ``node_sizes``.
+    groups: list[tuple[int, str]] = []
     import numpy as np  # loaded by the embedding that made ``vectors`` already
 
     added = Added(pieces=[], items=[], vectors=np.concatenate([vectors[e.id] for e in entries]))
     for entry in entries:
         seq += 1
         node = _node(connection, entry.item.meta.namespace, nodes)
-        items.append((seq, node, *item_columns(entry.id, entry.item, entry.body, SQLITE)))
+        row = (seq, node, *item_columns(entry.id, entry.item, entry.body, SQLITE))
+        items.append(row)
         tags += [(tag, seq) for tag in entry.item.meta.tags]
+        groups += [(node, row[3])] * len(entry.pieces)
         for piece in entry.pieces:
             piece_id += 1
             first, last = piece.pages or (None, None)
@@ -93,13 +97,18 @@ def write(
         [(*row, lengths[row[0]]) for row in pieces],
     )
     write_block(connection, added.pieces, added.items, added.vectors.tobytes())
-    connection.execute(
-        "INSERT INTO node_sizes(node, kind, pieces, tokens) "
-        "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
-        "JOIN pieces p ON p.item = i.seq WHERE i.seq >= ? GROUP BY i.node, i.kind "
+    # The write's pieces and tokens by node and kind, counted here rather than by a join
+    # over the rows just written (which cost as much as writing the items).
+    sizes: dict[tuple[int, str], list[int]] = {}
+    for group, row in zip(groups, pieces, strict=True):
+        counted = sizes.setdefault(group, [0, 0])
+        counted[0] += 1
+        counted[1] += lengths[row[0]]
+    connection.executemany(
+        "INSERT INTO node_sizes(node, kind, pieces, tokens) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (node, kind) DO UPDATE "
         "SET pieces = pieces + excluded.pieces, tokens = tokens + excluded.tokens",
-        (first_seq,),
+        [(node, kind, count, tokens) for (node, kind), (count, tokens) in sizes.items()],
     )
     return added
 
