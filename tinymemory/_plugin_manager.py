@@ -8,6 +8,7 @@ listed as broken, so one bad install cannot take the SDK down.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import threading
 import warnings
@@ -205,7 +206,7 @@ def _offered(hook_name: str, kind: type[T], what: str, key: Callable[[T], str]) 
     # rather than through the hook, so every value is known by who offered it.
     for impl in getattr(plugin_manager().hook, hook_name).get_hookimpls():
         for value in impl.function() or ():
-            if not isinstance(value, kind):
+            if not _conforms(value, kind):
                 raise ConfigError(
                     f"a plugin returned {type(value).__name__} where a {kind.__name__} belongs"
                 )
@@ -219,6 +220,19 @@ def _offered(hook_name: str, kind: type[T], what: str, key: Callable[[T], str]) 
             owners[name] = impl.plugin_name
             collected.append(value)
     return collected
+
+
+def _conforms(value: object, kind: type) -> bool:
+    """``isinstance(value, kind)``, where a protocol's attributes are looked up without running
+    them (as Python 3.12 does): an embedder's ``dimensions`` may load its model, or fail for
+    its settings, which listing what is installed must never do."""
+    if not getattr(kind, "_is_protocol", False):
+        return isinstance(value, kind)
+    members = {*getattr(kind, "__annotations__", {})} | {
+        name for name, member in vars(kind).items() if callable(member) and name[0] != "_"
+    }
+    missing = object()
+    return all(inspect.getattr_static(value, name, missing) is not missing for name in members)
 
 
 class _Named(Protocol):

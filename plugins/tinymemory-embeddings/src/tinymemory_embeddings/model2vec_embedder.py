@@ -65,7 +65,9 @@ class Model2VecEmbedder:
             wanted = self._configured().get("dimensions")
             if wanted is not None:
                 if wanted < 1:
-                    raise ConfigError("[plugins.embeddings.model2vec] `dimensions` must be at least 1")
+                    raise ConfigError(
+                        "[plugins.embeddings.model2vec] `dimensions` must be at least 1"
+                    )
                 self._dimensions = int(wanted)
             else:
                 folder = local_folder(self.model)
@@ -111,7 +113,9 @@ def _folder_dimensions(folder: Any) -> int | None:
         return None
     path = folder / "model.safetensors"
     if not path.is_file():
-        raise ConfigError(f"`{folder}` is not a model2vec model folder: it has no model.safetensors")
+        raise ConfigError(
+            f"`{folder}` is not a model2vec model folder: it has no model.safetensors"
+        )
     try:
         with safe_open(str(path), framework="numpy") as tensors:
             shape = tensors.get_slice("embeddings").get_shape()
@@ -128,7 +132,8 @@ def _load(model: str, dimensions: int | None) -> Any:
         from model2vec import StaticModel
     except ImportError:
         raise ConfigError(
-            "the model2vec embedder needs the `model2vec` package: pip install tinymemory-embeddings"
+            "the model2vec embedder needs the `model2vec` package "
+            "(pip install tinymemory-embeddings)"
         ) from None
     folder = local_folder(model)
     try:

@@ -18,7 +18,9 @@ from tinymemory.plugin import plugin_settings
 TABLE = "embeddings"
 
 
-def embedder_table(name: str, keys: Mapping[str, type], environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def embedder_table(
+    name: str, keys: Mapping[str, type], environ: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """``[plugins.embeddings.<name>]``, checked against ``keys`` (each key's type); empty when absent."""
     table = plugin_settings(TABLE, environ).get(name, {})
     where = f"[plugins.{TABLE}.{name}]"

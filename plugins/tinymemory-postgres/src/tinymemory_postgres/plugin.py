@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
+from tinymemory.plugin import EngineFactory, embedder_named, hookimpl
 
 from .cluster import TEST_CONNINFO_VARIABLE
 from .descriptor import DESCRIPTOR
@@ -25,18 +25,10 @@ from .settings import ServerSettings
 def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
     """The engine for these settings; unknown options and embedders are ``ConfigError``."""
     server = ServerSettings.from_options(settings.options)
-    embedder = _embedder(server.embedder)
+    embedder = embedder_named(server.embedder)
     from .engine import PostgresEngine
 
     return PostgresEngine(server, credential, embedder=embedder)
-
-
-def _embedder(name: str) -> Embedder:
-    installed = embedders()
-    if name not in installed:
-        names = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
-    return installed[name]
 
 
 def test_settings(folder: Path) -> EngineSettings:

@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.plugin import Embedder, EngineFactory, embedders, hookimpl
+from tinymemory.plugin import EngineFactory, embedder_named, hookimpl
 
 from .commands import sqlite_command
 from .descriptor import DESCRIPTOR
@@ -30,6 +30,7 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
         raise ConfigError(
             f"engine `sqlite` has no option `{unknown[0]}` (options: {', '.join(OPTIONS)})"
         )
+    embedder = settings.options.get("embedder")
     synchronous = settings.options.get("synchronous", "normal")
     if not isinstance(synchronous, str):
         raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
@@ -38,21 +39,9 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
 
     return SqliteEngine(
         settings.options.get("path"),
-        embedder=_embedder(settings.options.get("embedder")),
+        embedder=None if embedder is None else embedder_named(embedder),
         synchronous=synchronous,
     )
-
-
-def _embedder(name: object) -> Embedder | None:
-    if name is None:
-        return None
-    if not isinstance(name, str):
-        raise ConfigError("the sqlite engine's `embedder` must be an embedder's name")
-    installed = embedders()
-    if name not in installed:
-        names = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
-    return installed[name]
 
 
 def test_settings(folder: Path) -> EngineSettings:
