@@ -28,6 +28,7 @@ from tinymemory._cli.options import (
     table,
 )
 from tinymemory._cli.plugin_commands import PluginAwareGroup
+from tinymemory._cli.reindex_command import reindex_command
 from tinymemory._context import ContextCompiler, ContextSpec
 from tinymemory._engine import EngineDescriptor
 from tinymemory._errors import ConfigError, TinyMemoryError
@@ -60,6 +61,7 @@ def cli() -> None:
 # Registered from their own module so this one stays about what is installed.
 add_data_commands(cli)
 cli.add_command(new_plugin_command)
+cli.add_command(reindex_command)
 
 
 @cli.command()

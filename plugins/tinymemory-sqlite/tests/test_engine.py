@@ -182,9 +182,20 @@ def test_a_file_keeps_its_embedder(db_path: Path) -> None:
     from tinymemory.retrieval import HashingEmbedder
 
     with SqliteEngine(db_path) as engine:
-        engine.store(_learning("vectors of 256 dimensions"))
-    with pytest.raises(tm.ConfigError, match='embedder = "hashing"'):
-        SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=64))
+        stored = engine.store(_learning("vectors of 256 dimensions")).id
+    refused = r"hashing:256\), not `hashing` \(64 dimensions.*run `tinymemory reindex`"
+    with SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=64)) as other:
+        # What would mix vectors of the two is refused; what reads no vector still works.
+        for mode in (tm.FetchMode.VECTOR, tm.FetchMode.HYBRID):
+            with pytest.raises(tm.ConfigError, match=refused):
+                other.fetch(tm.FetchRequest(query="vectors", mode=mode))
+        with pytest.raises(tm.ConfigError, match=refused):
+            other.recall(tm.RecallRequest(question="how many dimensions?"))
+        with pytest.raises(tm.ConfigError, match='open it with embedder = "hashing"'):
+            other.store(_learning("64 of them"))
+        keyword = other.fetch(tm.FetchRequest(query="vectors", mode=tm.FetchMode.KEYWORD))
+        assert [hit.id for hit in keyword.hits] == [stored]
+        assert [hit.id for hit in other.list(tm.ListRequest()).items] == [stored]
 
 
 def test_a_newer_schema_is_refused(db_path: Path) -> None:

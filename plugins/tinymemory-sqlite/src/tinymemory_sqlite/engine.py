@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tinymemory as tm
-from tinymemory.plugin import Embedder, item_from_json
+from tinymemory.plugin import Embedder, ReindexReport, embedder_identity, item_from_json
 from tinymemory.retrieval import (
     LARGEST_POSITION,
     Clause,
@@ -47,7 +47,7 @@ from tinymemory.retrieval import (
     receipts,
 )
 
-from . import keyword
+from . import keyword, reindex
 from .connections import Connections
 from .descriptor import DESCRIPTOR
 from .dialect import SQLITE
@@ -66,8 +66,12 @@ class SqliteEngine(tm.MemoryEngine):
 
     ``path`` defaults to ``$TINYMEMORY_SQLITE_PATH``, else
     ``$XDG_DATA_HOME/tinymemory/memory.db``. ``embedder`` makes the vectors
-    (the dependency-free :class:`HashingEmbedder` by default); a file keeps
-    the embedder it was first written with. ``synchronous`` is ``normal``
+    (the dependency-free :class:`HashingEmbedder` by default); a file records
+    the embedder it was first written with (name, dimensions, identity), and
+    an engine opened with another one refuses what would mix their vectors
+    (store, vector and hybrid fetch, recall) until :meth:`reindex` re-embeds
+    the file; keyword fetch, list, get, export, forget and erase still work.
+    ``synchronous`` is ``normal``
     (survives an application crash) or ``full`` (also a power loss).
     Safe to share between threads; several processes may use one file.
     """
@@ -81,6 +85,7 @@ class SqliteEngine(tm.MemoryEngine):
     ) -> None:
         self.path = database_path(path)
         self.embedder: Embedder = embedder or HashingEmbedder()
+        self._record = _record(self.embedder)
         self._connections = Connections(self.path, synchronous=synchronous)
         try:
             self._cursors = CursorCodec(self._claim_memory(), engine="sqlite")
@@ -139,16 +144,15 @@ class SqliteEngine(tm.MemoryEngine):
         return f"<SqliteEngine {self.path!r}>"
 
     def _claim_memory(self) -> bytes:
-        """Record the embedder on a new file, refuse a different one on a file that has
-        vectors; the file's cursor secret (made with the file, or now for an older one)."""
-        mine = json.dumps({"name": self.embedder.name, "dimensions": self.embedder.dimensions})
+        """Record the embedder on a new file, or an older one holding no record (or one
+        without an identity) whose vectors are of its size; the file's cursor secret (made
+        with the file, or now for an older one). A file of another embedder is left as it is:
+        :meth:`_same_embedder` refuses what would mix them."""
+        mine = self._record
         read = "SELECT key, value FROM settings WHERE key IN ('embedder', 'cursor_secret')"
         with self._connections.reading() as connection:
             held = dict(connection.execute(read).fetchall())
-            empty = connection.execute("SELECT 1 FROM pieces LIMIT 1").fetchone() is None
         if self._connections.read_only:
-            if held.get("embedder") not in (None, mine) and not empty:
-                raise self._other_embedder(held["embedder"])
             # Nothing can be recorded in a file this process cannot write: a file made
             # before cursors were sealed has its reads sealed with this engine's own secret.
             return bytes.fromhex(held["cursor_secret"]) if "cursor_secret" in held else new_secret()
@@ -162,21 +166,50 @@ class SqliteEngine(tm.MemoryEngine):
                     "INSERT INTO settings(key, value) VALUES ('cursor_secret', ?)",
                     (held["cursor_secret"],),
                 )
-            empty = connection.execute("SELECT 1 FROM pieces LIMIT 1").fetchone() is None
-            if held.get("embedder") in (None, mine) or empty:
+            if self._adopts(connection, held.get("embedder")):
                 connection.execute(
                     "INSERT OR REPLACE INTO settings(key, value) VALUES ('embedder', ?)", (mine,)
                 )
-                return bytes.fromhex(held["cursor_secret"])
-        raise self._other_embedder(held["embedder"])
+        return bytes.fromhex(held["cursor_secret"])
+
+    def _adopts(self, connection: sqlite3.Connection, held: str | None) -> bool:
+        """Whether this engine's embedder takes the record ``held`` over: none yet (a new file,
+        or one made before embedders were recorded) when the file holds no vectors of another
+        size, or the same name and size recorded without an identity (before identities were)."""
+        if held is None:
+            row = connection.execute(
+                "SELECT length(vectors) / length(pieces) * 2 FROM vector_blocks LIMIT 1"
+            ).fetchone()
+            return row is None or row[0] == self.embedder.dimensions
+        recorded = json.loads(held)
+        if "identity" in recorded:
+            return held == self._record or not _has_vectors(connection)
+        same = (recorded["name"], recorded["dimensions"]) == (
+            self.embedder.name,
+            self.embedder.dimensions,
+        )
+        return same or not _has_vectors(connection)
+
+    def _same_embedder(self, connection: sqlite3.Connection) -> None:
+        """``ConfigError`` unless the file's vectors are this engine's embedder's (read in the
+        transaction about to use them, so a reindex by another engine is seen)."""
+        row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+        if row is None or row[0] == self._record:
+            return
+        if self._adopts(connection, row[0]) and "identity" not in json.loads(row[0]):
+            return
+        raise self._other_embedder(row[0])
 
     def _other_embedder(self, held: str) -> tm.ConfigError:
         """The error for a file whose vectors came from the embedder recorded as ``held``."""
         recorded = json.loads(held)
+        theirs = recorded.get("identity", f"{recorded['name']}:{recorded['dimensions']}")
         return tm.ConfigError(
             f"the sqlite database `{self.path}` holds vectors from embedder "
-            f"`{recorded['name']}` ({recorded['dimensions']} dimensions), not "
-            f'`{self.embedder.name}`; open it with embedder = "{recorded["name"]}"'
+            f"`{recorded['name']}` ({recorded['dimensions']} dimensions, {theirs}), not "
+            f"`{self.embedder.name}` ({self.embedder.dimensions} dimensions, "
+            f"{embedder_identity(self.embedder)}); run `tinymemory reindex` to re-embed it "
+            f'with `{self.embedder.name}`, or open it with embedder = "{recorded["name"]}"'
         )
 
     # --- store --------------------------------------------------------------
@@ -196,6 +229,7 @@ class SqliteEngine(tm.MemoryEngine):
         # Embedding runs before the write transaction (which it would hold up), for new items only.
         vectors = piece_vectors(self.embedder, [e for e in firsts if e.id not in stored])
         with self._connections.writing() as connection:
+            self._same_embedder(connection)
             stored = existing(connection, ids)
             fresh = [entry for entry in firsts if entry.id not in stored]
             if not fresh:
@@ -380,6 +414,7 @@ class SqliteEngine(tm.MemoryEngine):
     ) -> list[Ranked]:
         """The best ``depth`` admitted items by cosine, which needs no corpus statistics."""
         assert vector is not None, "a keyword read ranks no vectors"
+        self._same_embedder(connection)
         clause, bound = scope.clause, scope.bound
         self._vectors.refresh(connection)
         ranked: list[Ranked] = []
@@ -394,3 +429,63 @@ class SqliteEngine(tm.MemoryEngine):
                 batch, size = [], size * 8
         ranked += admitted(connection, batch, clause)
         return ranked[:depth]
+
+    # --- reindex ----------------------------------------------------------------
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        *,
+        batch_size: int = 256,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ReindexReport:
+        """Re-embed every item with ``embedder`` and use it from then on (see :mod:`.reindex`).
+
+        Batches of whole items (about ``batch_size`` pieces) are embedded outside any
+        transaction and committed one by one, then ``progress(done, total)`` is called;
+        interrupted, a later call with the same embedder continues after the last batch
+        committed. Reads meanwhile use the vectors of the embedder still recorded.
+        """
+        record = _record(embedder)
+        with self._connections.writing() as connection:
+            through = reindex.begin(connection, record)
+        with self._connections.reading() as connection:
+            earlier, total = reindex.counts(connection, through)
+        done = earlier
+        while True:
+            with self._connections.reading() as connection:
+                rows = reindex.next_pieces(connection, through, batch_size)
+            if not rows:
+                with self._connections.writing() as connection:
+                    if reindex.finish(connection, record):
+                        self._vectors.bump_generation(connection, removing=True)
+                        break
+                continue  # items stored since the last look: embed them too
+            vectors = embedding_matrix(embedder, [text for _, _, text in rows])
+            with self._connections.writing() as connection:
+                written = reindex.write_batch(connection, record, rows, vectors)
+                through = rows[-1][1] if written else reindex.begin(connection, record)
+                done, total = reindex.counts(connection, through)
+            if progress is not None:
+                progress(done, total)
+        self.embedder, self._record = embedder, record
+        self.__dict__.pop("_vectors", None)  # a matrix of the new size, read on first use
+        self._retry_purge()
+        return ReindexReport(
+            embedder=embedder_identity(embedder), items=done - earlier, earlier=earlier, total=total
+        )
+
+
+def _record(embedder: Embedder) -> str:
+    """What a file records of the embedder that filled it."""
+    return json.dumps(
+        {
+            "name": embedder.name,
+            "dimensions": embedder.dimensions,
+            "identity": embedder_identity(embedder),
+        }
+    )
+
+
+def _has_vectors(connection: sqlite3.Connection) -> bool:
+    return connection.execute("SELECT 1 FROM vector_blocks LIMIT 1").fetchone() is not None
