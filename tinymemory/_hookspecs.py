@@ -197,7 +197,11 @@ class Embedder(Protocol):
     """
 
     name: str
-    dimensions: int
+
+    @property
+    def dimensions(self) -> int:
+        """The size of every vector (an attribute or a property)."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector of ``dimensions`` floats per text, in order."""

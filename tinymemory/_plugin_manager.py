@@ -229,7 +229,9 @@ def _conforms(value: object, kind: type) -> bool:
     if not getattr(kind, "_is_protocol", False):
         return isinstance(value, kind)
     members = {*getattr(kind, "__annotations__", {})} | {
-        name for name, member in vars(kind).items() if callable(member) and name[0] != "_"
+        name
+        for name, member in vars(kind).items()
+        if (callable(member) or isinstance(member, property)) and name[0] != "_"
     }
     missing = object()
     return all(inspect.getattr_static(value, name, missing) is not missing for name in members)

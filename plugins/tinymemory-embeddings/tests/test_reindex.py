@@ -71,7 +71,7 @@ def test_an_interrupted_reindex_continues_and_embeds_each_item_once(
         for stop_after in [*stops, None]:
             calls = 0
 
-            def progress(done: int, total: int) -> None:
+            def progress(done: int, total: int, stop_after: int | None = stop_after) -> None:
                 nonlocal calls
                 calls += 1
                 assert 0 < done <= total == count

@@ -6,13 +6,15 @@ settings and its model on first use, so listing plugins stays fast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tinymemory.plugin import Embedder, hookimpl
 
 from .model2vec_embedder import Model2VecEmbedder
 from .sentence_transformers_embedder import SentenceTransformersEmbedder
 
 #: This distribution's embedders, each made afresh for every listing.
-EMBEDDERS: tuple[type[Embedder], ...] = (Model2VecEmbedder, SentenceTransformersEmbedder)
+EMBEDDERS: tuple[Callable[[], Embedder], ...] = (Model2VecEmbedder, SentenceTransformersEmbedder)
 
 
 @hookimpl

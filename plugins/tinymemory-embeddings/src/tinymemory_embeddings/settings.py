@@ -21,7 +21,7 @@ TABLE = "embeddings"
 def embedder_table(
     name: str, keys: Mapping[str, type], environ: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """``[plugins.embeddings.<name>]``, checked against ``keys`` (each key's type); empty when absent."""
+    """``[plugins.embeddings.<name>]``, checked against ``keys`` (key: type); {} if absent."""
     table = plugin_settings(TABLE, environ).get(name, {})
     where = f"[plugins.{TABLE}.{name}]"
     if not isinstance(table, Mapping):

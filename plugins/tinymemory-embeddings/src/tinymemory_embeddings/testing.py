@@ -14,6 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 #: The senses of the default vocabulary: words in one sense are near each other.
 SENSES: Mapping[str, Sequence[str]] = {
@@ -98,7 +103,9 @@ def build_tiny_model2vec(
         if word == unknown:
             continue
         own = _unit(random.standard_normal(dimensions))
-        meaning = sum((directions[sense] for sense in carried[word]), np.zeros(dimensions))
+        meaning = np.zeros(dimensions)
+        for sense in carried[word]:
+            meaning += directions[sense]
         vectors[index] = meaning + (noise if carried[word] else 1.0) * own
     tokenizer = Tokenizer(models.WordLevel(vocab=vocabulary, unk_token=unknown))
     tokenizer.normalizer = normalizers.Sequence(
@@ -116,8 +123,7 @@ def _word(word: str) -> str:
     return word
 
 
-def _unit(vector: object) -> object:
+def _unit(vector: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     import numpy as np
 
-    array = np.asarray(vector, dtype=np.float64)
-    return array / np.linalg.norm(array)
+    return np.asarray(vector / np.linalg.norm(vector), dtype=np.float64)
