@@ -50,9 +50,9 @@ def reindex_command(name: str | None, batch_size: int) -> None:
     """
     config = MemoryConfig.load()
     settings = config.settings_for(config.engine)
-    name = name or str(settings.options.get("embedder", "hashing"))
-    embedder = embedder_named(name)
-    settings = attrs.evolve(settings, options={**settings.options, "embedder": name})
+    if name is not None:
+        settings = attrs.evolve(settings, options={**settings.options, "embedder": name})
+    embedder = embedder_named(name or settings.options.get("embedder", "hashing"))
     # Nothing is stored, so nothing is scrubbed: the bare engine, which may reindex.
     with (
         build_engine(config.engine, settings, EngineCredential.from_env(), scrub=False) as engine,

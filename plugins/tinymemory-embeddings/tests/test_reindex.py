@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from conftest import OpenSqlite
+from conftest import OpenSqlite, write_config
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -129,8 +129,11 @@ def test_the_command_reindexes_the_configured_memory(sandbox: Sandbox, tiny_mode
     assert "tinymemory reindex" in refused.stderr
 
 
-def test_an_engine_without_reindex_is_unsupported() -> None:
-    from tinymemory._cli.reindex_command import reindexer_of
+def test_an_engine_without_reindex_is_unsupported(sandbox: Sandbox) -> None:
+    from tinymemory.testing import Cli
 
-    with tm.build_engine("reference") as engine, pytest.raises(tm.Unsupported, match="reindex"):
-        reindexer_of(engine)
+    write_config(sandbox, 'engine = "reference"\n')
+    refused = Cli(sandbox).run("reindex", env=sandbox.env)
+    assert refused.exit_code != 0
+    assert "unsupported" in refused.stderr
+    assert "cannot re-embed" in refused.stderr
