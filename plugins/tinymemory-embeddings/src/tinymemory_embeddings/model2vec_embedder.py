@@ -64,10 +64,6 @@ class Model2VecEmbedder:
         if self._dimensions is None:
             wanted = self._configured().get("dimensions")
             if wanted is not None:
-                if wanted < 1:
-                    raise ConfigError(
-                        "[plugins.embeddings.model2vec] `dimensions` must be at least 1"
-                    )
                 self._dimensions = int(wanted)
             else:
                 folder = local_folder(self.model)
@@ -95,7 +91,10 @@ class Model2VecEmbedder:
     def _configured(self) -> dict[str, Any]:
         if self._settings is None:
             given = {key: value for key, value in self._given.items() if value is not None}
-            self._settings = given or embedder_table(self.name, KEYS)
+            settings = given or embedder_table(self.name, KEYS)
+            if settings.get("dimensions", 1) < 1:
+                raise ConfigError("[plugins.embeddings.model2vec] `dimensions` must be at least 1")
+            self._settings = settings
         return self._settings
 
     def _loaded(self) -> Any:

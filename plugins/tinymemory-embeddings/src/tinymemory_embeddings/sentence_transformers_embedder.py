@@ -59,7 +59,7 @@ class SentenceTransformersEmbedder:
     @property
     def dimensions(self) -> int:
         """The size of the model's sentence vectors (the model is loaded to know it)."""
-        size = self._loaded().get_sentence_embedding_dimension()
+        size = self._loaded().get_embedding_dimension()
         if not isinstance(size, int) or size < 1:
             raise ConfigError(f"the sentence-transformers model `{self.model}` has no fixed size")
         return size
