@@ -137,3 +137,61 @@ def test_an_engine_without_reindex_is_unsupported(sandbox: Sandbox) -> None:
     assert refused.exit_code != 0
     assert "unsupported" in refused.stderr
     assert "cannot re-embed" in refused.stderr
+
+
+KILLED_RUN = """
+import os, signal, sys
+import tinymemory as tm
+from tinymemory_embeddings.model2vec_embedder import Model2VecEmbedder
+
+path, model, log, after = sys.argv[1:]
+inner = Model2VecEmbedder(model)
+
+
+class Logged:
+    name, dimensions, identity = inner.name, inner.dimensions, inner.identity
+
+    def embed(self, texts):
+        with open(log, "a", encoding="utf-8") as out:
+            out.writelines(text + "\\n" for text in texts)
+        return inner.embed(texts)
+
+
+def progress(done, total):
+    if done >= int(after):
+        os.kill(os.getpid(), signal.SIGKILL)  # a crash: no cleanup, no exception handler
+
+
+settings = tm.EngineSettings(options={"path": path, "embedder": "model2vec"})
+engine = tm.build_engine("sqlite", settings, scrub=False)
+engine.reindex(Logged(), batch_size=3, progress=progress)
+"""
+
+
+@pytest.mark.usefixtures("configured")
+def test_a_killed_reindex_loses_nothing(
+    open_sqlite: OpenSqlite, tmp_path: Path, tiny_model: Path, sandbox: Sandbox
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    path, log = tmp_path / "memory.db", tmp_path / "embedded.txt"
+    with open_sqlite("hashing", path) as engine:
+        ids = {r.id for r in engine.store_many(tm.Learning(text=t) for t in texts(20))}
+    killed = subprocess.run(
+        [sys.executable, "-c", KILLED_RUN, str(path), str(tiny_model), str(log), "7"],
+        env=sandbox.env,
+        capture_output=True,
+        text=True,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    before = log.read_text(encoding="utf-8").splitlines()
+    assert 7 <= len(before) < 20
+    counting = Counting(Model2VecEmbedder(str(tiny_model)))
+    with open_sqlite("model2vec", path) as engine:
+        report = engine.reindex(counting, batch_size=3)
+        assert (report.earlier, report.items, report.total) == (len(before), 20 - len(before), 20)
+        # What the killed run committed is kept; the rest is embedded once, now.
+        assert Counter(before) + counting.seen == Counter(texts(20))
+        assert set(vector_ids(engine, "payment card charges")) == ids
