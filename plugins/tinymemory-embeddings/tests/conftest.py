@@ -1,8 +1,13 @@
 """Shared fixtures: a sandbox per test (never the user's own data or configuration), a tiny
-model2vec model built offline, and the configuration that points the embedder at it."""
+model2vec model built offline, and the configuration that points the embedder at it.
+
+Every test runs offline: models are built or bundled, and no library may reach a model hub
+(set here, before any test imports one).
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -11,6 +16,9 @@ import pytest
 import tinymemory as tm
 from tinymemory.testing import Sandbox
 from tinymemory_embeddings.testing import build_tiny_model2vec
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
 #: Builds the sqlite engine on a file with the named embedder.
 OpenSqlite = Callable[..., tm.MemoryEngine]

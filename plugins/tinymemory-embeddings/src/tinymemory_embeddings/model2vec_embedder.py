@@ -17,46 +17,29 @@ installed are ``ConfigError``.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
 
 from tinymemory import ConfigError
 
-from .settings import embedder_table, local_folder
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-#: The model used when the table names none.
-DEFAULT_MODEL = "minishlab/potion-base-8M"
-#: The keys of ``[plugins.embeddings.model2vec]``.
-KEYS: dict[str, type] = {"model": str, "dimensions": int}
+from .lazy_model import LazyModelEmbedder
+from .settings import local_folder
 
 
-class Model2VecEmbedder:
+class Model2VecEmbedder(LazyModelEmbedder):
     """model2vec static embeddings; ``model`` and ``dimensions`` as the table's, read on first use.
 
     Passing them here (a test, a program) skips the configuration file.
     """
 
     name = "model2vec"
+    KEYS: ClassVar[Mapping[str, type]] = {"model": str, "dimensions": int}
+    DEFAULT_MODEL = "minishlab/potion-base-8M"
 
     def __init__(self, model: str | None = None, dimensions: int | None = None) -> None:
-        self._given = {"model": model, "dimensions": dimensions}
-        self._lock = threading.Lock()
-        self._settings: dict[str, Any] | None = None
-        self._model: Any = None
+        super().__init__(model=model, dimensions=dimensions)
         self._dimensions: int | None = None
-
-    def __repr__(self) -> str:
-        return f"<Model2VecEmbedder {self._given['model'] or 'configured'}>"
-
-    @property
-    def model(self) -> str:
-        """The folder or model id the vectors come from."""
-        return str(self._configured().get("model", DEFAULT_MODEL))
 
     @property
     def dimensions(self) -> int:
@@ -71,40 +54,19 @@ class Model2VecEmbedder:
                 self._dimensions = stored if stored is not None else int(self._loaded().dim)
         return self._dimensions
 
-    @property
-    def identity(self) -> str:
-        """What a memory records of this embedder: its name, model and dimensions."""
-        return f"{self.name}:{self.model}:{self.dimensions}"
+    def _checked(self, settings: dict[str, Any]) -> dict[str, Any]:
+        if settings.get("dimensions", 1) < 1:
+            raise ConfigError("[plugins.embeddings.model2vec] `dimensions` must be at least 1")
+        return settings
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text; ``dimensions`` floats each."""
-        return [[float(value) for value in row] for row in self.embed_matrix(texts)]
+    def _load(self, settings: Mapping[str, Any]) -> Any:
+        return _load(self.model, settings.get("dimensions"))
 
-    def embed_matrix(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """The vectors as one float32 matrix, a row per text (the retrieval kit's fast path)."""
-        import numpy as np
-
-        model = self._loaded()
-        matrix = model.encode(list(texts), use_multiprocessing=False)
-        return np.asarray(matrix, dtype=np.float32).reshape(len(texts), -1)[:, : self.dimensions]
-
-    def _configured(self) -> dict[str, Any]:
-        if self._settings is None:
-            given = {key: value for key, value in self._given.items() if value is not None}
-            settings = given or embedder_table(self.name, KEYS)
-            if settings.get("dimensions", 1) < 1:
-                raise ConfigError("[plugins.embeddings.model2vec] `dimensions` must be at least 1")
-            self._settings = settings
-        return self._settings
-
-    def _loaded(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                self._model = _load(self.model, self._configured().get("dimensions"))
-            return self._model
+    def _encode(self, model: Any, texts: list[str]) -> Any:
+        return model.encode(texts, use_multiprocessing=False)[:, : self.dimensions]
 
 
-def _folder_dimensions(folder: Any) -> int | None:
+def _folder_dimensions(folder: Path) -> int | None:
     """The size of the vectors in a model folder's ``model.safetensors``, read from its header."""
     try:
         from safetensors import safe_open

@@ -16,45 +16,27 @@ are ``ConfigError``.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from tinymemory import ConfigError
 
-from .settings import embedder_table, local_folder
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
-
-#: The model used when the table names none.
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-#: The keys of ``[plugins.embeddings.sentence-transformers]``.
-KEYS: dict[str, type] = {"model": str, "device": str}
+from .lazy_model import LazyModelEmbedder
+from .settings import local_folder
 
 
-class SentenceTransformersEmbedder:
+class SentenceTransformersEmbedder(LazyModelEmbedder):
     """A sentence-transformers model; ``model`` and ``device`` as the table's, read on first use.
 
     Passing them here (a test, a program) skips the configuration file.
     """
 
     name = "sentence-transformers"
+    KEYS: ClassVar[Mapping[str, type]] = {"model": str, "device": str}
+    DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
     def __init__(self, model: str | None = None, device: str | None = None) -> None:
-        self._given = {"model": model, "device": device}
-        self._lock = threading.Lock()
-        self._settings: dict[str, Any] | None = None
-        self._model: Any = None
-
-    def __repr__(self) -> str:
-        return f"<SentenceTransformersEmbedder {self._given['model'] or 'configured'}>"
-
-    @property
-    def model(self) -> str:
-        """The folder or model id the vectors come from."""
-        return str(self._configured().get("model", DEFAULT_MODEL))
+        super().__init__(model=model, device=device)
 
     @property
     def dimensions(self) -> int:
@@ -64,33 +46,11 @@ class SentenceTransformersEmbedder:
             raise ConfigError(f"the sentence-transformers model `{self.model}` has no fixed size")
         return size
 
-    @property
-    def identity(self) -> str:
-        """What a memory records of this embedder: its name, model and dimensions."""
-        return f"{self.name}:{self.model}:{self.dimensions}"
+    def _load(self, settings: Mapping[str, Any]) -> Any:
+        return _load(self.model, str(settings.get("device", "cpu")))
 
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text; ``dimensions`` floats each."""
-        return [[float(value) for value in row] for row in self.embed_matrix(texts)]
-
-    def embed_matrix(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """The vectors as one float32 matrix, a row per text (the retrieval kit's fast path)."""
-        import numpy as np
-
-        vectors = self._loaded().encode(list(texts), convert_to_numpy=True)
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
-
-    def _configured(self) -> dict[str, Any]:
-        if self._settings is None:
-            given = {key: value for key, value in self._given.items() if value is not None}
-            self._settings = given or embedder_table(self.name, KEYS)
-        return self._settings
-
-    def _loaded(self) -> Any:
-        with self._lock:
-            if self._model is None:
-                self._model = _load(self.model, str(self._configured().get("device", "cpu")))
-            return self._model
+    def _encode(self, model: Any, texts: list[str]) -> Any:
+        return model.encode(texts, convert_to_numpy=True)
 
 
 def _load(model: str, device: str) -> Any:
