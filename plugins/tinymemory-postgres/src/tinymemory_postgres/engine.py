@@ -314,32 +314,26 @@ class PostgresEngine(MemoryEngine):
         batch_size: int = 256,
         progress: Callable[[int, int], None] | None = None,
     ) -> ReindexReport:
-        """Re-embed every item with ``embedder`` and use it from then on (see :mod:`.reindex`).
-
-        Batches of whole items (about ``batch_size`` pieces) are embedded outside any
-        transaction and committed one by one, then ``progress(done, total)`` is called;
-        interrupted, a later call with the same embedder continues after the last batch
-        committed. Reads meanwhile use the vectors of the embedder still recorded.
-        """
+        """Re-embed every item with ``embedder`` (about ``batch_size`` pieces a batch) and use
+        it from then on: :class:`~tinymemory.plugin.Reindexer`, the steps :mod:`.reindex`'s."""
         identity = embedder_identity(embedder)
-        through = self._server.run(partial(reindex.begin, identity=identity), write=True)
-        earlier, total = self._server.run(partial(reindex.counts, through=through))
-        done = earlier
-        while True:
-            rows = self._server.run(
+        run = self._server.run
+        report = kit.reindex_in_batches(
+            embedder,
+            begin=lambda: run(partial(reindex.begin, identity=identity), write=True),
+            counts=lambda through: run(partial(reindex.counts, through=through)),
+            next_pieces=lambda through: run(
                 partial(reindex.next_pieces, through=through, batch_size=batch_size)
-            )
-            if not rows:
-                if self._server.run(partial(reindex.finish, identity=identity), write=True):
-                    break
-                continue  # items stored since the last look: embed them too
-            vectors = kit.embedding_matrix(embedder, [text for _, _, text in rows])
-            batch = partial(reindex.commit_batch, identity=identity, rows=rows, vectors=vectors)
-            through, done, total = self._server.run(batch, write=True)
-            if progress is not None:
-                progress(done, total)
+            ),
+            commit=lambda rows, vectors: run(
+                partial(reindex.commit_batch, identity=identity, rows=rows, vectors=vectors),
+                write=True,
+            ),
+            finish=lambda: run(partial(reindex.finish, identity=identity), write=True),
+            progress=progress,
+        )
         self.embedder, self._identity = embedder, identity
-        return ReindexReport(embedder=identity, items=done - earlier, earlier=earlier, total=total)
+        return report
 
 
 def _server_version(connection: Connection) -> int:

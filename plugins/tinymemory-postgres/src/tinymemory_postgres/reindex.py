@@ -14,6 +14,7 @@ embedder continues after the last item done; one for another starts over.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .connections import Connection
@@ -66,7 +67,7 @@ def next_pieces(
 
 
 def commit_batch(
-    connection: Connection, identity: str, rows: list[tuple[int, int, str]], vectors: Any
+    connection: Connection, identity: str, rows: Sequence[tuple[int, int, str]], vectors: Any
 ) -> tuple[int, int, int]:
     """Commit one batch's vectors (write transaction) unless another run got there first;
     the last item done then, the items done and the items in all."""
@@ -77,7 +78,7 @@ def commit_batch(
 
 
 def _write(
-    connection: Connection, identity: str, rows: list[tuple[int, int, str]], vectors: Any
+    connection: Connection, identity: str, rows: Sequence[tuple[int, int, str]], vectors: Any
 ) -> bool:
     state = _state(connection)
     if state is None or state["embedder"] != identity or state["through"] >= rows[0][1]:

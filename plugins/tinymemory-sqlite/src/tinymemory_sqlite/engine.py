@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import tinymemory as tm
 from tinymemory.plugin import Embedder, ReindexReport, embedder_identity, item_from_json
@@ -45,6 +45,7 @@ from tinymemory.retrieval import (
     reach_clause,
     recall_ranking,
     receipts,
+    reindex_in_batches,
 )
 
 from . import keyword, reindex
@@ -59,6 +60,9 @@ from .ranking import admitted, keyword_ranking, ranked_hits
 if TYPE_CHECKING:
     from .vectors import Floats as Vector
     from .vectors import VectorIndex
+
+
+T = TypeVar("T")
 
 
 class SqliteEngine(tm.MemoryEngine):
@@ -439,41 +443,37 @@ class SqliteEngine(tm.MemoryEngine):
         batch_size: int = 256,
         progress: Callable[[int, int], None] | None = None,
     ) -> ReindexReport:
-        """Re-embed every item with ``embedder`` and use it from then on (see :mod:`.reindex`).
-
-        Batches of whole items (about ``batch_size`` pieces) are embedded outside any
-        transaction and committed one by one, then ``progress(done, total)`` is called;
-        interrupted, a later call with the same embedder continues after the last batch
-        committed. Reads meanwhile use the vectors of the embedder still recorded.
-        """
+        """Re-embed every item with ``embedder`` (about ``batch_size`` pieces a batch) and use
+        it from then on: :class:`~tinymemory.plugin.Reindexer`, the steps :mod:`.reindex`'s."""
         record = _record(embedder)
-        with self._connections.writing() as connection:
-            through = reindex.begin(connection, record)
-        with self._connections.reading() as connection:
-            earlier, total = reindex.counts(connection, through)
-        done = earlier
-        while True:
-            with self._connections.reading() as connection:
-                rows = reindex.next_pieces(connection, through, batch_size)
-            if not rows:
-                with self._connections.writing() as connection:
-                    if reindex.finish(connection, record):
-                        self._vectors.bump_generation(connection, removing=True)
-                        break
-                continue  # items stored since the last look: embed them too
-            vectors = embedding_matrix(embedder, [text for _, _, text in rows])
-            with self._connections.writing() as connection:
-                written = reindex.write_batch(connection, record, rows, vectors)
-                through = rows[-1][1] if written else reindex.begin(connection, record)
-                done, total = reindex.counts(connection, through)
-            if progress is not None:
-                progress(done, total)
+        report = reindex_in_batches(
+            embedder,
+            begin=lambda: self._writing(reindex.begin, record),
+            counts=lambda through: self._reading(reindex.counts, through),
+            next_pieces=lambda through: self._reading(reindex.next_pieces, through, batch_size),
+            commit=lambda rows, vectors: self._writing(reindex.commit_batch, record, rows, vectors),
+            finish=lambda: self._writing(self._finish_reindex, record),
+            progress=progress,
+        )
         self.embedder, self._record = embedder, record
         self.__dict__.pop("_vectors", None)  # a matrix of the new size, read on first use
         self._retry_purge()
-        return ReindexReport(
-            embedder=embedder_identity(embedder), items=done - earlier, earlier=earlier, total=total
-        )
+        return report
+
+    def _finish_reindex(self, connection: sqlite3.Connection, record: str) -> bool:
+        """The new vectors swapped in, and every engine on the file told to read them again."""
+        if not reindex.finish(connection, record):
+            return False
+        self._vectors.bump_generation(connection, removing=True)
+        return True
+
+    def _reading(self, step: Callable[..., T], *args: Any) -> T:
+        with self._connections.reading() as connection:
+            return step(connection, *args)
+
+    def _writing(self, step: Callable[..., T], *args: Any) -> T:
+        with self._connections.writing() as connection:
+            return step(connection, *args)
 
 
 def _record(embedder: Embedder) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from array import array
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -69,14 +70,25 @@ def next_pieces(
     return [(int(piece), int(item), str(text)) for piece, item, text in rows]
 
 
-def write_batch(
+def commit_batch(
     connection: sqlite3.Connection,
     record: str,
-    rows: list[tuple[int, int, str]],
+    rows: Sequence[tuple[int, int, str]],
+    vectors: np.ndarray,
+) -> tuple[int, int, int]:
+    """Commit one batch's vectors (write transaction) unless another run got there first;
+    the last item done then, the items done and the items in all."""
+    written = _write(connection, record, rows, vectors)
+    reached = rows[-1][1] if written else begin(connection, record)
+    return (reached, *counts(connection, reached))
+
+
+def _write(
+    connection: sqlite3.Connection,
+    record: str,
+    rows: Sequence[tuple[int, int, str]],
     vectors: np.ndarray,
 ) -> bool:
-    """Commit one batch's vectors (write transaction) unless another run got there first;
-    whether it was written."""
     row = connection.execute("SELECT value FROM settings WHERE key = ?", (REINDEX_KEY,)).fetchone()
     state = json.loads(row[0]) if row else None
     if state is None or state["embedder"] != record or state["through"] >= rows[0][1]:
