@@ -95,6 +95,19 @@ def test_without_model2vec_it_is_a_config_error(
         Model2VecEmbedder(model=str(tiny_model)).embed(["payment"])
 
 
+def test_without_the_extra_sentence_transformers_is_a_config_error(
+    tiny_model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tinymemory_embeddings.sentence_transformers_embedder import (
+        SentenceTransformersEmbedder,
+    )
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    embedder = SentenceTransformersEmbedder(model=str(tiny_model))
+    with pytest.raises(tm.ConfigError, match=r"needs its extra: pip install .*\[sentence-"):
+        embedder.embed(["payment"])
+
+
 def test_an_engine_with_an_unknown_embedder_lists_the_installed(open_sqlite: OpenSqlite) -> None:
     with pytest.raises(tm.ConfigError, match=r"no embedder named `nope`.*model2vec"):
         open_sqlite("nope")

@@ -16,6 +16,7 @@ are ``ConfigError``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -54,8 +55,9 @@ class SentenceTransformersEmbedder(LazyModelEmbedder):
 
 
 def _load(model: str, device: str) -> Any:
+    # By name: the extra (torch) is not installed where the types are checked.
     try:
-        from sentence_transformers import SentenceTransformer
+        library: Any = importlib.import_module("sentence_transformers")
     except ImportError:
         raise ConfigError(
             "the sentence-transformers embedder needs its extra: "
@@ -63,7 +65,9 @@ def _load(model: str, device: str) -> Any:
         ) from None
     folder = local_folder(model)
     try:
-        return SentenceTransformer(str(folder) if folder is not None else model, device=device)
+        return library.SentenceTransformer(
+            str(folder) if folder is not None else model, device=device
+        )
     except Exception as error:
         where = f"the folder `{folder}`" if folder is not None else f"the model id `{model}`"
         raise ConfigError(
