@@ -181,26 +181,26 @@ class SqliteEngine(tm.MemoryEngine):
         or one made before embedders were recorded) when the file holds no vectors of another
         size, or the same name and size recorded without an identity (before identities were)."""
         if held is None:
-            row = connection.execute(
-                "SELECT length(vectors) / length(pieces) * 2 FROM vector_blocks LIMIT 1"
-            ).fetchone()
-            return row is None or row[0] == self.embedder.dimensions
+            return _vector_size(connection) in (None, self.embedder.dimensions)
+        return self._older_record_of_mine(held) or not _has_vectors(connection)
+
+    def _older_record_of_mine(self, held: str) -> bool:
+        """Whether ``held`` records this engine's embedder, as records did before identities."""
         recorded = json.loads(held)
-        if "identity" in recorded:
-            return held == self._record or not _has_vectors(connection)
-        same = (recorded["name"], recorded["dimensions"]) == (
-            self.embedder.name,
-            self.embedder.dimensions,
-        )
-        return same or not _has_vectors(connection)
+        mine = (self.embedder.name, self.embedder.dimensions)
+        return "identity" not in recorded and (recorded["name"], recorded["dimensions"]) == mine
 
     def _same_embedder(self, connection: sqlite3.Connection) -> None:
         """``ConfigError`` unless the file's vectors are this engine's embedder's (read in the
         transaction about to use them, so a reindex by another engine is seen)."""
         row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
-        if row is None or row[0] == self._record:
-            return
-        if self._adopts(connection, row[0]) and "identity" not in json.loads(row[0]):
+        if row is None:
+            # A file no embedder was recorded in (one this process may not write).
+            size = _vector_size(connection)
+            if size in (None, self.embedder.dimensions):
+                return
+            raise self._other_embedder(json.dumps({"name": "unrecorded", "dimensions": size}))
+        if row[0] == self._record or self._older_record_of_mine(row[0]):
             return
         raise self._other_embedder(row[0])
 
@@ -485,6 +485,14 @@ def _record(embedder: Embedder) -> str:
             "identity": embedder_identity(embedder),
         }
     )
+
+
+def _vector_size(connection: sqlite3.Connection) -> int | None:
+    """The size of the file's vectors (float32s beside int64 piece ids), None when it has none."""
+    row = connection.execute(
+        "SELECT length(vectors) * 2 / length(pieces) FROM vector_blocks LIMIT 1"
+    ).fetchone()
+    return None if row is None else int(row[0])
 
 
 def _has_vectors(connection: sqlite3.Connection) -> bool:

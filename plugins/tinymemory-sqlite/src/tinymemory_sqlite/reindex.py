@@ -19,8 +19,10 @@ import json
 import sqlite3
 from array import array
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads with the first reindex, never with the engine
+    import numpy as np
 
 #: The settings row holding a reindex under way: ``{"embedder": record, "through": seq}``.
 REINDEX_KEY = "reindex"
@@ -93,6 +95,8 @@ def _write(
     state = json.loads(row[0]) if row else None
     if state is None or state["embedder"] != record or state["through"] >= rows[0][1]:
         return False
+    import numpy as np
+
     connection.execute(
         "INSERT INTO reindex_blocks(first_item, pieces, items, vectors) VALUES (?, ?, ?, ?)",
         (
@@ -120,6 +124,8 @@ def finish(connection: sqlite3.Connection, record: str) -> bool:
     ).fetchone()
     if late is not None:
         return False
+    import numpy as np
+
     connection.execute("DELETE FROM vector_blocks")
     stored = connection.execute("SELECT seq FROM items").fetchall()
     kept = np.asarray([seq for (seq,) in stored], np.int64)
