@@ -9,12 +9,11 @@ from tinymemory._plugin_manager import embedders
 
 def embedder_named(name: object) -> Embedder:
     """The installed embedder called ``name``; ``ConfigError`` listing the installed ones."""
-    if not isinstance(name, str) or not name:
-        raise ConfigError(f"an embedder is chosen by its name, not {name!r}")
     installed = embedders()
-    if name not in installed:
+    if not isinstance(name, str) or name not in installed:
         names = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
+        shown = f"`{name}`" if isinstance(name, str) else repr(name)
+        raise ConfigError(f"no embedder named {shown} is installed (installed: {names})")
     return installed[name]
 
 
