@@ -190,10 +190,22 @@ class Scrubber(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into vectors of a fixed size, for engines with vector search."""
+    """Turns texts into vectors of a fixed size, for engines with vector search.
+
+    An embedder may also have ``identity``, a string naming what makes its
+    vectors (say ``model2vec:<model>:256``): a memory records it with the
+    vectors and refuses an embedder of another identity. Without one it is
+    identified by ``name:dimensions`` (:func:`~tinymemory.plugin.embedder_identity`).
+    Reading ``dimensions`` or ``identity`` should not load a model when it can
+    be helped; ``embed`` loads it on first use.
+    """
 
     name: str
-    dimensions: int
+
+    @property
+    def dimensions(self) -> int:
+        """The size of every vector (an attribute or a property)."""
+        ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector of ``dimensions`` floats per text, in order."""
@@ -214,6 +226,41 @@ class Answerer(Protocol):
 
     def answer(self, request: RecallRequest, hits: Sequence[Hit]) -> RecallAnswer:
         """The answer to ``request.question`` from ``hits``, citing only them."""
+        ...
+
+
+@attrs.frozen(kw_only=True)
+class ReindexReport:
+    """What a reindex did: the ``embedder``'s identity now recorded, the ``items`` it
+    re-embedded in this run, those an ``earlier`` interrupted run had done, and the ``total``."""
+
+    embedder: str
+    items: int
+    earlier: int
+    total: int
+
+
+@runtime_checkable
+class Reindexer(Protocol):
+    """An engine that can re-embed its whole memory with another embedder (``tinymemory reindex``).
+
+    ``reindex`` embeds every item's pieces with ``embedder`` in batches of
+    about ``batch_size`` pieces, each committed as it goes, calling
+    ``progress(done, total)`` (items) after each; then it records ``embedder``
+    as the memory's and uses it from then on. Interrupted (an exception, even
+    one raised by ``progress``, or the process killed), nothing is lost and a
+    later call with the same embedder continues where it stopped. Reads keep
+    working meanwhile, on the vectors of the embedder still recorded.
+    """
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        *,
+        batch_size: int = 256,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ReindexReport:
+        """Re-embed the memory with ``embedder``; what it did."""
         ...
 
 

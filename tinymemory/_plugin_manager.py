@@ -14,6 +14,7 @@ a store).
 from __future__ import annotations
 
 import importlib
+import inspect
 import threading
 import warnings
 from collections.abc import Callable, Mapping
@@ -60,6 +61,7 @@ __all__ = [
     "undeclared_command_manager",
     "default_fetcher",
     "document_converters",
+    "embedder_named",
     "embedders",
     "engine_factories",
     "list_plugins",
@@ -302,7 +304,7 @@ def _offered(
     for impl in sorted(impls, key=lambda impl: _rank.get(impl.plugin_name, len(_rank))):
         declared = (_offers.get(impl.plugin_name) or {}).get(hook_name)
         for value in impl.function() or ():
-            if not isinstance(value, kind):
+            if not _conforms(value, kind):
                 raise ConfigError(
                     f"a plugin returned {type(value).__name__} where a {kind.__name__} belongs"
                 )
@@ -321,6 +323,21 @@ def _offered(
             owners[offered] = impl.plugin_name
             collected.append(value)
     return collected
+
+
+def _conforms(value: object, kind: type) -> bool:
+    """``isinstance(value, kind)``, where a protocol's attributes are looked up without running
+    them (as Python 3.12 does): an embedder's ``dimensions`` may load its model, or fail for
+    its settings, which listing what is installed must never do."""
+    if not getattr(kind, "_is_protocol", False):
+        return isinstance(value, kind)
+    members = {*getattr(kind, "__annotations__", {})} | {
+        name
+        for name, member in vars(kind).items()
+        if (callable(member) or isinstance(member, property)) and name[0] != "_"
+    }
+    missing = object()
+    return all(inspect.getattr_static(value, name, missing) is not missing for name in members)
 
 
 class _Named(Protocol):
@@ -372,6 +389,11 @@ def embedders(name: str | None = None) -> dict[str, Embedder]:
     return {embedder.name: embedder for embedder in found}
 
 
+def embedder_named(name: object) -> Embedder:
+    """The installed embedder ``name``; ``ConfigError`` listing the installed ones when none is."""
+    return _one_named("embedder", name, embedders)
+
+
 def answerers(name: str | None = None) -> dict[str, Answerer]:
     """Every installed answerer by name; with ``name``, only the plugins that may offer it load."""
     from tinymemory._hookspecs import Answerer
@@ -389,15 +411,15 @@ def _one_named(
     what: str, name: object, installed: Callable[[str | None], Mapping[str, T]]
 ) -> T:
     """The installed ``what`` called ``name`` (an engine's option), loading only the plugins
-    that may offer it: ``ConfigError`` for a name that is no text, or one no plugin offers,
-    listing those installed."""
-    if not isinstance(name, str) or not name:
-        raise ConfigError(f"`{what}` must be an {what}'s name")
-    found = installed(name)
-    if name not in found:
-        names = ", ".join(sorted(installed(None))) or "none"
-        raise ConfigError(f"no {what} named `{name}` is installed (installed: {names})")
-    return found[name]
+    that may offer it: ``ConfigError`` listing those installed when none is."""
+    if isinstance(name, str) and name:
+        found = installed(name)
+        if name in found:
+            return found[name]
+    names = ", ".join(sorted(installed(None))) or "none"
+    if not isinstance(name, str):
+        raise ConfigError(f"`{what}` must be an {what}'s name (installed: {names})")
+    raise ConfigError(f"no {what} named `{name}` is installed (installed: {names})")
 
 
 def document_converters() -> list[DocumentConverter]:

@@ -12,6 +12,8 @@ without breaking a plugin. Each name is declared once, by its import below
   :class:`ReaderOption` it declares for the command line, :class:`Fetcher`,
   :class:`HttpResponse` and :class:`SourceSkip`, :class:`Scrubber`, :class:`Embedder`,
   :class:`Answerer`;
+- what an engine may implement: :class:`Reindexer` (``tinymemory reindex``)
+  with its :class:`ReindexReport`;
 - the engine base and wrapper: :class:`MemoryEngine`, :class:`EngineWrapper`;
 - helpers an engine needs: the JSON forms (:func:`to_json`, :func:`from_json`,
   :func:`to_data`, :func:`from_data`), the id of an item's canonical JSON
@@ -19,7 +21,8 @@ without breaking a plugin. Each name is declared once, by its import below
   (:func:`canonical_json`), a stored item's canonical JSON and id in one
   writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
   :func:`build_explore_page`, the installed embedders by name
-  (:func:`embedders`), the installed answerers by name (:func:`answerers`,
+  (:func:`embedders`, one of them: :func:`embedder_named`), the identity a
+  memory records of its embedder (:func:`embedder_identity`), the installed answerers by name (:func:`answerers`,
   :func:`answerer_named`) and the default one (:class:`ExtractiveAnswerer`),
   UTC timestamps (:func:`to_utc`);
 - for a plugin calling a service: :func:`check_endpoint` (no credential in
@@ -36,6 +39,7 @@ from __future__ import annotations
 from tinymemory._canonical import canonical_json as canonical_json
 from tinymemory._canonical import fingerprint_json as fingerprint_json
 from tinymemory._config_file import plugin_settings as plugin_settings
+from tinymemory._embedder_choice import embedder_identity as embedder_identity
 from tinymemory._engine import EngineWrapper as EngineWrapper
 from tinymemory._engine import MemoryEngine as MemoryEngine
 from tinymemory._engine import build_explore_page as build_explore_page
@@ -48,6 +52,8 @@ from tinymemory._hookspecs import Fetcher as Fetcher
 from tinymemory._hookspecs import HttpResponse as HttpResponse
 from tinymemory._hookspecs import ReaderContext as ReaderContext
 from tinymemory._hookspecs import ReaderOption as ReaderOption
+from tinymemory._hookspecs import Reindexer as Reindexer
+from tinymemory._hookspecs import ReindexReport as ReindexReport
 from tinymemory._hookspecs import Scrubber as Scrubber
 from tinymemory._hookspecs import SourceReader as SourceReader
 from tinymemory._hookspecs import SourceSkip as SourceSkip
@@ -56,6 +62,7 @@ from tinymemory._item_json import item_from_json as item_from_json
 from tinymemory._item_json import json_and_id as json_and_id
 from tinymemory._plugin_manager import answerer_named as answerer_named
 from tinymemory._plugin_manager import answerers as answerers
+from tinymemory._plugin_manager import embedder_named as embedder_named
 from tinymemory._plugin_manager import embedders as embedders
 from tinymemory._scrubbing import map_texts as map_texts
 from tinymemory._settings import check_endpoint as check_endpoint

@@ -117,6 +117,11 @@ CORE_COMMANDS: dict[str, CoreCommand] = {
     "recall": CoreCommand(
         _DATA, "recall", "Answer QUESTION from memory, then list the items the answer cites."
     ),
+    "reindex": CoreCommand(
+        "tinymemory._cli.reindex_command",
+        "reindex_command",
+        "Re-embed every item of the configured memory and record the embedder as its own.",
+    ),
     "store": CoreCommand(
         _DATA,
         "store",

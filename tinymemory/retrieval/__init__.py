@@ -19,7 +19,8 @@ vector index, dialect). See docs/retrieval.md.
   :func:`erase_clause`, :func:`kinds_clause`, :func:`item_columns`,
   :data:`ITEM_COLUMNS`, :data:`FACET_COLUMNS`, :func:`last_service`;
 - vectors: :func:`embedding_matrix` (an embedder's output checked and
-  normalised), :func:`piece_vectors`, the built-in :class:`HashingEmbedder`;
+  normalised), :func:`piece_vectors`, the built-in :class:`HashingEmbedder`,
+  and :func:`reindex_in_batches`, the loop of an engine's ``reindex``;
 - text: :func:`fold`, :func:`decompose`, :func:`words`, :data:`WORD_PATTERN`,
   :data:`STOP_WORDS`, and :func:`extractive_answer`, a recall answer without
   a model.
@@ -63,6 +64,7 @@ from ._ranking import fused as fused
 from ._ranking import ranked_by_mode as ranked_by_mode
 from ._ranking import recall_ranking as recall_ranking
 from ._ranking import unlisted_score as unlisted_score
+from ._reindex import reindex_in_batches as reindex_in_batches
 from ._sql import FACET_COLUMNS as FACET_COLUMNS
 from ._sql import ITEM_COLUMNS as ITEM_COLUMNS
 from ._sql import Clause as Clause

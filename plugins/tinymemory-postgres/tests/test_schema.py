@@ -97,9 +97,19 @@ def test_a_schema_keeps_its_embedder(settings: tm.EngineSettings) -> None:
 
     server = ServerSettings.from_options(settings.options)
     with tm.build_engine("postgres", settings) as engine:
-        engine.store(tm.Learning(text="a vector of the hashing embedder"))
-    with pytest.raises(tm.ConfigError, match="embedder `hashing`"):
-        PostgresEngine(server, tm.EngineCredential.none(), embedder=Other())
+        stored = engine.store(tm.Learning(text="a vector of the hashing embedder")).id
+    refused = r"embedder `hashing:256`, not `other:8`; run `tinymemory reindex`"
+    with PostgresEngine(server, tm.EngineCredential.none(), embedder=Other()) as other:
+        # What would mix vectors of the two is refused; what reads no vector still works.
+        for mode in (tm.FetchMode.VECTOR, tm.FetchMode.HYBRID):
+            with pytest.raises(tm.ConfigError, match=refused):
+                other.fetch(tm.FetchRequest(query="vector", mode=mode))
+        with pytest.raises(tm.ConfigError, match=refused):
+            other.recall(tm.RecallRequest(question="which embedder?"))
+        with pytest.raises(tm.ConfigError, match='open it with embedder = "hashing"'):
+            other.store(tm.Learning(text="eight ones"))
+        keyword = other.fetch(tm.FetchRequest(query="vector", mode=tm.FetchMode.KEYWORD))
+        assert [hit.id for hit in keyword.hits] == [stored]
 
 
 def test_a_user_who_may_not_create_schemas_opens_an_existing_one(

@@ -182,9 +182,20 @@ def test_a_file_keeps_its_embedder(db_path: Path) -> None:
     from tinymemory.retrieval import HashingEmbedder
 
     with SqliteEngine(db_path) as engine:
-        engine.store(_learning("vectors of 256 dimensions"))
-    with pytest.raises(tm.ConfigError, match='embedder = "hashing"'):
-        SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=64))
+        stored = engine.store(_learning("vectors of 256 dimensions")).id
+    refused = r"hashing:256\), not `hashing` \(64 dimensions.*run `tinymemory reindex`"
+    with SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=64)) as other:
+        # What would mix vectors of the two is refused; what reads no vector still works.
+        for mode in (tm.FetchMode.VECTOR, tm.FetchMode.HYBRID):
+            with pytest.raises(tm.ConfigError, match=refused):
+                other.fetch(tm.FetchRequest(query="vectors", mode=mode))
+        with pytest.raises(tm.ConfigError, match=refused):
+            other.recall(tm.RecallRequest(question="how many dimensions?"))
+        with pytest.raises(tm.ConfigError, match='open it with embedder = "hashing"'):
+            other.store(_learning("64 of them"))
+        keyword = other.fetch(tm.FetchRequest(query="vectors", mode=tm.FetchMode.KEYWORD))
+        assert [hit.id for hit in keyword.hits] == [stored]
+        assert [hit.id for hit in other.list(tm.ListRequest()).items] == [stored]
 
 
 def test_a_newer_schema_is_refused(db_path: Path) -> None:
@@ -372,3 +383,51 @@ def test_argument_bytes_that_are_not_utf8_are_a_clean_error(
 
 def test_cursors_say_nothing_of_a_siblings_memory(engine: SqliteEngine) -> None:
     check_cursors_blind_to_siblings(engine)
+
+
+@pytest.mark.parametrize(
+    ("held", "dimensions", "adopted"),
+    [
+        (None, 256, True),  # written before embedders were recorded: vectors of its size
+        (None, 64, False),  # ... of another size: left as it is
+        ('{"name": "hashing", "dimensions": 256}', 256, True),  # before identities were
+        ('{"name": "hashing", "dimensions": 256}', 64, False),
+        ('{"name": "other", "dimensions": 256}', 256, False),
+    ],
+)
+def test_an_older_file_is_adopted_by_its_own_embedder(
+    db_path: Path, held: str | None, dimensions: int, adopted: bool
+) -> None:
+    import json
+    import sqlite3
+
+    from tinymemory.retrieval import HashingEmbedder
+
+    with SqliteEngine(db_path) as engine:
+        stored = engine.store(_learning("vectors of 256 dimensions")).id
+    with sqlite3.connect(db_path) as connection:
+        if held is None:
+            connection.execute("DELETE FROM settings WHERE key = 'embedder'")
+        else:
+            connection.execute("UPDATE settings SET value = ? WHERE key = 'embedder'", (held,))
+    connection.close()
+    request = tm.FetchRequest(query="vectors", mode=tm.FetchMode.VECTOR)
+    with SqliteEngine(db_path, embedder=HashingEmbedder(dimensions=dimensions)) as engine:
+        if adopted:
+            assert [hit.id for hit in engine.fetch(request).hits] == [stored]
+        else:
+            with pytest.raises(tm.ConfigError, match="run `tinymemory reindex`"):
+                engine.fetch(request)
+    with sqlite3.connect(db_path) as connection:
+        row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+    connection.close()
+    record = None if row is None else row[0]
+    if adopted:  # recorded now with its identity
+        assert record is not None
+        assert json.loads(record) == {
+            "name": "hashing",
+            "dimensions": 256,
+            "identity": "hashing:256",
+        }
+    else:  # left as it was
+        assert record == held

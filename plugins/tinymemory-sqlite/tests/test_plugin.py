@@ -87,8 +87,11 @@ def test_an_installed_embedder_is_chosen_by_name(tmp_path: Path) -> None:
         engine.store(tm.Learning(text="ppp ooo"))
         hits = engine.fetch(tm.FetchRequest(query="baba", mode="vector")).hits
         assert [hit.id for hit in hits] == [stored]
-    with pytest.raises(tm.ConfigError, match='open it with embedder = "letters"'):
-        SqliteEngine(tmp_path / "m.db")
+    with (
+        SqliteEngine(tmp_path / "m.db") as other,
+        pytest.raises(tm.ConfigError, match='open it with embedder = "letters"'),
+    ):
+        other.fetch(tm.FetchRequest(query="baba", mode="vector"))
 
 
 def test_the_cores_hashing_embedder_is_offered_to_every_engine() -> None:

@@ -1,20 +1,30 @@
-"""The plugin's hook: the embedders it offers, each configured by ``[plugins.embeddings.<name>]``.
+"""The plugin's hook: every embedder of this distribution, listed once here.
 
-Each embedder reads its table on first use, never when they are listed; no
-model is loaded and nothing is sent until an engine embeds.
+Each is configured by ``[plugins.embeddings.<name>]``. Making an embedder reads
+nothing and imports no model library: each loads its settings and its model on
+first use (and ``openai`` sends nothing until an engine embeds), so listing
+plugins stays fast.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
 
 from tinymemory.plugin import Embedder, hookimpl
 
+from .model2vec_embedder import Model2VecEmbedder
 from .openai_embedder import OpenAIEmbedder
+from .sentence_transformers_embedder import SentenceTransformersEmbedder
+
+#: This distribution's embedders, each made afresh for every listing.
+EMBEDDERS: tuple[Callable[[], Embedder], ...] = (
+    Model2VecEmbedder,
+    OpenAIEmbedder,
+    SentenceTransformersEmbedder,
+)
 
 
 @hookimpl
 def tinymemory_embedders() -> list[Embedder]:
-    """The embedder ``openai``, which reads ``[plugins.embeddings.openai]`` on first use."""
-    # Its `dimensions` is read-only (a property reading the table): the protocol allows that.
-    return [cast(Embedder, OpenAIEmbedder())]
+    """``model2vec``, ``openai`` and ``sentence-transformers``."""
+    return [make() for make in EMBEDDERS]

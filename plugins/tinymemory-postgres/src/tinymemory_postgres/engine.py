@@ -11,7 +11,7 @@ cited: :func:`tinymemory.retrieval.extractive_answer`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -43,8 +43,16 @@ from tinymemory import (
     StoreReceipt,
 )
 from tinymemory import retrieval as kit
-from tinymemory.plugin import Answerer, Embedder, ExtractiveAnswerer, item_from_json
+from tinymemory.plugin import (
+    Answerer,
+    Embedder,
+    ExtractiveAnswerer,
+    ReindexReport,
+    embedder_identity,
+    item_from_json,
+)
 
+from . import reindex
 from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
 from .dialect import POSTGRES
@@ -58,9 +66,13 @@ class PostgresEngine(MemoryEngine):
 
     ``settings`` say where the server is and which schema holds the memory
     (:class:`~tinymemory_postgres.settings.ServerSettings`); ``credential``'s
-    key is the password. ``embedder`` makes the vectors; a schema keeps the
-    embedder it was first written with. ``answerer`` writes recall's answers
-    (:class:`ExtractiveAnswerer` by default). Safe to share between threads.
+    key is the password. ``embedder`` makes the vectors; a schema records the
+    identity of the embedder it was first written with, and an engine opened
+    with another refuses what would mix their vectors (store, vector and
+    hybrid fetch, recall) until :meth:`reindex` re-embeds the schema; keyword
+    fetch, list, get, export, forget and erase still work. ``answerer`` writes
+    recall's answers (:class:`ExtractiveAnswerer` by default). Safe to share
+    between threads.
     """
 
     def __init__(
@@ -74,6 +86,7 @@ class PostgresEngine(MemoryEngine):
         self.settings = settings
         self.embedder = embedder
         self.answerer: Answerer = answerer or ExtractiveAnswerer()
+        self._identity = embedder_identity(embedder)
         self._server = Server(settings, credential)
         try:
             secret = self._server.run(self._claim_memory, write=True)
@@ -107,30 +120,42 @@ class PostgresEngine(MemoryEngine):
         return f"<PostgresEngine {self.settings.where}>"
 
     def _claim_memory(self, connection: Connection) -> bytes:
-        """Record the embedder on a new schema, refuse a different one where vectors are;
-        the schema's cursor secret (made with it, or now for an older one)."""
+        """Record the embedder on a new schema, or one holding no vectors; the schema's cursor
+        secret (made with it, or now for an older one). A schema of another embedder is left
+        as it is: :meth:`_same_embedder` refuses what would mix them.
+
+        The record is the embedder's identity, ``name:dimensions`` for one without an
+        identity: what schemas recorded before identities were, so those are adopted as
+        they are.
+        """
         connection.execute(
             "INSERT INTO settings(key, value) VALUES ('cursor_secret', %s) "
             "ON CONFLICT (key) DO NOTHING",
             (kit.new_secret().hex(),),
         )
         held = dict(connection.execute("SELECT key, value FROM settings").fetchall())
-        mine = f"{self.embedder.name}:{self.embedder.dimensions}"
         empty = connection.execute("SELECT NOT EXISTS (SELECT 1 FROM pieces)").fetchone()
-        if held.get("embedder") not in (None, mine) and not (empty and empty[0]):
-            name, _, dimensions = held["embedder"].rpartition(":")
-            raise ConfigError(
-                f"the postgres schema `{self.settings.schema}` holds vectors from embedder "
-                f"`{name}` ({dimensions} dimensions), not `{self.embedder.name}`; use "
-                f'embedder = "{name}"'
-            )
-        if held.get("embedder") != mine:
+        if held.get("embedder") is None or (
+            held["embedder"] != self._identity and empty and empty[0]
+        ):
             connection.execute(
                 "INSERT INTO settings(key, value) VALUES ('embedder', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (mine,),
+                (self._identity,),
             )
         return bytes.fromhex(held["cursor_secret"])
+
+    def _same_embedder(self, connection: Connection) -> None:
+        """``ConfigError`` unless the schema's vectors are this engine's embedder's (read in the
+        transaction about to use them, so a reindex by another process is seen)."""
+        row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+        if row is None or row[0] == self._identity:
+            return
+        raise ConfigError(
+            f"the postgres schema `{self.settings.schema}` holds vectors from embedder "
+            f"`{row[0]}`, not `{self._identity}`; run `tinymemory reindex` to re-embed it "
+            f'with `{self.embedder.name}`, or open it with embedder = "{row[0].split(":")[0]}"'
+        )
 
     # --- store --------------------------------------------------------------
 
@@ -150,6 +175,7 @@ class PostgresEngine(MemoryEngine):
 
         def work(connection: Connection) -> set[str]:
             # Under the write lock: what is stored now is final until this commits.
+            self._same_embedder(connection)
             held = existing(connection, ids)
             fresh = [entry for entry in firsts if entry.id not in held]
             # Forgotten by another writer since the first look, so not embedded yet.
@@ -261,6 +287,8 @@ class PostgresEngine(MemoryEngine):
                 row = connection.execute(first.sql, first.params).fetchone()
                 bound = int(row[0]) if row else 0
             scope = kit.Scope.of(request.filter, bound, POSTGRES)
+            if not keyword_only:
+                self._same_embedder(connection)
             words = query_words(connection, request.query)
             ranking = kit.ranked_by_mode(
                 request.mode,
@@ -280,6 +308,7 @@ class PostgresEngine(MemoryEngine):
 
         def work(connection: Connection) -> list[Hit]:
             scope = kit.Scope.of(request.filter, kit.LARGEST_POSITION, POSTGRES)
+            self._same_embedder(connection)
             words = query_words(connection, request.question)
             matched = keyword_ranking(connection, words, scope, limit)
             similar = vector_ranking(connection, vector, scope, limit)
@@ -289,6 +318,36 @@ class PostgresEngine(MemoryEngine):
 
     def _embed_query(self, text: str) -> Any:
         return kit.embedding_matrix(self.embedder, [text])[0]
+
+    # --- reindex ----------------------------------------------------------------
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        *,
+        batch_size: int = 256,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ReindexReport:
+        """Re-embed every item with ``embedder`` (about ``batch_size`` pieces a batch) and use
+        it from then on: :class:`~tinymemory.plugin.Reindexer`, the steps :mod:`.reindex`'s."""
+        identity = embedder_identity(embedder)
+        run = self._server.run
+        report = kit.reindex_in_batches(
+            embedder,
+            begin=lambda: run(partial(reindex.begin, identity=identity), write=True),
+            counts=lambda through: run(partial(reindex.counts, through=through)),
+            next_pieces=lambda through: run(
+                partial(reindex.next_pieces, through=through, batch_size=batch_size)
+            ),
+            commit=lambda rows, vectors: run(
+                partial(reindex.commit_batch, identity=identity, rows=rows, vectors=vectors),
+                write=True,
+            ),
+            finish=lambda: run(partial(reindex.finish, identity=identity), write=True),
+            progress=progress,
+        )
+        self.embedder, self._identity = embedder, identity
+        return report
 
 
 def _server_version(connection: Connection) -> int:

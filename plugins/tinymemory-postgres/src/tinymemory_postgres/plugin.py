@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.plugin import Embedder, EngineFactory, answerer_named, embedders, hookimpl
+from tinymemory.plugin import EngineFactory, answerer_named, embedder_named, hookimpl
 
 from .cluster import TEST_CONNINFO_VARIABLE
 from .descriptor import DESCRIPTOR
@@ -25,20 +25,12 @@ from .settings import ServerSettings
 def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
     """The engine for these settings; an unknown option, embedder or answerer is ``ConfigError``."""
     server = ServerSettings.from_options(settings.options)
-    embedder = _embedder(server.embedder)
+    embedder = embedder_named(server.embedder)
     named = settings.options.get("answerer")
     answerer = None if named is None else answerer_named(named)
     from .engine import PostgresEngine
 
     return PostgresEngine(server, credential, embedder=embedder, answerer=answerer)
-
-
-def _embedder(name: str) -> Embedder:
-    installed = embedders()
-    if name not in installed:
-        names = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
-    return installed[name]
 
 
 def test_settings(folder: Path) -> EngineSettings:

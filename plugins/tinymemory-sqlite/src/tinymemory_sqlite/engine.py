@@ -12,15 +12,22 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import Answerer, Embedder, ExtractiveAnswerer, item_from_json
+from tinymemory.plugin import (
+    Answerer,
+    Embedder,
+    ExtractiveAnswerer,
+    ReindexReport,
+    embedder_identity,
+    item_from_json,
+)
 from tinymemory.retrieval import (
     LARGEST_POSITION,
     Clause,
@@ -45,9 +52,10 @@ from tinymemory.retrieval import (
     reach_clause,
     recall_ranking,
     receipts,
+    reindex_in_batches,
 )
 
-from . import keyword
+from . import keyword, reindex
 from .connections import Connections
 from .descriptor import DESCRIPTOR
 from .dialect import SQLITE
@@ -61,14 +69,21 @@ if TYPE_CHECKING:
     from .vectors import VectorIndex
 
 
+T = TypeVar("T")
+
+
 class SqliteEngine(tm.MemoryEngine):
     """The embedded engine over one SQLite file (``:memory:`` for a throwaway one).
 
     ``path`` defaults to ``$TINYMEMORY_SQLITE_PATH``, else
     ``$XDG_DATA_HOME/tinymemory/memory.db``. ``embedder`` makes the vectors
-    (the dependency-free :class:`HashingEmbedder` by default); a file keeps
-    the embedder it was first written with. ``answerer`` writes recall's
-    answers (:class:`ExtractiveAnswerer` by default). ``synchronous`` is ``normal``
+    (the dependency-free :class:`HashingEmbedder` by default); a file records
+    the embedder it was first written with (name, dimensions, identity), and
+    an engine opened with another one refuses what would mix their vectors
+    (store, vector and hybrid fetch, recall) until :meth:`reindex` re-embeds
+    the file; keyword fetch, list, get, export, forget and erase still work.
+    ``answerer`` writes recall's answers (:class:`ExtractiveAnswerer` by default).
+    ``synchronous`` is ``normal``
     (survives an application crash) or ``full`` (also a power loss).
     Safe to share between threads; several processes may use one file.
     """
@@ -84,6 +99,7 @@ class SqliteEngine(tm.MemoryEngine):
         self.path = database_path(path)
         self.embedder: Embedder = embedder or HashingEmbedder()
         self.answerer: Answerer = answerer or ExtractiveAnswerer()
+        self._record = _record(self.embedder)
         self._connections = Connections(self.path, synchronous=synchronous)
         try:
             self._cursors = CursorCodec(self._claim_memory(), engine="sqlite")
@@ -142,16 +158,15 @@ class SqliteEngine(tm.MemoryEngine):
         return f"<SqliteEngine {self.path!r}>"
 
     def _claim_memory(self) -> bytes:
-        """Record the embedder on a new file, refuse a different one on a file that has
-        vectors; the file's cursor secret (made with the file, or now for an older one)."""
-        mine = json.dumps({"name": self.embedder.name, "dimensions": self.embedder.dimensions})
+        """Record the embedder on a new file, or an older one holding no record (or one
+        without an identity) whose vectors are of its size; the file's cursor secret (made
+        with the file, or now for an older one). A file of another embedder is left as it is:
+        :meth:`_same_embedder` refuses what would mix them."""
+        mine = self._record
         read = "SELECT key, value FROM settings WHERE key IN ('embedder', 'cursor_secret')"
         with self._connections.reading() as connection:
             held = dict(connection.execute(read).fetchall())
-            empty = connection.execute("SELECT 1 FROM pieces LIMIT 1").fetchone() is None
         if self._connections.read_only:
-            if held.get("embedder") not in (None, mine) and not empty:
-                raise self._other_embedder(held["embedder"])
             # Nothing can be recorded in a file this process cannot write: a file made
             # before cursors were sealed has its reads sealed with this engine's own secret.
             return bytes.fromhex(held["cursor_secret"]) if "cursor_secret" in held else new_secret()
@@ -165,21 +180,50 @@ class SqliteEngine(tm.MemoryEngine):
                     "INSERT INTO settings(key, value) VALUES ('cursor_secret', ?)",
                     (held["cursor_secret"],),
                 )
-            empty = connection.execute("SELECT 1 FROM pieces LIMIT 1").fetchone() is None
-            if held.get("embedder") in (None, mine) or empty:
+            if self._adopts(connection, held.get("embedder")):
                 connection.execute(
                     "INSERT OR REPLACE INTO settings(key, value) VALUES ('embedder', ?)", (mine,)
                 )
-                return bytes.fromhex(held["cursor_secret"])
-        raise self._other_embedder(held["embedder"])
+        return bytes.fromhex(held["cursor_secret"])
+
+    def _adopts(self, connection: sqlite3.Connection, held: str | None) -> bool:
+        """Whether this engine's embedder takes the record ``held`` over: none yet (a new file,
+        or one made before embedders were recorded) when the file holds no vectors of another
+        size, or the same name and size recorded without an identity (before identities were)."""
+        if held is None:
+            return _vector_size(connection) in (None, self.embedder.dimensions)
+        return self._older_record_of_mine(held) or not _has_vectors(connection)
+
+    def _older_record_of_mine(self, held: str) -> bool:
+        """Whether ``held`` records this engine's embedder, as records did before identities."""
+        recorded = json.loads(held)
+        mine = (self.embedder.name, self.embedder.dimensions)
+        return "identity" not in recorded and (recorded["name"], recorded["dimensions"]) == mine
+
+    def _same_embedder(self, connection: sqlite3.Connection) -> None:
+        """``ConfigError`` unless the file's vectors are this engine's embedder's (read in the
+        transaction about to use them, so a reindex by another engine is seen)."""
+        row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+        if row is None:
+            # A file no embedder was recorded in (one this process may not write).
+            size = _vector_size(connection)
+            if size in (None, self.embedder.dimensions):
+                return
+            raise self._other_embedder(json.dumps({"name": "unrecorded", "dimensions": size}))
+        if row[0] == self._record or self._older_record_of_mine(row[0]):
+            return
+        raise self._other_embedder(row[0])
 
     def _other_embedder(self, held: str) -> tm.ConfigError:
         """The error for a file whose vectors came from the embedder recorded as ``held``."""
         recorded = json.loads(held)
+        theirs = recorded.get("identity", f"{recorded['name']}:{recorded['dimensions']}")
         return tm.ConfigError(
             f"the sqlite database `{self.path}` holds vectors from embedder "
-            f"`{recorded['name']}` ({recorded['dimensions']} dimensions), not "
-            f'`{self.embedder.name}`; open it with embedder = "{recorded["name"]}"'
+            f"`{recorded['name']}` ({recorded['dimensions']} dimensions, {theirs}), not "
+            f"`{self.embedder.name}` ({self.embedder.dimensions} dimensions, "
+            f"{embedder_identity(self.embedder)}); run `tinymemory reindex` to re-embed it "
+            f'with `{self.embedder.name}`, or open it with embedder = "{recorded["name"]}"'
         )
 
     # --- store --------------------------------------------------------------
@@ -199,6 +243,7 @@ class SqliteEngine(tm.MemoryEngine):
         # Embedding runs before the write transaction (which it would hold up), for new items only.
         vectors = piece_vectors(self.embedder, [e for e in firsts if e.id not in stored])
         with self._connections.writing() as connection:
+            self._same_embedder(connection)
             stored = existing(connection, ids)
             fresh = [entry for entry in firsts if entry.id not in stored]
             if not fresh:
@@ -380,6 +425,7 @@ class SqliteEngine(tm.MemoryEngine):
     ) -> list[Ranked]:
         """The best ``depth`` admitted items by cosine, which needs no corpus statistics."""
         assert vector is not None, "a keyword read ranks no vectors"
+        self._same_embedder(connection)
         clause, bound = scope.clause, scope.bound
         self._vectors.refresh(connection)
         ranked: list[Ranked] = []
@@ -394,3 +440,67 @@ class SqliteEngine(tm.MemoryEngine):
                 batch, size = [], size * 8
         ranked += admitted(connection, batch, clause)
         return ranked[:depth]
+
+    # --- reindex ----------------------------------------------------------------
+
+    def reindex(
+        self,
+        embedder: Embedder,
+        *,
+        batch_size: int = 256,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ReindexReport:
+        """Re-embed every item with ``embedder`` (about ``batch_size`` pieces a batch) and use
+        it from then on: :class:`~tinymemory.plugin.Reindexer`, the steps :mod:`.reindex`'s."""
+        record = _record(embedder)
+        report = reindex_in_batches(
+            embedder,
+            begin=lambda: self._writing(reindex.begin, record),
+            counts=lambda through: self._reading(reindex.counts, through),
+            next_pieces=lambda through: self._reading(reindex.next_pieces, through, batch_size),
+            commit=lambda rows, vectors: self._writing(reindex.commit_batch, record, rows, vectors),
+            finish=lambda: self._writing(self._finish_reindex, record),
+            progress=progress,
+        )
+        self.embedder, self._record = embedder, record
+        self.__dict__.pop("_vectors", None)  # a matrix of the new size, read on first use
+        self._retry_purge()
+        return report
+
+    def _finish_reindex(self, connection: sqlite3.Connection, record: str) -> bool:
+        """The new vectors swapped in, and every engine on the file told to read them again."""
+        if not reindex.finish(connection, record):
+            return False
+        self._vectors.bump_generation(connection, removing=True)
+        return True
+
+    def _reading(self, step: Callable[..., T], *args: Any) -> T:
+        with self._connections.reading() as connection:
+            return step(connection, *args)
+
+    def _writing(self, step: Callable[..., T], *args: Any) -> T:
+        with self._connections.writing() as connection:
+            return step(connection, *args)
+
+
+def _record(embedder: Embedder) -> str:
+    """What a file records of the embedder that filled it."""
+    return json.dumps(
+        {
+            "name": embedder.name,
+            "dimensions": embedder.dimensions,
+            "identity": embedder_identity(embedder),
+        }
+    )
+
+
+def _vector_size(connection: sqlite3.Connection) -> int | None:
+    """The size of the file's vectors (float32s beside int64 piece ids), None when it has none."""
+    row = connection.execute(
+        "SELECT length(vectors) * 2 / length(pieces) FROM vector_blocks LIMIT 1"
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
+def _has_vectors(connection: sqlite3.Connection) -> bool:
+    return connection.execute("SELECT 1 FROM vector_blocks LIMIT 1").fetchone() is not None

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
-from tinymemory.plugin import Answerer, Embedder, EngineFactory, answerer_named, embedders, hookimpl
+from tinymemory.plugin import EngineFactory, answerer_named, embedder_named, hookimpl
 
 from .descriptor import DESCRIPTOR
 from .location import IN_MEMORY, database_path
@@ -24,12 +24,14 @@ OPTIONS = ("path", "embedder", "answerer", "synchronous")
 
 
 def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
-    """The engine for these settings; unknown options and embedders are ``ConfigError``."""
+    """The engine for these settings; an unknown option, embedder or answerer is ``ConfigError``."""
     unknown = sorted(set(settings.options) - set(OPTIONS))
     if unknown:
         raise ConfigError(
             f"engine `sqlite` has no option `{unknown[0]}` (options: {', '.join(OPTIONS)})"
         )
+    embedder = settings.options.get("embedder")
+    answerer = settings.options.get("answerer")
     synchronous = settings.options.get("synchronous", "normal")
     if not isinstance(synchronous, str):
         raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
@@ -38,26 +40,10 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
 
     return SqliteEngine(
         settings.options.get("path"),
-        embedder=_embedder(settings.options.get("embedder")),
-        answerer=_answerer(settings.options.get("answerer")),
+        embedder=None if embedder is None else embedder_named(embedder),
+        answerer=None if answerer is None else answerer_named(answerer),
         synchronous=synchronous,
     )
-
-
-def _embedder(name: object) -> Embedder | None:
-    if name is None:
-        return None
-    if not isinstance(name, str):
-        raise ConfigError("the sqlite engine's `embedder` must be an embedder's name")
-    installed = embedders()
-    if name not in installed:
-        names = ", ".join(sorted(installed)) or "none"
-        raise ConfigError(f"no embedder named `{name}` is installed (installed: {names})")
-    return installed[name]
-
-
-def _answerer(name: object) -> Answerer | None:
-    return None if name is None else answerer_named(name)
 
 
 def test_settings(folder: Path) -> EngineSettings:
