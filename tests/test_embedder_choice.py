@@ -65,8 +65,12 @@ def test_identity_is_the_embedders_own_else_its_name_and_size() -> None:
 
 @pytest.mark.parametrize(
     ("name", "said"),
-    [("nope", "no embedder named `nope`"), ("", "no embedder named ``"), (None, "an embedder's name"),
-     (3, "an embedder's name")],
+    [
+        ("nope", "no embedder named `nope`"),
+        ("", "no embedder named ``"),
+        (None, "an embedder's name"),
+        (3, "an embedder's name"),
+    ],
 )
 def test_an_unknown_name_is_a_config_error_listing_the_installed(name: object, said: str) -> None:
     with pytest.raises(tm.ConfigError, match=rf"{said}.* \(installed: .*hashing"):

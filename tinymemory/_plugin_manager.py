@@ -407,9 +407,7 @@ def answerer_named(name: object) -> Answerer:
     return _one_named("answerer", name, answerers)
 
 
-def _one_named(
-    what: str, name: object, installed: Callable[[str | None], Mapping[str, T]]
-) -> T:
+def _one_named(what: str, name: object, installed: Callable[[str | None], Mapping[str, T]]) -> T:
     """The installed ``what`` called ``name`` (an engine's option), loading only the plugins
     that may offer it: ``ConfigError`` listing those installed when none is."""
     if isinstance(name, str) and name:

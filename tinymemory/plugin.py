@@ -22,9 +22,9 @@ without breaking a plugin. Each name is declared once, by its import below
   writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
   :func:`build_explore_page`, the installed embedders by name
   (:func:`embedders`, one of them: :func:`embedder_named`), the identity a
-  memory records of its embedder (:func:`embedder_identity`), the installed answerers by name (:func:`answerers`,
-  :func:`answerer_named`) and the default one (:class:`ExtractiveAnswerer`),
-  UTC timestamps (:func:`to_utc`);
+  memory records of its embedder (:func:`embedder_identity`), the installed
+  answerers by name (:func:`answerers`, :func:`answerer_named`) and the
+  default one (:class:`ExtractiveAnswerer`), UTC timestamps (:func:`to_utc`);
 - for a plugin calling a service: :func:`check_endpoint` (no credential in
   cleartext to another machine) and :func:`redact_url`;
 - for scrubbers: :func:`map_texts`;

@@ -94,7 +94,6 @@ EXPORT_PAGE = LISTING_PAGE
 TEXT_WIDTH = 72
 
 
-
 def _open_engine(options: Mapping[str, Any] | None = None, *, scrub: bool = True) -> MemoryEngine:
     """The configured engine (with ``options`` over its own): the one place a data command
     builds one."""

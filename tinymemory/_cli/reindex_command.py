@@ -10,10 +10,10 @@ import attrs
 import click
 
 from tinymemory._embedder_choice import embedder_identity
-from tinymemory._plugin_manager import embedder_named
 from tinymemory._engine import MemoryEngine
 from tinymemory._errors import Unsupported
 from tinymemory._hookspecs import Reindexer
+from tinymemory._plugin_manager import embedder_named
 from tinymemory._registry import MemoryConfig, build_engine
 from tinymemory._settings import EngineCredential
 
