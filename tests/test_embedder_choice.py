@@ -67,7 +67,7 @@ def test_identity_is_the_embedders_own_else_its_name_and_size() -> None:
     ("name", "said"),
     [
         ("nope", "no embedder named `nope`"),
-        ("", "no embedder named ``"),
+        ("", "an embedder's name"),
         (None, "an embedder's name"),
         (3, "an embedder's name"),
     ],

@@ -415,7 +415,7 @@ def _one_named(what: str, name: object, installed: Callable[[str | None], Mappin
         if name in found:
             return found[name]
     names = ", ".join(sorted(installed(None))) or "none"
-    if not isinstance(name, str):
+    if not isinstance(name, str) or not name:
         raise ConfigError(f"`{what}` must be an {what}'s name (installed: {names})")
     raise ConfigError(f"no {what} named `{name}` is installed (installed: {names})")
 
