@@ -18,7 +18,8 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 
 
 def test_the_configuration_shown_reads_as_shown(sandbox: Sandbox) -> None:
-    (block,) = re.findall(r"```toml\n(.*?)```", README, re.S)
+    blocks = re.findall(r"```toml\n(.*?)```", README, re.S)
+    (block,) = [block for block in blocks if "[plugins.embeddings.model2vec]" in block]
     table = tomllib.loads(block)
     write_config(sandbox, block)
     embedder = embedders()[table["engines"]["sqlite"]["embedder"]]
