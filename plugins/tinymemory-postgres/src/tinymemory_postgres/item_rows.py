@@ -9,6 +9,7 @@ the transaction that holds the schema's write lock.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from .dialect import POSTGRES
 if TYPE_CHECKING:
     import numpy as np
 
+#: A word, as a piece's length counts them.
+_WORD = re.compile(r"\w+")
 #: PostgreSQL's types of the ``items`` columns after ``seq`` and ``node``, for the arrays a
 #: batch is sent as.
 _ITEM_TYPES = ("text",) * 15 + ("timestamptz", "text")
@@ -74,26 +77,31 @@ def write(
     rows = (item_columns(entry.id, entry.item, entry.body, POSTGRES) for entry in entries)
     columns += [list(values) for values in zip(*rows, strict=True)]
     types = ("bigint", "bigint", *_ITEM_TYPES)
-    arrays = ", ".join(f"%s::{kind}[]" for kind in types)
+    arrays = ", ".join(f"%b::{kind}[]" for kind in types)
     connection.execute(
         f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
         columns,
     )
     tag_items, tags = [], []
-    piece_rows: list[list[object]] = [[] for _ in range(8)]
-    for seq, entry in zip(seqs, entries, strict=True):
+    piece_rows: list[list[object]] = [[] for _ in range(9)]
+    sizes: dict[tuple[int, str], list[int]] = {}
+    for seq, node, entry in zip(seqs, columns[1], entries, strict=True):
         for tag in dict.fromkeys(entry.item.meta.tags):
             tag_items.append(seq)
             tags.append(tag)
+        size = sizes.setdefault((node, entry.item.item_kind.value), [0, 0])
         for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
             first_page, last_page = piece.pages or (None, None)
+            tokens = token_count(piece.text)
+            size[0] += 1
+            size[1] += tokens
             row = (seq, piece.start, len(piece.text), first_page, last_page, piece.section,
-                   piece.text.replace("\x00", "\ufffd"), vector.tobytes())  # fmt: skip
+                   piece.text.replace("\x00", "\ufffd"), tokens, vector.tobytes())  # fmt: skip
             for values, value in zip(piece_rows, row, strict=True):
                 values.append(value)
     if tags:
         connection.execute(
-            "INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%s::bigint[], %s::text[])",
+            "INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%b::bigint[], %b::text[])",
             (tag_items, tags),
         )
     if piece_rows[0]:
@@ -101,21 +109,26 @@ def write(
             "INSERT INTO pieces(item, start, length, first_page, last_page, section, text, "
             "words, tokens, vector) "
             "SELECT u.item, u.start, u.length, u.first_page, u.last_page, u.section, u.text, "
-            "w.words, (SELECT coalesce(sum(cardinality(positions)), 0) FROM unnest(w.words)), "
-            "u.vector FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], %s::int[], "
-            "%s::text[], %s::text[], %s::bytea[]) "
-            "AS u(item, start, length, first_page, last_page, section, text, vector), "
-            "LATERAL (SELECT to_tsvector('simple', u.text) AS words) AS w",
+            "to_tsvector('simple', u.text), u.tokens, u.vector "
+            "FROM unnest(%b::bigint[], %b::int[], %b::int[], %b::int[], %b::int[], "
+            "%b::text[], %b::text[], %b::int[], %b::bytea[]) "
+            "AS u(item, start, length, first_page, last_page, section, text, tokens, vector)",
             piece_rows,
         )
+    counted = [(*key, pieces, tokens) for key, (pieces, tokens) in sizes.items() if pieces]
+    if counted:
         connection.execute(
             "INSERT INTO node_sizes(node, kind, pieces, tokens) "
-            "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
-            "JOIN pieces p ON p.item = i.seq WHERE i.seq = ANY(%s) GROUP BY i.node, i.kind "
+            "SELECT * FROM unnest(%b::bigint[], %b::text[], %b::bigint[], %b::bigint[]) "
             "ON CONFLICT (node, kind) DO UPDATE SET pieces = node_sizes.pieces + excluded.pieces, "
             "tokens = node_sizes.tokens + excluded.tokens",
-            (seqs,),
+            [list(values) for values in zip(*counted, strict=True)],
         )
+
+
+def token_count(text: str) -> int:
+    """A piece's length in words, BM25's document length: its runs of letters and digits."""
+    return len(_WORD.findall(text))
 
 
 def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> dict[str, int]:
