@@ -2,8 +2,9 @@
 
 Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 over ``tsvector`` matches (a GIN index finds them) with the statistics
-of what the read admits; vector fetch is an exact scan of the admitted
-pieces' vectors; hybrid fuses the two by reciprocal rank, as the sqlite
+of what the read admits; vector fetch is exact, over every piece's vector
+held in the client and kept in step with the server
+(:mod:`~tinymemory_postgres.vector_cache`); hybrid fuses the two by reciprocal rank, as the sqlite
 engine does. Recall answers, as the sqlite engine does, with the sentences of
 the best relevant hybrid hits that bear on the question, each cited
 (:func:`tinymemory.retrieval.extractive_answer`).
@@ -49,8 +50,9 @@ from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
 from .dialect import POSTGRES
 from .item_rows import checked, existing, write
-from .ranking import keyword_ranking, query_words, ranked_hits, vector_ranking
+from .ranking import keyword_ranking, query_words, ranked_hits
 from .settings import ServerSettings
+from .vector_cache import VectorCache
 
 
 class PostgresEngine(MemoryEngine):
@@ -74,6 +76,7 @@ class PostgresEngine(MemoryEngine):
             self._server.close()
             raise
         self._cursors = kit.CursorCodec(secret, engine="postgres")
+        self._vectors = VectorCache()
 
     @property
     def descriptor(self) -> EngineDescriptor:
@@ -258,7 +261,7 @@ class PostgresEngine(MemoryEngine):
             ranking = kit.ranked_by_mode(
                 request.mode,
                 partial(keyword_ranking, connection, words, scope),
-                partial(vector_ranking, connection, vector, scope),
+                partial(self._vectors.ranking, connection, vector, scope),
                 paging.depth + 1,
             )
             chosen = ranking[paging.offset : paging.depth]
@@ -275,7 +278,7 @@ class PostgresEngine(MemoryEngine):
             scope = kit.Scope.of(request.filter, kit.LARGEST_POSITION, POSTGRES)
             words = query_words(connection, request.question)
             matched = keyword_ranking(connection, words, scope, limit)
-            similar = vector_ranking(connection, vector, scope, limit)
+            similar = self._vectors.ranking(connection, vector, scope, limit)
             return ranked_hits(connection, kit.recall_ranking(matched, similar, limit))
 
         return kit.extractive_answer(request.question, self._server.run(work, snapshot=True))

@@ -1,4 +1,4 @@
-"""Rankings in the server: keyword by BM25 over what a read admits, and exact vectors.
+"""Keyword rankings in the server, by BM25 over what a read admits, and hits of rankings.
 
 A ranking is a list of the kit's :class:`~tinymemory.retrieval.Ranked`
 entries keyed by ``seq`` and piece id, one per item (its best piece), best
@@ -8,6 +8,7 @@ the read admits, never over the whole table, so a score tells a reader
 nothing of memory it cannot read (a piece's own figures, how often it holds
 a word and its length, are its own). The query's words are PostgreSQL's:
 ``to_tsvector('simple', ...)`` of the query, as the pieces were indexed.
+Vector rankings are :mod:`~tinymemory_postgres.vector_cache`'s.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from tinymemory.plugin import item_from_json
 from tinymemory.retrieval import Piece, Ranked, Scope, best_pieces, piece_hit
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .connections import Connection
 
 #: BM25's constants: term-frequency saturation and length normalisation.
@@ -130,43 +129,6 @@ def admitted_sizes(connection: Connection, scope: Scope) -> tuple[int, int]:
         ).fetchone()
     assert row is not None
     return int(row[0]), int(row[1])
-
-
-def vector_ranking(
-    connection: Connection, vector: np.ndarray[Any, Any] | None, scope: Scope, depth: int
-) -> list[Ranked]:
-    """The best ``depth`` admitted items by cosine, exactly: every admitted piece's vector.
-
-    The server holds no ``vector`` extension here, so the admitted pieces'
-    vectors (float32, unit length) are read in binary and multiplied here.
-    """
-    import numpy as np
-
-    assert vector is not None, "a keyword read ranks no vectors"
-    if depth < 1:
-        return []
-    admitted = scope.admitted
-    with connection.cursor(binary=True) as cursor:
-        cursor.execute(
-            f"SELECT p.item, p.id, p.vector FROM pieces p JOIN items i ON i.seq = p.item "
-            f"WHERE {admitted.sql}",
-            admitted.params,
-        )
-        rows = cursor.fetchall()
-    if not rows:
-        return []
-    matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32)
-    scores = matrix.reshape(len(rows), -1) @ vector
-    # Best first; ties by piece id, so the order never depends on the scan.
-    order = np.lexsort((np.array([row[1] for row in rows]), -scores))
-    ranked: dict[int, Ranked] = {}
-    for index in order:
-        item, piece = rows[index][0], rows[index][1]
-        if item not in ranked:
-            ranked[item] = Ranked(item, piece, float(scores[index]))
-            if len(ranked) == depth:
-                break
-    return list(ranked.values())
 
 
 def ranked_hits(connection: Connection, ranked: list[Ranked]) -> list[Hit]:
