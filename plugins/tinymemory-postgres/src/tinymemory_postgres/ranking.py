@@ -13,7 +13,7 @@ Vector rankings are :mod:`~tinymemory_postgres.vector_cache`'s.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tinymemory import Hit
 from tinymemory.plugin import item_from_json

@@ -62,10 +62,16 @@ class VectorCache:
         self._held: _Held | None = None
 
     def ranking(
-        self, connection: Connection, vector: np.ndarray[Any, Any], scope: Scope, depth: int
+        self,
+        connection: Connection,
+        vector: np.ndarray[Any, Any] | None,
+        scope: Scope,
+        depth: int,
     ) -> list[Ranked]:
         """The best ``depth`` items ``scope`` admits by cosine, in ``connection``'s snapshot."""
         import numpy as np
+
+        assert vector is not None, "a keyword read ranks no vectors"
 
         row = connection.execute(
             "SELECT generation, coalesce((SELECT max(id) FROM pieces), 0) FROM vector_changes"
