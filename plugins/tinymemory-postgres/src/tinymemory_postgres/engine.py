@@ -50,7 +50,7 @@ from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
 from .dialect import POSTGRES
 from .item_rows import checked, existing, write
-from .ranking import keyword_ranking, query_words, ranked_hits
+from .ranking import highest_admitted, keyword_ranking, query_words, ranked_hits
 from .settings import ServerSettings
 from .vector_cache import VectorCache
 
@@ -251,19 +251,20 @@ class PostgresEngine(MemoryEngine):
         vector = None if keyword_only else self._embed_query(request.query)
 
         def work(connection: Connection) -> tuple[int, int, list[Hit]]:
-            bound = paging.bound
-            if bound is None:
-                first = kit.bound_query(kit.filter_clause(request.filter, POSTGRES))
-                row = connection.execute(first.sql, first.params).fetchone()
-                bound = int(row[0]) if row else 0
+            # A first page admits all its snapshot holds: the bound, the highest seq it
+            # admits, is looked up only for a cursor to the next page.
+            bound = kit.LARGEST_POSITION if paging.bound is None else paging.bound
             scope = kit.Scope.of(request.filter, bound, POSTGRES)
-            words = query_words(connection, request.query)
+            vector_only = request.mode is FetchMode.VECTOR
+            words = [] if vector_only else query_words(connection, request.query)
             ranking = kit.ranked_by_mode(
                 request.mode,
                 partial(keyword_ranking, connection, words, scope),
                 partial(self._vectors.ranking, connection, vector, scope),
                 paging.depth + 1,
             )
+            if paging.bound is None and len(ranking) > paging.depth:
+                bound = highest_admitted(connection, scope)
             chosen = ranking[paging.offset : paging.depth]
             return bound, len(ranking), ranked_hits(connection, chosen)
 

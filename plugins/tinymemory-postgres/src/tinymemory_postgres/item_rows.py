@@ -2,8 +2,8 @@
 
 An item is one ``items`` row holding its canonical JSON whole, with the
 fields filters read copied into columns; its text is cut into ``pieces`` (a
-long document into several), each with its ``tsvector``, its length in
-tokens and its vector. A batch is written by one statement per table, inside
+long document into several), each with its ``tsvector`` and its length in
+words, and its vector in ``vectors``. A batch is written by one statement per table, inside
 the transaction that holds the schema's write lock.
 """
 
@@ -67,12 +67,7 @@ def write(
     (counted on from the sequence) are in commit order.
     """
     nodes = _nodes(connection, [entry.item.meta.namespace for entry in entries])
-    # Under the write lock no one else takes from the sequence: a run of seqs at once.
-    row = connection.execute(
-        "SELECT setval('item_seq', nextval('item_seq') + %s)", (len(entries) - 1,)
-    ).fetchone()
-    assert row is not None
-    seqs = list(range(row[0] - len(entries) + 1, row[0] + 1))
+    seqs = _run_of(connection, "'item_seq'", len(entries))
     columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
     rows = (item_columns(entry.id, entry.item, entry.body, POSTGRES) for entry in entries)
     columns += [list(values) for values in zip(*rows, strict=True)]
@@ -83,7 +78,8 @@ def write(
         columns,
     )
     tag_items, tags = [], []
-    piece_rows: list[list[object]] = [[] for _ in range(9)]
+    piece_rows: list[list[object]] = [[] for _ in range(8)]
+    vector_rows: list[bytes] = []
     sizes: dict[tuple[int, str], list[int]] = {}
     for seq, node, entry in zip(seqs, columns[1], entries, strict=True):
         for tag in dict.fromkeys(entry.item.meta.tags):
@@ -96,24 +92,30 @@ def write(
             size[0] += 1
             size[1] += tokens
             row = (seq, piece.start, len(piece.text), first_page, last_page, piece.section,
-                   piece.text.replace("\x00", "\ufffd"), tokens, vector.tobytes())  # fmt: skip
+                   piece.text.replace("\x00", "\ufffd"), tokens)  # fmt: skip
             for values, value in zip(piece_rows, row, strict=True):
                 values.append(value)
+            vector_rows.append(vector.tobytes())
     if tags:
         connection.execute(
             "INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%b::bigint[], %b::text[])",
             (tag_items, tags),
         )
-    if piece_rows[0]:
+    if vector_rows:
+        ids = _run_of(connection, "pg_get_serial_sequence('pieces', 'id')", len(vector_rows))
         connection.execute(
-            "INSERT INTO pieces(item, start, length, first_page, last_page, section, text, "
-            "words, tokens, vector) "
-            "SELECT u.item, u.start, u.length, u.first_page, u.last_page, u.section, u.text, "
-            "to_tsvector('simple', u.text), u.tokens, u.vector "
-            "FROM unnest(%b::bigint[], %b::int[], %b::int[], %b::int[], %b::int[], "
-            "%b::text[], %b::text[], %b::int[], %b::bytea[]) "
-            "AS u(item, start, length, first_page, last_page, section, text, tokens, vector)",
-            piece_rows,
+            "INSERT INTO pieces(id, item, start, length, first_page, last_page, section, words, "
+            "tokens) OVERRIDING SYSTEM VALUE "
+            "SELECT u.id, u.item, u.start, u.length, u.first_page, u.last_page, u.section, "
+            "to_tsvector('simple', u.text), u.tokens "
+            "FROM unnest(%b::bigint[], %b::bigint[], %b::int[], %b::int[], %b::int[], "
+            "%b::int[], %b::text[], %b::text[], %b::int[]) "
+            "AS u(id, item, start, length, first_page, last_page, section, text, tokens)",
+            [ids, *piece_rows],
+        )
+        connection.execute(
+            "INSERT INTO vectors(piece, vector) SELECT * FROM unnest(%b::bigint[], %b::bytea[])",
+            (ids, vector_rows),
         )
     counted = [(*key, pieces, tokens) for key, (pieces, tokens) in sizes.items() if pieces]
     if counted:
@@ -124,6 +126,18 @@ def write(
             "tokens = node_sizes.tokens + excluded.tokens",
             [list(values) for values in zip(*counted, strict=True)],
         )
+
+
+def _run_of(connection: psycopg.Connection[Any], sequence: str, count: int) -> list[int]:
+    """``count`` consecutive values of ``sequence`` (an expression naming it), taken at once.
+
+    Under the write lock no one else takes from it, so they follow commit order.
+    """
+    row = connection.execute(
+        f"SELECT setval({sequence}, nextval({sequence}) + %s)", (count - 1,)
+    ).fetchone()
+    assert row is not None
+    return list(range(row[0] - count + 1, row[0] + 1))
 
 
 def token_count(text: str) -> int:

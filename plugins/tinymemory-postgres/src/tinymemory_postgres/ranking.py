@@ -53,19 +53,18 @@ WITH matched AS MATERIALIZED (
     -- every admitted item).
     FROM (SELECT id, item, tokens, words FROM pieces WHERE words @@ %s::tsquery OFFSET 0) AS p
     CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {scope} OFFSET 0) AS i
-    CROSS JOIN LATERAL unnest(p.words) AS u
-    WHERE u.lexeme = ANY(%s)
-), sizes AS (
-    SELECT %s::float8 AS pieces, %s::float8 AS average
+    -- Only the query's lexemes, with their positions (weight A marks them for ts_filter).
+    CROSS JOIN LATERAL unnest(ts_filter(setweight(p.words, 'A', %s), '{{a}}')) AS u
 ), holding AS (
     SELECT lexeme, count(*)::float8 AS pieces FROM matched GROUP BY lexeme
+), terms AS (
+    SELECT m.item, m.id, ln(1 + (%s - h.pieces + 0.5) / (h.pieces + 0.5))
+        * m.frequency * %s / (m.frequency + %s * (1 - %s + %s * m.tokens / %s)) AS term
+    FROM matched m JOIN holding h USING (lexeme)
+    -- Each piece's terms summed in one order, so its score never depends on the plan.
+    ORDER BY m.item, m.id, m.lexeme
 ), scored AS (
-    SELECT m.item, m.id, count(*) AS held, sum(
-        ln(1 + (s.pieces - h.pieces + 0.5) / (h.pieces + 0.5))
-        * m.frequency * %s / (m.frequency + %s * (1 - %s + %s * m.tokens / s.average))
-        ORDER BY m.lexeme
-    ) AS score
-    FROM matched m JOIN holding h USING (lexeme) CROSS JOIN sizes s GROUP BY m.item, m.id
+    SELECT item, id, count(*) AS held, sum(term) AS score FROM terms GROUP BY item, id
 )
 SELECT item, id, score, held = %s AS every FROM scored
 ORDER BY every DESC, score DESC, id LIMIT %s
@@ -90,13 +89,23 @@ def keyword_ranking(
     statement = _KEYWORD.format(scope=admitted.sql)
     limit = depth + 16
     while True:
-        params = (any_of(words), *admitted.params, words, pieces, average,
-                  K1 + 1, K1, B, B, len(words), limit)  # fmt: skip
+        params = (any_of(words), *admitted.params, words, float(pieces),
+                  K1 + 1, K1, B, B, average, len(words), limit)  # fmt: skip
         rows = connection.execute(statement, params).fetchall()
         ranked = best_pieces(rows, depth)
         if len(ranked) >= depth or len(rows) < limit:
             return ranked
         limit *= 4
+
+
+def highest_admitted(connection: Connection, scope: Scope) -> int:
+    """The highest ``seq`` ``scope`` admits (0 for none): from the newest down, by the key."""
+    admitted = scope.admitted
+    row = connection.execute(
+        f"SELECT i.seq FROM items i WHERE {admitted.sql} ORDER BY i.seq DESC LIMIT 1",
+        admitted.params,
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def admitted_sizes(connection: Connection, scope: Scope) -> tuple[int, int]:

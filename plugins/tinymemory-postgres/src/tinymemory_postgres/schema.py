@@ -10,11 +10,11 @@ Tables: ``nodes`` (one row per namespace written), ``items`` (the item's
 canonical JSON whole, the fields filters read copied into columns, the
 unique fingerprint ``id`` and ``seq``, handed out in commit order),
 ``item_tags``, ``pieces`` (the text items are ranked by: a long document
-has several) with its ``tsvector`` under a GIN index, its length in tokens
-and its vector, and ``node_sizes``: how many pieces and tokens each node
+has several) with its ``tsvector`` under a GIN index and its length in
+words, ``vectors`` (each piece's, float32), and ``node_sizes``: how many pieces and tokens each node
 holds of each kind, so a keyword read admitting whole nodes counts its
 statistics without a scan; ``vector_changes``: a counter a trigger increments
-on every statement deleting, updating or truncating pieces (version 2).
+on every statement deleting, updating or truncating vectors.
 """
 
 from __future__ import annotations
@@ -89,9 +89,18 @@ CREATE TABLE {s}.node_sizes (
 CREATE INDEX ON {s}.pieces USING gin (words);
 """
 
-# A statement that deletes, updates or truncates pieces counts one change, whoever runs it:
-# engines holding vectors in the client read them again (see vector_cache).
+# Vectors move to a table of their own, so a keyword read's scan of the pieces it matches
+# reads narrow rows (their text, kept whole in the item's JSON, goes too). A statement
+# that deletes, updates or truncates vectors counts one change, whoever runs it: engines
+# holding vectors in the client read them again (see vector_cache). The dropped columns'
+# bytes stay in old rows until `VACUUM FULL pieces` rewrites them.
 _VERSION_2 = """
+CREATE TABLE {s}.vectors (
+    piece bigint PRIMARY KEY REFERENCES {s}.pieces(id) ON DELETE CASCADE,
+    vector bytea NOT NULL
+);
+INSERT INTO {s}.vectors SELECT id, vector FROM {s}.pieces;
+ALTER TABLE {s}.pieces DROP COLUMN vector, DROP COLUMN text;
 CREATE TABLE {s}.vector_changes (generation bigint NOT NULL);
 INSERT INTO {s}.vector_changes VALUES (0);
 CREATE FUNCTION {s}.count_vector_change() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -99,7 +108,7 @@ BEGIN
     UPDATE {s}.vector_changes SET generation = generation + 1;
     RETURN NULL;
 END $$;
-CREATE TRIGGER count_vector_change AFTER UPDATE OR DELETE OR TRUNCATE ON {s}.pieces
+CREATE TRIGGER count_vector_change AFTER UPDATE OR DELETE OR TRUNCATE ON {s}.vectors
     FOR EACH STATEMENT EXECUTE FUNCTION {s}.count_vector_change();
 """
 

@@ -7,8 +7,7 @@ read's snapshot, checks it against the server:
 
 - pieces are only added with increasing ids (every write holds the schema's
   write lock), so pieces newer than the copy are read by ``id`` and appended;
-- any other change to ``pieces`` (a delete, an update of a vector, a
-  truncate) increments ``vector_changes.generation`` through a trigger in the
+- any other change to ``vectors`` (a delete, an update, a truncate) increments ``vector_changes.generation`` through a trigger in the
   server, whoever makes it (another process, another host, another release),
   and a copy of another generation is read again whole.
 
@@ -74,7 +73,7 @@ class VectorCache:
         assert vector is not None, "a keyword read ranks no vectors"
 
         row = connection.execute(
-            "SELECT generation, coalesce((SELECT max(id) FROM pieces), 0) FROM vector_changes"
+            "SELECT generation, coalesce((SELECT max(piece) FROM vectors), 0) FROM vector_changes"
         ).fetchone()
         assert row is not None
         held = self._current(connection, int(row[0]), int(row[1]))
@@ -121,7 +120,8 @@ def _read(connection: Connection, generation: int, base: _Held | None, newest: i
     after = base.through if base else 0
     with connection.cursor(binary=True) as cursor:
         cursor.execute(
-            "SELECT id, item, vector FROM pieces WHERE id > %s AND id <= %s ORDER BY id",
+            "SELECT v.piece, p.item, v.vector FROM vectors v JOIN pieces p ON p.id = v.piece "
+            "WHERE v.piece > %s AND v.piece <= %s ORDER BY v.piece",
             (after, newest),
         )
         rows = cursor.fetchall()
