@@ -7,9 +7,10 @@ read's snapshot, checks it against the server:
 
 - pieces are only added with increasing ids (every write holds the schema's
   write lock), so pieces newer than the copy are read by ``id`` and appended;
-- any other change to ``vectors`` (a delete, an update, a truncate) increments ``vector_changes.generation`` through a trigger in the
-  server, whoever makes it (another process, another host, another release),
-  and a copy of another generation is read again whole.
+- any other change to ``vectors`` (a delete, an update, a truncate)
+  increments ``vector_changes.generation`` through a trigger in the server,
+  whoever makes it (another process, another host, another release), and a
+  copy of another generation is read again whole.
 
 A read then scores every piece of its snapshot (ids up to the snapshot's
 newest) in the client and asks the server which of the best candidates it
