@@ -50,7 +50,7 @@ from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
 from .dialect import POSTGRES
 from .item_rows import checked, existing, write
-from .ranking import highest_admitted, keyword_ranking, query_words, ranked_hits
+from .ranking import highest_admitted, keyword_page, keyword_ranking, ranked_hits
 from .settings import ServerSettings
 from .vector_cache import VectorCache
 
@@ -246,30 +246,37 @@ class PostgresEngine(MemoryEngine):
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
         paging = kit.RankedPaging.of(request, self._cursors)
+        # A first page admits all its snapshot holds: the bound, the highest seq it admits,
+        # is looked up only for a cursor to the next page.
+        bound = kit.LARGEST_POSITION if paging.bound is None else paging.bound
+        scope = kit.Scope.of(request.filter, bound, POSTGRES)
+        if request.mode is FetchMode.KEYWORD:
+            # One statement, one snapshot: ranking, hits and the bound at once.
+            ranked, hits, highest = self._server.run(
+                lambda c: keyword_page(c, request.query, scope, paging.offset, paging.depth + 1)
+            )
+            bound = highest if paging.bound is None else bound
+            return FetchPage(
+                hits=hits, next_cursor=paging.next_cursor(self._cursors, bound, ranked)
+            )
         # Embedded before the read transaction, which a slow embedder would hold open.
-        keyword_only = request.mode is FetchMode.KEYWORD
-        vector = None if keyword_only else self._embed_query(request.query)
+        vector = self._embed_query(request.query)
 
         def work(connection: Connection) -> tuple[int, int, list[Hit]]:
-            # A first page admits all its snapshot holds: the bound, the highest seq it
-            # admits, is looked up only for a cursor to the next page.
-            bound = kit.LARGEST_POSITION if paging.bound is None else paging.bound
-            scope = kit.Scope.of(request.filter, bound, POSTGRES)
-            vector_only = request.mode is FetchMode.VECTOR
-            words = [] if vector_only else query_words(connection, request.query)
             ranking = kit.ranked_by_mode(
                 request.mode,
-                partial(keyword_ranking, connection, words, scope),
+                partial(keyword_ranking, connection, request.query, scope),
                 partial(self._vectors.ranking, connection, vector, scope),
                 paging.depth + 1,
             )
+            found = bound
             if paging.bound is None and len(ranking) > paging.depth:
-                bound = highest_admitted(connection, scope)
+                found = highest_admitted(connection, scope)
             chosen = ranking[paging.offset : paging.depth]
-            return bound, len(ranking), ranked_hits(connection, chosen)
+            return found, len(ranking), ranked_hits(connection, chosen)
 
-        bound, ranked, hits = self._server.run(work, snapshot=True)
-        return FetchPage(hits=hits, next_cursor=paging.next_cursor(self._cursors, bound, ranked))
+        found, ranked, hits = self._server.run(work, snapshot=True)
+        return FetchPage(hits=hits, next_cursor=paging.next_cursor(self._cursors, found, ranked))
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
@@ -277,8 +284,7 @@ class PostgresEngine(MemoryEngine):
 
         def work(connection: Connection) -> list[Hit]:
             scope = kit.Scope.of(request.filter, kit.LARGEST_POSITION, POSTGRES)
-            words = query_words(connection, request.question)
-            matched = keyword_ranking(connection, words, scope, limit)
+            matched = keyword_ranking(connection, request.question, scope, limit)
             similar = self._vectors.ranking(connection, vector, scope, limit)
             return ranked_hits(connection, kit.recall_ranking(matched, similar, limit))
 
