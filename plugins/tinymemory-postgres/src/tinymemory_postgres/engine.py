@@ -253,7 +253,7 @@ class PostgresEngine(MemoryEngine):
         if request.mode is FetchMode.KEYWORD:
             # One statement, one snapshot: ranking, hits and the bound at once.
             ranked, hits, highest = self._server.run(
-                lambda c: keyword_page(c, request.query, scope, paging.offset, paging.depth + 1)
+                lambda c: keyword_page(c, request.query, scope, paging.offset, paging.depth)
             )
             bound = highest if paging.bound is None else bound
             return FetchPage(

@@ -79,14 +79,14 @@ WITH query AS MATERIALIZED (
 #: The ranking alone, best first.
 _RANKING = "SELECT item, id, score, every FROM ranked ORDER BY rank"
 
-#: A page of the ranking: each entry's hit from rank ``offset`` on, and the highest ``seq``
-#: the read admits (a next page's bound).
+#: A page of the ranking: each entry's hit from rank ``offset`` to ``depth``, and the
+#: highest ``seq`` the read admits (a next page's bound).
 _PAGE = """
 SELECT r.item, r.id, r.score, r.every, i.id, i.body, p.start, p.length, p.first_page,
     p.last_page, p.section, ({highest}) AS highest
 FROM ranked r
 LEFT JOIN pieces p ON p.id = r.id AND r.rank > %s
-LEFT JOIN items i ON i.seq = r.item AND r.rank > %s
+LEFT JOIN items i ON i.seq = r.item AND r.rank > %s AND r.rank <= %s
 ORDER BY r.rank
 """
 
@@ -111,25 +111,26 @@ def keyword_ranking(connection: Connection, text: str, scope: Scope, depth: int)
     if depth < 1:
         return []
     ranking = _keyword(text, scope, depth)
-    rows = connection.execute(ranking.sql + _RANKING, ranking.params).fetchall()
+    rows = connection.execute(ranking.sql + _RANKING, ranking.params, prepare=True).fetchall()
     return best_pieces(rows, depth)
 
 
 def keyword_page(
     connection: Connection, text: str, scope: Scope, offset: int, depth: int
 ) -> tuple[int, list[Hit], int]:
-    """A keyword read's page in one statement: how many items were ranked (up to ``depth``),
-    the hits of those from ``offset`` on, and the highest ``seq`` the read admits."""
-    ranking = _keyword(text, scope, depth)
+    """A keyword read's page in one statement: how many items were ranked of ``depth + 1``
+    (one more tells whether a next page exists), the hits of those from ``offset`` to
+    ``depth``, and the highest ``seq`` the read admits."""
+    ranking = _keyword(text, scope, depth + 1)
     highest = _highest(scope)
     statement = ranking.sql + _PAGE.format(highest=highest.sql)
-    rows = connection.execute(statement, (*ranking.params, *highest.params, offset, offset))
-    found = rows.fetchall()
-    ranked = best_pieces([row[:4] for row in found], depth)
+    params = (*ranking.params, *highest.params, offset, offset, depth)
+    found = connection.execute(statement, params, prepare=True).fetchall()
+    ranked = best_pieces([row[:4] for row in found], depth + 1)
     hits = [
         _hit(entry, *row[4:11])
         for rank, (entry, row) in enumerate(zip(ranked, found, strict=True))
-        if rank >= offset
+        if offset <= rank < depth
     ]
     return len(ranked), hits, int(found[0][11] or 0) if found else 0
 
