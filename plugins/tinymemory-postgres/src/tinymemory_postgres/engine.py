@@ -84,7 +84,7 @@ class PostgresEngine(MemoryEngine):
 
     def health(self) -> EngineHealth:
         """Ok when the server answers, down when it does not (an ok health has no reason, so
-        the descriptor is where the engine says vectors are ranked by an exact scan)."""
+        the descriptor is where the engine says how it ranks vectors)."""
         if self._server.closed:
             return EngineHealth.down("the postgres engine is closed")
         try:
