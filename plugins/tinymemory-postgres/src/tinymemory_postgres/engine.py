@@ -2,12 +2,12 @@
 
 Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 over ``tsvector`` matches (a GIN index finds them) with the statistics
-of what the read admits; vector fetch is exact, over every piece's vector
-held in the client and kept in step with the server
-(:mod:`~tinymemory_postgres.vector_cache`); hybrid fuses the two by reciprocal rank, as the sqlite
-engine does. Recall answers, as the sqlite engine does, with the sentences of
-the best relevant hybrid hits that bear on the question, each cited
-(:func:`tinymemory.retrieval.extractive_answer`).
+of what the read admits, a keyword page in one statement; vector fetch is
+exact, over every piece's vector held in the client and kept in step with
+the server (:mod:`~tinymemory_postgres.vector_cache`); hybrid fuses the two
+by reciprocal rank, as the sqlite engine does. Recall answers, as the
+sqlite engine does, with the sentences of the best relevant hybrid hits that
+bear on the question, each cited (:func:`tinymemory.retrieval.extractive_answer`).
 """
 
 from __future__ import annotations
