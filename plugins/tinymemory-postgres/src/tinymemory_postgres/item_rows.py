@@ -67,16 +67,16 @@ def write(
     (counted on from the sequence) are in commit order.
     """
     nodes = _nodes(connection, [entry.item.meta.namespace for entry in entries])
-    seqs = _run_of(connection, "'item_seq'", len(entries))
+    seqs, ids = _runs(connection, len(entries), sum(len(entry.pieces) for entry in entries))
     columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
     rows = (item_columns(entry.id, entry.item, entry.body, POSTGRES) for entry in entries)
     columns += [list(values) for values in zip(*rows, strict=True)]
     types = ("bigint", "bigint", *_ITEM_TYPES)
     arrays = ", ".join(f"%b::{kind}[]" for kind in types)
-    connection.execute(
-        f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
-        columns,
-    )
+    statements: list[tuple[str, Sequence[Any]]] = [
+        (f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
+         columns),
+    ]  # fmt: skip
     tag_items, tags = [], []
     piece_rows: list[list[object]] = [[] for _ in range(8)]
     vector_rows: list[bytes] = []
@@ -97,13 +97,12 @@ def write(
                 values.append(value)
             vector_rows.append(vector.tobytes())
     if tags:
-        connection.execute(
-            "INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%b::bigint[], %b::text[])",
-            (tag_items, tags),
-        )
+        statements.append(
+            ("INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%b::bigint[], %b::text[])",
+             (tag_items, tags))
+        )  # fmt: skip
     if vector_rows:
-        ids = _run_of(connection, "pg_get_serial_sequence('pieces', 'id')", len(vector_rows))
-        connection.execute(
+        statements.append((
             "INSERT INTO pieces(id, item, start, length, first_page, last_page, section, words, "
             "tokens) OVERRIDING SYSTEM VALUE "
             "SELECT u.id, u.item, u.start, u.length, u.first_page, u.last_page, u.section, "
@@ -112,32 +111,44 @@ def write(
             "%b::int[], %b::text[], %b::text[], %b::int[]) "
             "AS u(id, item, start, length, first_page, last_page, section, text, tokens)",
             [ids, *piece_rows],
-        )
-        connection.execute(
-            "INSERT INTO vectors(piece, vector) SELECT * FROM unnest(%b::bigint[], %b::bytea[])",
-            (ids, vector_rows),
-        )
+        ))  # fmt: skip
+        statements.append(
+            ("INSERT INTO vectors(piece, vector) SELECT * FROM unnest(%b::bigint[], %b::bytea[])",
+             (ids, vector_rows))
+        )  # fmt: skip
     counted = [(*key, pieces, tokens) for key, (pieces, tokens) in sizes.items() if pieces]
     if counted:
-        connection.execute(
+        statements.append((
             "INSERT INTO node_sizes(node, kind, pieces, tokens) "
             "SELECT * FROM unnest(%b::bigint[], %b::text[], %b::bigint[], %b::bigint[]) "
             "ON CONFLICT (node, kind) DO UPDATE SET pieces = node_sizes.pieces + excluded.pieces, "
             "tokens = node_sizes.tokens + excluded.tokens",
             [list(values) for values in zip(*counted, strict=True)],
-        )
+        ))  # fmt: skip
+    # Sent at once: none waits for the answer to the one before.
+    with connection.pipeline():
+        for statement, params in statements:
+            connection.execute(statement, params)
 
 
-def _run_of(connection: psycopg.Connection[Any], sequence: str, count: int) -> list[int]:
-    """``count`` consecutive values of ``sequence`` (an expression naming it), taken at once.
+def _runs(
+    connection: psycopg.Connection[Any], items: int, pieces: int
+) -> tuple[list[int], list[int]]:
+    """The batch's ``seq`` and piece ids: runs taken at once from their sequences.
 
-    Under the write lock no one else takes from it, so they follow commit order.
+    Under the write lock no one else takes from them, so they follow commit order.
     """
     row = connection.execute(
-        f"SELECT setval({sequence}, nextval({sequence}) + %s)", (count - 1,)
+        "SELECT setval('item_seq', nextval('item_seq') + %s), CASE WHEN %s > 0 THEN "
+        "setval(pg_get_serial_sequence('pieces', 'id'), "
+        "nextval(pg_get_serial_sequence('pieces', 'id')) + %s) END",
+        (items - 1, pieces, pieces - 1),
     ).fetchone()
     assert row is not None
-    return list(range(row[0] - count + 1, row[0] + 1))
+    last_piece = row[1] or 0
+    return list(range(row[0] - items + 1, row[0] + 1)), list(
+        range(last_piece - pieces + 1, last_piece + 1)
+    )
 
 
 def token_count(text: str) -> int:
@@ -149,10 +160,13 @@ def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> 
     """Each namespace's node id, its row added when it is new."""
     unique = {str(namespace): namespace for namespace in namespaces}
     paths = list(unique)
-    connection.execute(
-        "INSERT INTO nodes(path, depth, last_service) "
-        "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]) ON CONFLICT (path) DO NOTHING",
-        (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()]),
-    )
-    rows = connection.execute("SELECT path, id FROM nodes WHERE path = ANY(%s)", (paths,))
+    rows = connection.execute(
+        "WITH added AS (INSERT INTO nodes(path, depth, last_service) "
+        "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]) ON CONFLICT (path) DO NOTHING "
+        "RETURNING path, id) "
+        # The statement's snapshot does not see the rows it adds: each path comes once.
+        "SELECT path, id FROM added UNION ALL SELECT path, id FROM nodes WHERE path = ANY(%s)",
+        (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()],
+         paths),
+    )  # fmt: skip
     return dict(rows)
