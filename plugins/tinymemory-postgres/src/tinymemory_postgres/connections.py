@@ -109,16 +109,11 @@ class Server:
         return {"password": password} if password else {}
 
     def _configure(self, connection: Connection) -> None:
-        """Every connection reads and writes the memory's schema (and nothing else).
-
-        A statement run again and again (psycopg prepares it) is planned once for any
-        parameters: a keyword read's takes longer to plan than to run.
-        """
+        """Every connection reads and writes the memory's schema (and nothing else)."""
         connection.execute(
-            sql.SQL(
-                "SELECT set_config('search_path', {}, false), "
-                "set_config('plan_cache_mode', 'force_generic_plan', false)"
-            ).format(sql.Literal(f'"{self.settings.schema}"'))
+            sql.SQL("SELECT set_config('search_path', {}, false)").format(
+                sql.Literal(f'"{self.settings.schema}"')
+            )
         )
         connection.commit()
 

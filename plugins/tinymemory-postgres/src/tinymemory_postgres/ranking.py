@@ -93,7 +93,10 @@ ORDER BY r.rank
 
 def _keyword(text: str, scope: Scope, depth: int) -> Clause:
     """The statement ranking the best ``depth`` items holding a word of ``text`` (its
-    ``ranked`` CTE) by BM25 over what ``scope`` admits: the statistics counted in it too."""
+    ``ranked`` CTE) by BM25 over what ``scope`` admits: the statistics counted in it too.
+
+    Never prepared: a plan for any parameters reads far more than one for these.
+    """
     admitted = scope.admitted
     sizes = _sizes(scope)
     statement = _KEYWORD.format(sizes=sizes.sql, scope=admitted.sql)
@@ -111,7 +114,7 @@ def keyword_ranking(connection: Connection, text: str, scope: Scope, depth: int)
     if depth < 1:
         return []
     ranking = _keyword(text, scope, depth)
-    rows = connection.execute(ranking.sql + _RANKING, ranking.params, prepare=True).fetchall()
+    rows = connection.execute(ranking.sql + _RANKING, ranking.params, prepare=False).fetchall()
     return best_pieces(rows, depth)
 
 
@@ -125,7 +128,7 @@ def keyword_page(
     highest = _highest(scope)
     statement = ranking.sql + _PAGE.format(highest=highest.sql)
     params = (*ranking.params, *highest.params, offset, offset, depth)
-    found = connection.execute(statement, params, prepare=True).fetchall()
+    found = connection.execute(statement, params, prepare=False).fetchall()
     ranked = best_pieces([row[:4] for row in found], depth + 1)
     hits = [
         _hit(entry, *row[4:11])
