@@ -6,11 +6,15 @@ import threading
 
 import psycopg
 import pytest
+from psycopg import sql
 
 import tinymemory as tm
+from tinymemory import retrieval as kit
+from tinymemory.plugin import embedders
 from tinymemory_postgres import PostgresEngine
 from tinymemory_postgres.cluster import ThrowawayCluster
-from tinymemory_postgres.schema import VERSION
+from tinymemory_postgres.dialect import POSTGRES
+from tinymemory_postgres.schema import MIGRATIONS, VERSION
 
 
 def _sql(cluster: ThrowawayCluster, statement: str) -> list[tuple[object, ...]]:
@@ -129,3 +133,41 @@ def test_a_user_who_may_not_create_schemas_opens_an_existing_one(
     other = tm.EngineSettings(options={**as_agent.options, "schema": f"{schema}_new"})
     with pytest.raises(tm.ConfigError, match="permission denied"):
         tm.build_engine("postgres", other)
+
+
+def test_a_version_1_schema_is_migrated_with_its_vectors(
+    settings: tm.EngineSettings, cluster: ThrowawayCluster, schema: str
+) -> None:
+    """Version 1 kept vectors (and text) in ``pieces``; its items are found the same after."""
+    item = tm.Learning(text="the crane lifts steel beams")
+    prepared = kit.Prepared.of(item)
+    vector = kit.embedding_matrix(embedders()["hashing"], [item.text])[0]
+    namespace = item.meta.namespace
+    with psycopg.connect(cluster.socket_conninfo, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        connection.execute(f"SET search_path = {schema}")
+        connection.execute("CREATE TABLE schema_version (version integer NOT NULL)")
+        connection.execute(sql.SQL(MIGRATIONS[1]).format(s=sql.Identifier(schema)))
+        connection.execute("INSERT INTO schema_version VALUES (1)")
+        connection.execute(
+            "INSERT INTO nodes(path, depth, last_service) VALUES (%s, %s, %s)",
+            (str(namespace), namespace.depth, kit.last_service(namespace)),
+        )
+        columns = kit.item_columns(prepared.id, item, prepared.body, POSTGRES)
+        connection.execute(
+            f"INSERT INTO items(seq, node, {', '.join(kit.ITEM_COLUMNS)}) "
+            f"VALUES (1, 1, {', '.join(['%s'] * len(columns))})",
+            columns,
+        )
+        connection.execute(
+            "INSERT INTO pieces(item, start, length, text, words, tokens, vector) "
+            "VALUES (1, 0, %s, %s, to_tsvector('simple', %s), 5, %s)",
+            (len(item.text), item.text, item.text, vector.tobytes()),
+        )
+        connection.execute("INSERT INTO node_sizes VALUES (1, 'learning', 1, 5)")
+    with tm.build_engine("postgres", settings, scrub=False) as engine:
+        for mode in tm.FetchMode:
+            hits = engine.fetch(tm.FetchRequest(query="steel crane", mode=mode)).hits
+            assert [(hit.id, hit.text) for hit in hits] == [(prepared.id, item.text)]
+    assert _sql(cluster, f"SELECT version FROM {schema}.schema_version") == [(VERSION,)]
+    assert _sql(cluster, f"SELECT piece, vector FROM {schema}.vectors") == [(1, vector.tobytes())]

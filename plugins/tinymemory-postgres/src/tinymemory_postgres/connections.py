@@ -49,6 +49,8 @@ _LONGEST_WAIT = 2.0
 #: operator intervention such as a shutdown (57), transaction rollback (40).
 _TRANSIENT_CLASSES = ("08", "40", "53", "57")
 #: What libpq says when the server refuses the login (its errors carry no SQLSTATE).
+#: A ranked read's isolation: one snapshot for all its statements.
+_SNAPSHOT = psycopg.IsolationLevel.REPEATABLE_READ
 _REFUSED_LOGIN = ("password authentication failed", "no password supplied", "authentication failed")
 
 
@@ -78,11 +80,12 @@ class Server:
     def _new_pool(self) -> psycopg_pool.ConnectionPool[Connection]:
         pool: psycopg_pool.ConnectionPool[Connection] = psycopg_pool.ConnectionPool(
             self._conninfo,
-            kwargs=self._password,
+            # A connection is not checked when handed out (a round trip each time): one
+            # the server dropped fails its statement, which is transient and runs again.
+            kwargs=lambda: {**self._password(), "autocommit": True},
             min_size=1,
             max_size=self.settings.pool_size,
             configure=self._configure,
-            check=psycopg_pool.ConnectionPool.check_connection,
             num_workers=1,
             open=False,
         )
@@ -132,7 +135,8 @@ class Server:
         snapshot: bool = False,
         retry: bool = True,
     ) -> T:
-        """``work`` in one transaction: writing under the lock, or reading one snapshot.
+        """``work`` in one transaction: writing under the lock, or reading one snapshot
+        (else each statement of ``work`` commits alone: one statement reads one snapshot).
 
         Transient failures run it again (unless ``retry`` is false); ``work`` must not
         have effects outside the transaction (it may run more than once).
@@ -145,14 +149,16 @@ class Server:
                 raise Unavailable("the postgres engine is closed")
             try:
                 waiting = min(_LONGEST_WAIT, max(0.1, deadline - time.monotonic()))
-                with pool.connection(timeout=waiting) as connection, connection.transaction():
-                    if write:
-                        connection.execute(schema.write_lock(self.settings.schema))
-                    elif snapshot:
-                        connection.execute(
-                            "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
-                        )
-                    return work(connection)
+                with pool.connection(timeout=waiting) as connection:
+                    if not (write or snapshot):
+                        return work(connection)
+                    # BEGIN says the isolation itself: no statement of its own to set it.
+                    connection.isolation_level = _SNAPSHOT if snapshot else None
+                    connection.read_only = snapshot
+                    with connection.transaction():
+                        if write:
+                            connection.execute(schema.write_lock(self.settings.schema))
+                        return work(connection)
             except psycopg_pool.PoolClosed as error:
                 if self._closed:
                     raise Unavailable("the postgres engine is closed") from None

@@ -9,9 +9,9 @@ DESCRIPTOR = EngineDescriptor(
     label="PostgreSQL (server)",
     description=(
         "One schema of a PostgreSQL database, shared by every process and host using it: "
-        "full-text keyword search (tsvector, GIN), exact vector search (the admitted pieces' "
-        "vectors scanned; the `vector` extension is not used), hybrid fusion and extractive "
-        "recall. The password is the engine's credential."
+        "full-text keyword search (tsvector, GIN), exact vector search (every vector held in "
+        "the process, kept in step with the server; the `vector` extension is not used), "
+        "hybrid fusion and extractive recall. The password is the engine's credential."
     ),
     fetch_modes=(FetchMode.KEYWORD, FetchMode.VECTOR, FetchMode.HYBRID),
 )

@@ -2,11 +2,12 @@
 
 Filters, reaches, explore and paging run in SQL. Keyword fetch ranks by
 BM25 over ``tsvector`` matches (a GIN index finds them) with the statistics
-of what the read admits; vector fetch is an exact scan of the admitted
-pieces' vectors; hybrid fuses the two by reciprocal rank, as the sqlite
-engine does. Recall hands the best hybrid hits to its answerer, as the
-sqlite engine does (by default the sentences that bear on the question, each
-cited: :func:`tinymemory.retrieval.extractive_answer`).
+of what the read admits, a keyword page in one statement; vector fetch is
+exact, over every piece's vector held in the client and kept in step with
+the server (:mod:`~tinymemory_postgres.vector_cache`); hybrid adds the two
+rankings' scores, as the sqlite engine does. Recall hands the best hybrid hits
+to its answerer, as the sqlite engine does (by default the sentences that bear
+on the question, each cited: :func:`tinymemory.retrieval.extractive_answer`).
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ from .connections import Connection, Server
 from .descriptor import DESCRIPTOR
 from .dialect import POSTGRES
 from .item_rows import checked, existing, write
-from .ranking import keyword_ranking, query_words, ranked_hits, vector_ranking
+from .ranking import highest_admitted, keyword_page, keyword_ranking, ranked_hits
 from .settings import ServerSettings
+from .vector_cache import VectorCache
 
 
 class PostgresEngine(MemoryEngine):
@@ -94,6 +96,7 @@ class PostgresEngine(MemoryEngine):
             self._server.close()
             raise
         self._cursors = kit.CursorCodec(secret, engine="postgres")
+        self._vectors = VectorCache()
 
     @property
     def descriptor(self) -> EngineDescriptor:
@@ -101,7 +104,7 @@ class PostgresEngine(MemoryEngine):
 
     def health(self) -> EngineHealth:
         """Ok when the server answers, down when it does not (an ok health has no reason, so
-        the descriptor is where the engine says vectors are ranked by an exact scan)."""
+        the descriptor is where the engine says how it ranks vectors)."""
         if self._server.closed:
             return EngineHealth.down("the postgres engine is closed")
         try:
@@ -276,31 +279,38 @@ class PostgresEngine(MemoryEngine):
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
         paging = kit.RankedPaging.of(request, self._cursors)
+        # A first page admits all its snapshot holds: the bound, the highest seq it admits,
+        # is looked up only for a cursor to the next page.
+        bound = kit.LARGEST_POSITION if paging.bound is None else paging.bound
+        scope = kit.Scope.of(request.filter, bound, POSTGRES)
+        if request.mode is FetchMode.KEYWORD:
+            # One statement, one snapshot: ranking, hits and the bound at once.
+            ranked, hits, highest = self._server.run(
+                lambda c: keyword_page(c, request.query, scope, paging.offset, paging.depth)
+            )
+            bound = highest if paging.bound is None else bound
+            return FetchPage(
+                hits=hits, next_cursor=paging.next_cursor(self._cursors, bound, ranked)
+            )
         # Embedded before the read transaction, which a slow embedder would hold open.
-        keyword_only = request.mode is FetchMode.KEYWORD
-        vector = None if keyword_only else self._embed_query(request.query)
+        vector = self._embed_query(request.query)
 
         def work(connection: Connection) -> tuple[int, int, list[Hit]]:
-            bound = paging.bound
-            if bound is None:
-                first = kit.bound_query(kit.filter_clause(request.filter, POSTGRES))
-                row = connection.execute(first.sql, first.params).fetchone()
-                bound = int(row[0]) if row else 0
-            scope = kit.Scope.of(request.filter, bound, POSTGRES)
-            if not keyword_only:
-                self._same_embedder(connection)
-            words = query_words(connection, request.query)
+            self._same_embedder(connection)
             ranking = kit.ranked_by_mode(
                 request.mode,
-                partial(keyword_ranking, connection, words, scope),
-                partial(vector_ranking, connection, vector, scope),
+                partial(keyword_ranking, connection, request.query, scope),
+                partial(self._vectors.ranking, connection, vector, scope),
                 paging.depth + 1,
             )
+            found = bound
+            if paging.bound is None and len(ranking) > paging.depth:
+                found = highest_admitted(connection, scope)
             chosen = ranking[paging.offset : paging.depth]
-            return bound, len(ranking), ranked_hits(connection, chosen)
+            return found, len(ranking), ranked_hits(connection, chosen)
 
-        bound, ranked, hits = self._server.run(work, snapshot=True)
-        return FetchPage(hits=hits, next_cursor=paging.next_cursor(self._cursors, bound, ranked))
+        found, ranked, hits = self._server.run(work, snapshot=True)
+        return FetchPage(hits=hits, next_cursor=paging.next_cursor(self._cursors, found, ranked))
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
@@ -309,9 +319,8 @@ class PostgresEngine(MemoryEngine):
         def work(connection: Connection) -> list[Hit]:
             scope = kit.Scope.of(request.filter, kit.LARGEST_POSITION, POSTGRES)
             self._same_embedder(connection)
-            words = query_words(connection, request.question)
-            matched = keyword_ranking(connection, words, scope, limit)
-            similar = vector_ranking(connection, vector, scope, limit)
+            matched = keyword_ranking(connection, request.question, scope, limit)
+            similar = self._vectors.ranking(connection, vector, scope, limit)
             return ranked_hits(connection, kit.recall_ranking(matched, similar, limit))
 
         return self.answerer.answer(request, self._server.run(work, snapshot=True))

@@ -2,13 +2,14 @@
 
 An item is one ``items`` row holding its canonical JSON whole, with the
 fields filters read copied into columns; its text is cut into ``pieces`` (a
-long document into several), each with its ``tsvector``, its length in
-tokens and its vector. A batch is written by one statement per table, inside
+long document into several), each with its ``tsvector`` and its length in
+words, and its vector in ``vectors``. A batch is written by one statement per table, inside
 the transaction that holds the schema's write lock.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,8 @@ from .dialect import POSTGRES
 if TYPE_CHECKING:
     import numpy as np
 
+#: A word, as a piece's length counts them.
+_WORD = re.compile(r"\w+")
 #: PostgreSQL's types of the ``items`` columns after ``seq`` and ``node``, for the arrays a
 #: batch is sent as.
 _ITEM_TYPES = ("text",) * 15 + ("timestamptz", "text")
@@ -64,68 +67,106 @@ def write(
     (counted on from the sequence) are in commit order.
     """
     nodes = _nodes(connection, [entry.item.meta.namespace for entry in entries])
-    # Under the write lock no one else takes from the sequence: a run of seqs at once.
-    row = connection.execute(
-        "SELECT setval('item_seq', nextval('item_seq') + %s)", (len(entries) - 1,)
-    ).fetchone()
-    assert row is not None
-    seqs = list(range(row[0] - len(entries) + 1, row[0] + 1))
+    seqs, ids = _runs(connection, len(entries), sum(len(entry.pieces) for entry in entries))
     columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
     rows = (item_columns(entry.id, entry.item, entry.body, POSTGRES) for entry in entries)
     columns += [list(values) for values in zip(*rows, strict=True)]
     types = ("bigint", "bigint", *_ITEM_TYPES)
-    arrays = ", ".join(f"%s::{kind}[]" for kind in types)
-    connection.execute(
-        f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
-        columns,
-    )
+    arrays = ", ".join(f"%b::{kind}[]" for kind in types)
+    statements: list[tuple[str, Sequence[Any]]] = [
+        (f"INSERT INTO items(seq, node, {', '.join(ITEM_COLUMNS)}) SELECT * FROM unnest({arrays})",
+         columns),
+    ]  # fmt: skip
     tag_items, tags = [], []
     piece_rows: list[list[object]] = [[] for _ in range(8)]
-    for seq, entry in zip(seqs, entries, strict=True):
+    vector_rows: list[bytes] = []
+    sizes: dict[tuple[int, str], list[int]] = {}
+    for seq, node, entry in zip(seqs, columns[1], entries, strict=True):
         for tag in dict.fromkeys(entry.item.meta.tags):
             tag_items.append(seq)
             tags.append(tag)
+        size = sizes.setdefault((node, entry.item.item_kind.value), [0, 0])
         for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
             first_page, last_page = piece.pages or (None, None)
+            tokens = token_count(piece.text)
+            size[0] += 1
+            size[1] += tokens
             row = (seq, piece.start, len(piece.text), first_page, last_page, piece.section,
-                   piece.text.replace("\x00", "\ufffd"), vector.tobytes())  # fmt: skip
+                   piece.text.replace("\x00", "\ufffd"), tokens)  # fmt: skip
             for values, value in zip(piece_rows, row, strict=True):
                 values.append(value)
+            vector_rows.append(vector.tobytes())
     if tags:
-        connection.execute(
-            "INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%s::bigint[], %s::text[])",
-            (tag_items, tags),
-        )
-    if piece_rows[0]:
-        connection.execute(
-            "INSERT INTO pieces(item, start, length, first_page, last_page, section, text, "
-            "words, tokens, vector) "
-            "SELECT u.item, u.start, u.length, u.first_page, u.last_page, u.section, u.text, "
-            "w.words, (SELECT coalesce(sum(cardinality(positions)), 0) FROM unnest(w.words)), "
-            "u.vector FROM unnest(%s::bigint[], %s::int[], %s::int[], %s::int[], %s::int[], "
-            "%s::text[], %s::text[], %s::bytea[]) "
-            "AS u(item, start, length, first_page, last_page, section, text, vector), "
-            "LATERAL (SELECT to_tsvector('simple', u.text) AS words) AS w",
-            piece_rows,
-        )
-        connection.execute(
+        statements.append(
+            ("INSERT INTO item_tags(item, tag) SELECT * FROM unnest(%b::bigint[], %b::text[])",
+             (tag_items, tags))
+        )  # fmt: skip
+    if vector_rows:
+        statements.append((
+            "INSERT INTO pieces(id, item, start, length, first_page, last_page, section, words, "
+            "tokens) OVERRIDING SYSTEM VALUE "
+            "SELECT u.id, u.item, u.start, u.length, u.first_page, u.last_page, u.section, "
+            "to_tsvector('simple', u.text), u.tokens "
+            "FROM unnest(%b::bigint[], %b::bigint[], %b::int[], %b::int[], %b::int[], "
+            "%b::int[], %b::text[], %b::text[], %b::int[]) "
+            "AS u(id, item, start, length, first_page, last_page, section, text, tokens)",
+            [ids, *piece_rows],
+        ))  # fmt: skip
+        statements.append(
+            ("INSERT INTO vectors(piece, vector) SELECT * FROM unnest(%b::bigint[], %b::bytea[])",
+             (ids, vector_rows))
+        )  # fmt: skip
+    counted = [(*key, pieces, tokens) for key, (pieces, tokens) in sizes.items() if pieces]
+    if counted:
+        statements.append((
             "INSERT INTO node_sizes(node, kind, pieces, tokens) "
-            "SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i "
-            "JOIN pieces p ON p.item = i.seq WHERE i.seq = ANY(%s) GROUP BY i.node, i.kind "
+            "SELECT * FROM unnest(%b::bigint[], %b::text[], %b::bigint[], %b::bigint[]) "
             "ON CONFLICT (node, kind) DO UPDATE SET pieces = node_sizes.pieces + excluded.pieces, "
             "tokens = node_sizes.tokens + excluded.tokens",
-            (seqs,),
-        )
+            [list(values) for values in zip(*counted, strict=True)],
+        ))  # fmt: skip
+    # Sent at once: none waits for the answer to the one before.
+    with connection.pipeline():
+        for statement, params in statements:
+            connection.execute(statement, params)
+
+
+def _runs(
+    connection: psycopg.Connection[Any], items: int, pieces: int
+) -> tuple[list[int], list[int]]:
+    """The batch's ``seq`` and piece ids: runs taken at once from their sequences.
+
+    Under the write lock no one else takes from them, so they follow commit order.
+    """
+    row = connection.execute(
+        "SELECT setval('item_seq', nextval('item_seq') + %s), CASE WHEN %s > 0 THEN "
+        "setval(pg_get_serial_sequence('pieces', 'id'), "
+        "nextval(pg_get_serial_sequence('pieces', 'id')) + %s) END",
+        (items - 1, pieces, pieces - 1),
+    ).fetchone()
+    assert row is not None
+    last_piece = row[1] or 0
+    return list(range(row[0] - items + 1, row[0] + 1)), list(
+        range(last_piece - pieces + 1, last_piece + 1)
+    )
+
+
+def token_count(text: str) -> int:
+    """A piece's length in words, BM25's document length: its runs of letters and digits."""
+    return len(_WORD.findall(text))
 
 
 def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> dict[str, int]:
     """Each namespace's node id, its row added when it is new."""
     unique = {str(namespace): namespace for namespace in namespaces}
     paths = list(unique)
-    connection.execute(
-        "INSERT INTO nodes(path, depth, last_service) "
-        "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]) ON CONFLICT (path) DO NOTHING",
-        (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()]),
-    )
-    rows = connection.execute("SELECT path, id FROM nodes WHERE path = ANY(%s)", (paths,))
+    rows = connection.execute(
+        "WITH added AS (INSERT INTO nodes(path, depth, last_service) "
+        "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]) ON CONFLICT (path) DO NOTHING "
+        "RETURNING path, id) "
+        # The statement's snapshot does not see the rows it adds: each path comes once.
+        "SELECT path, id FROM added UNION ALL SELECT path, id FROM nodes WHERE path = ANY(%s)",
+        (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()],
+         paths),
+    )  # fmt: skip
     return dict(rows)

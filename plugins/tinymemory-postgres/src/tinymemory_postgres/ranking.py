@@ -1,4 +1,4 @@
-"""Rankings in the server: keyword by BM25 over what a read admits, and exact vectors.
+"""Keyword rankings in the server, by BM25 over what a read admits, and hits of rankings.
 
 A ranking is a list of the kit's :class:`~tinymemory.retrieval.Ranked`
 entries keyed by ``seq`` and piece id, one per item (its best piece), best
@@ -8,19 +8,18 @@ the read admits, never over the whole table, so a score tells a reader
 nothing of memory it cannot read (a piece's own figures, how often it holds
 a word and its length, are its own). The query's words are PostgreSQL's:
 ``to_tsvector('simple', ...)`` of the query, as the pieces were indexed.
+Vector rankings are :mod:`~tinymemory_postgres.vector_cache`'s.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tinymemory import Hit
 from tinymemory.plugin import item_from_json
-from tinymemory.retrieval import Piece, Ranked, Scope, best_pieces, piece_hit
+from tinymemory.retrieval import Clause, Piece, Ranked, Scope, best_pieces, piece_hit
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from .connections import Connection
 
 #: BM25's constants: term-frequency saturation and length normalisation.
@@ -30,143 +29,158 @@ B = 0.75
 MAX_QUERY_WORDS = 32
 
 
-def query_words(connection: Connection, text: str) -> list[str]:
-    """The query's distinct lexemes as the pieces were indexed, at most :data:`MAX_QUERY_WORDS`."""
-    row = connection.execute(
-        "SELECT array(SELECT lexeme FROM unnest(to_tsvector('simple', %s)) ORDER BY lexeme)",
-        (text.replace("\x00", " "),),
-    ).fetchone()
-    words: list[str] = row[0] if row else []
-    return words[:MAX_QUERY_WORDS]
-
-
-def any_of(words: list[str]) -> str:
-    """A ``tsquery`` (as text) matching pieces holding any of the lexemes ``words``."""
-    return " | ".join("'" + word.replace("\\", "\\\\").replace("'", "''") + "'" for word in words)
-
-
 _KEYWORD = """
-WITH matched AS MATERIALIZED (
+WITH query AS MATERIALIZED (
+    -- The query's distinct lexemes, as the pieces were indexed, and a tsquery of any of them.
+    SELECT words, array_to_string(array(
+        SELECT $$'$$ || replace(replace(w, $$\\$$, $$\\\\$$), $$'$$, $$''$$) || $$'$$
+        FROM unnest(words) AS w
+    ), ' | ')::tsquery AS matching
+    FROM (SELECT array(SELECT lexeme FROM unnest(to_tsvector('simple', %s))
+                       ORDER BY lexeme LIMIT %s) AS words) AS q
+    WHERE cardinality(words) > 0
+), sizes AS MATERIALIZED (
+    {sizes}
+), matched AS MATERIALIZED (
     SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
     -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
     -- scanning every admitted item instead), then those the read admits.
     -- Each match's item is then looked up by its key (OFFSET 0 again: not one hash of
     -- every admitted item).
-    FROM (SELECT id, item, tokens, words FROM pieces WHERE words @@ %s::tsquery OFFSET 0) AS p
+    FROM query q
+    CROSS JOIN LATERAL (
+        SELECT id, item, tokens, words FROM pieces WHERE words @@ q.matching OFFSET 0
+    ) AS p
     CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {scope} OFFSET 0) AS i
-    CROSS JOIN LATERAL unnest(p.words) AS u
-    WHERE u.lexeme = ANY(%s)
-), sizes AS (
-    SELECT %s::float8 AS pieces, %s::float8 AS average
+    -- Only the query's lexemes, with their positions (weight A marks them for ts_filter).
+    CROSS JOIN LATERAL unnest(ts_filter(setweight(p.words, 'A', q.words), '{{a}}')) AS u
 ), holding AS (
     SELECT lexeme, count(*)::float8 AS pieces FROM matched GROUP BY lexeme
+), terms AS (
+    SELECT m.item, m.id, ln(1 + (s.pieces - h.pieces + 0.5) / (h.pieces + 0.5))
+        * m.frequency * %s / (m.frequency + %s * (1 - %s + %s * m.tokens / s.average)) AS term
+    FROM matched m JOIN holding h USING (lexeme) CROSS JOIN sizes s
+    -- Each piece's terms summed in one order, so its score never depends on the plan.
+    ORDER BY m.item, m.id, m.lexeme
 ), scored AS (
-    SELECT m.item, m.id, count(*) AS held, sum(
-        ln(1 + (s.pieces - h.pieces + 0.5) / (h.pieces + 0.5))
-        * m.frequency * %s / (m.frequency + %s * (1 - %s + %s * m.tokens / s.average))
-        ORDER BY m.lexeme
-    ) AS score
-    FROM matched m JOIN holding h USING (lexeme) CROSS JOIN sizes s GROUP BY m.item, m.id
+    SELECT t.item, t.id, sum(t.term) AS score, count(*) = cardinality(q.words) AS every
+    FROM terms t CROSS JOIN query q GROUP BY t.item, t.id, q.words
+), best AS (
+    -- Each item by its best piece: holding every word first, then by score.
+    SELECT item, id, score, every, row_number() OVER (
+        PARTITION BY item ORDER BY every DESC, score DESC, id
+    ) AS place FROM scored
+), ranked AS (
+    SELECT item, id, score, every, row_number() OVER (ORDER BY every DESC, score DESC, id) AS rank
+    FROM best WHERE place = 1 ORDER BY every DESC, score DESC, id LIMIT %s
 )
-SELECT item, id, score, held = %s AS every FROM scored
-ORDER BY every DESC, score DESC, id LIMIT %s
+"""
+
+#: The ranking alone, best first.
+_RANKING = "SELECT item, id, score, every FROM ranked ORDER BY rank"
+
+#: A page of the ranking: each entry's hit from rank ``offset`` to ``depth``, and the
+#: highest ``seq`` the read admits (a next page's bound).
+_PAGE = """
+SELECT r.item, r.id, r.score, r.every, i.id, i.body, p.start, p.length, p.first_page,
+    p.last_page, p.section, ({highest}) AS highest
+FROM ranked r
+LEFT JOIN pieces p ON p.id = r.id AND r.rank > %s
+LEFT JOIN items i ON i.seq = r.item AND r.rank > %s AND r.rank <= %s
+ORDER BY r.rank
 """
 
 
-def keyword_ranking(
-    connection: Connection, words: list[str], scope: Scope, depth: int
-) -> list[Ranked]:
+def _keyword(text: str, scope: Scope, depth: int) -> Clause:
+    """The statement ranking the best ``depth`` items holding a word of ``text`` (its
+    ``ranked`` CTE) by BM25 over what ``scope`` admits: the statistics counted in it too.
+
+    Never prepared: a plan for any parameters reads far more than one for these.
+    """
+    admitted = scope.admitted
+    sizes = _sizes(scope)
+    statement = _KEYWORD.format(sizes=sizes.sql, scope=admitted.sql)
+    params = (text.replace("\x00", " "), MAX_QUERY_WORDS, *sizes.params, *admitted.params,
+              K1 + 1, K1, B, B, depth)  # fmt: skip
+    return Clause(statement, params)
+
+
+def keyword_ranking(connection: Connection, text: str, scope: Scope, depth: int) -> list[Ranked]:
     """Items holding every word first, then items holding any, by BM25 over what is admitted.
 
     A score is ``s / (1 + s)`` of the BM25 score ``s``, plus 1 for items
     holding every word, so scores fall as the ranking goes on.
     """
-    if not words or depth < 1:
+    if depth < 1:
         return []
-    pieces, tokens = admitted_sizes(connection, scope)
-    if not pieces:
-        return []
-    average = tokens / pieces or 1.0
+    ranking = _keyword(text, scope, depth)
+    rows = connection.execute(ranking.sql + _RANKING, ranking.params, prepare=False).fetchall()
+    return best_pieces(rows, depth)
+
+
+def keyword_page(
+    connection: Connection, text: str, scope: Scope, offset: int, depth: int
+) -> tuple[int, list[Hit], int]:
+    """A keyword read's page in one statement: how many items were ranked of ``depth + 1``
+    (one more tells whether a next page exists), the hits of those from ``offset`` to
+    ``depth``, and the highest ``seq`` the read admits."""
+    ranking = _keyword(text, scope, depth + 1)
+    highest = _highest(scope)
+    statement = ranking.sql + _PAGE.format(highest=highest.sql)
+    params = (*ranking.params, *highest.params, offset, offset, depth)
+    found = connection.execute(statement, params, prepare=False).fetchall()
+    ranked = best_pieces([row[:4] for row in found], depth + 1)
+    hits = [
+        _hit(entry, *row[4:11])
+        for rank, (entry, row) in enumerate(zip(ranked, found, strict=True))
+        if offset <= rank < depth
+    ]
+    return len(ranked), hits, int(found[0][11] or 0) if found else 0
+
+
+def highest_admitted(connection: Connection, scope: Scope) -> int:
+    """The highest ``seq`` ``scope`` admits (0 for none)."""
+    highest = _highest(scope)
+    row = connection.execute(highest.sql, highest.params).fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
+def _highest(scope: Scope) -> Clause:
+    """The highest ``seq`` ``scope`` admits (none for none): from the newest down, by the key."""
     admitted = scope.admitted
-    statement = _KEYWORD.format(scope=admitted.sql)
-    limit = depth + 16
-    while True:
-        params = (any_of(words), *admitted.params, words, pieces, average,
-                  K1 + 1, K1, B, B, len(words), limit)  # fmt: skip
-        rows = connection.execute(statement, params).fetchall()
-        ranked = best_pieces(rows, depth)
-        if len(ranked) >= depth or len(rows) < limit:
-            return ranked
-        limit *= 4
+    return Clause(
+        f"SELECT i.seq FROM items i WHERE {admitted.sql} ORDER BY i.seq DESC LIMIT 1",
+        admitted.params,
+    )
 
 
-def admitted_sizes(connection: Connection, scope: Scope) -> tuple[int, int]:
-    """How many pieces ``scope`` admits and their total length in tokens.
+def _sizes(scope: Scope) -> Clause:
+    """How many pieces ``scope`` admits and their average length (1 when none has one).
 
     From ``node_sizes`` when the reach and kinds alone decide, less what was
     stored after the read's bound; else counted over the admitted items.
     """
+    average = (
+        "SELECT pieces::float8 AS pieces, "
+        "CASE WHEN tokens > 0 THEN tokens::float8 / pieces ELSE 1 END AS average FROM"
+    )
     if scope.sizes is None:
         admitted = scope.admitted
-        row = connection.execute(
-            "SELECT count(*), coalesce(sum(p.tokens), 0) FROM pieces p "
-            f"JOIN items i ON i.seq = p.item WHERE {admitted.sql}",
-            admitted.params,
-        ).fetchone()
-    else:
-        row = connection.execute(
-            "SELECT coalesce(sum(pieces), 0) - (SELECT count(*) FROM pieces p JOIN items i "
-            f"ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})), "
-            "coalesce(sum(tokens), 0) - (SELECT coalesce(sum(p.tokens), 0) FROM pieces p "
-            f"JOIN items i ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})) "
-            f"FROM node_sizes i WHERE {scope.sizes.sql}",
-            (
-                scope.bound,
-                *scope.clause.params,
-                scope.bound,
-                *scope.clause.params,
-                *scope.sizes.params,
-            ),
-        ).fetchone()
-    assert row is not None
-    return int(row[0]), int(row[1])
-
-
-def vector_ranking(
-    connection: Connection, vector: np.ndarray[Any, Any] | None, scope: Scope, depth: int
-) -> list[Ranked]:
-    """The best ``depth`` admitted items by cosine, exactly: every admitted piece's vector.
-
-    The server holds no ``vector`` extension here, so the admitted pieces'
-    vectors (float32, unit length) are read in binary and multiplied here.
-    """
-    import numpy as np
-
-    assert vector is not None, "a keyword read ranks no vectors"
-    if depth < 1:
-        return []
-    admitted = scope.admitted
-    with connection.cursor(binary=True) as cursor:
-        cursor.execute(
-            f"SELECT p.item, p.id, p.vector FROM pieces p JOIN items i ON i.seq = p.item "
-            f"WHERE {admitted.sql}",
+        return Clause(
+            f"{average} (SELECT count(*) AS pieces, coalesce(sum(p.tokens), 0) AS tokens "
+            f"FROM pieces p JOIN items i ON i.seq = p.item WHERE {admitted.sql}) AS a",
             admitted.params,
         )
-        rows = cursor.fetchall()
-    if not rows:
-        return []
-    matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype=np.float32)
-    scores = matrix.reshape(len(rows), -1) @ vector
-    # Best first; ties by piece id, so the order never depends on the scan.
-    order = np.lexsort((np.array([row[1] for row in rows]), -scores))
-    ranked: dict[int, Ranked] = {}
-    for index in order:
-        item, piece = rows[index][0], rows[index][1]
-        if item not in ranked:
-            ranked[item] = Ranked(item, piece, float(scores[index]))
-            if len(ranked) == depth:
-                break
-    return list(ranked.values())
+    later = (
+        f"FROM pieces p JOIN items i ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})"
+    )
+    return Clause(
+        f"{average} (SELECT coalesce(sum(pieces), 0) - (SELECT count(*) {later}) AS pieces, "
+        f"coalesce(sum(tokens), 0) - (SELECT coalesce(sum(p.tokens), 0) {later}) AS tokens "
+        f"FROM node_sizes i WHERE {scope.sizes.sql}) AS a",
+        (scope.bound, *scope.clause.params, scope.bound, *scope.clause.params,
+         *scope.sizes.params),
+    )  # fmt: skip
 
 
 def ranked_hits(connection: Connection, ranked: list[Ranked]) -> list[Hit]:
@@ -179,14 +193,22 @@ def ranked_hits(connection: Connection, ranked: list[Ranked]) -> list[Hit]:
         ([entry.piece for entry in ranked],),
     ).fetchall()
     found = {row[0]: row[1:] for row in rows}
-    hits = []
-    for entry in ranked:
-        item_id, body, start, length, first, last, section = found[entry.piece]
-        item = item_from_json(body)
-        # The item's own text (a piece's indexed copy has any NUL replaced).
-        text = item.render_text()[start : start + length]
-        piece = Piece(
-            text=text, start=start, pages=(first, last) if first else None, section=section
-        )
-        hits.append(piece_hit(item_id, item, piece, entry.score))
-    return hits
+    return [_hit(entry, *found[entry.piece]) for entry in ranked]
+
+
+def _hit(
+    entry: Ranked,
+    item_id: str,
+    body: str,
+    start: int,
+    length: int,
+    first: int | None,
+    last: int,
+    section: str | None,
+) -> Hit:
+    """The hit of a ranked entry from its item's row and its piece's."""
+    item = item_from_json(body)
+    # The item's own text (the piece's place in it).
+    text = item.render_text()[start : start + length]
+    piece = Piece(text=text, start=start, pages=(first, last) if first else None, section=section)
+    return piece_hit(item_id, item, piece, entry.score)

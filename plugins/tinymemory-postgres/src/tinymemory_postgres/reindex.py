@@ -17,6 +17,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from tinymemory.plugin import item_from_json
+
 from .connections import Connection
 
 #: The settings row holding a reindex under way: ``{"embedder": identity, "through": seq}``.
@@ -60,10 +62,17 @@ def next_pieces(
     if row is None or row[0] is None:
         return []
     rows = connection.execute(
-        "SELECT id, item, text FROM pieces WHERE item > %s AND item <= %s ORDER BY item, id",
+        "SELECT p.id, p.item, i.body, p.start, p.length FROM pieces p "
+        "JOIN items i ON i.seq = p.item WHERE p.item > %s AND p.item <= %s ORDER BY p.item, p.id",
         (through, row[0]),
     ).fetchall()
-    return [(int(piece), int(item), str(text)) for piece, item, text in rows]
+    texts: dict[int, str] = {}  # each item's text, rendered once for all its pieces
+    pieces = []
+    for piece, item, body, start, length in rows:
+        if item not in texts:
+            texts[item] = item_from_json(body).render_text()
+        pieces.append((int(piece), int(item), texts[item][start : start + length]))
+    return pieces
 
 
 def commit_batch(
@@ -103,7 +112,7 @@ def finish(connection: Connection, identity: str) -> bool:
     if late is not None and late[0]:
         return False
     connection.execute(
-        "UPDATE pieces p SET vector = r.vector FROM reindex_vectors r WHERE r.piece = p.id"
+        "UPDATE vectors v SET vector = r.vector FROM reindex_vectors r WHERE r.piece = v.piece"
     )
     connection.execute("DROP TABLE reindex_vectors")
     connection.execute("DELETE FROM settings WHERE key = %s", (REINDEX_KEY,))

@@ -10,10 +10,11 @@ Tables: ``nodes`` (one row per namespace written), ``items`` (the item's
 canonical JSON whole, the fields filters read copied into columns, the
 unique fingerprint ``id`` and ``seq``, handed out in commit order),
 ``item_tags``, ``pieces`` (the text items are ranked by: a long document
-has several) with its ``tsvector`` under a GIN index, its length in tokens
-and its vector, and ``node_sizes``: how many pieces and tokens each node
+has several) with its ``tsvector`` under a GIN index and its length in
+words, ``vectors`` (each piece's, float32), and ``node_sizes``: how many pieces and tokens each node
 holds of each kind, so a keyword read admitting whole nodes counts its
-statistics without a scan.
+statistics without a scan; ``vector_changes``: a counter a trigger increments
+on every statement deleting, updating or truncating vectors.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from psycopg import sql
 from tinymemory import ConfigError
 
 #: The version this release writes.
-VERSION = 1
+VERSION = 2
 
 _VERSION_1 = """
 CREATE TABLE {s}.settings (key text PRIMARY KEY, value text NOT NULL);
@@ -88,8 +89,31 @@ CREATE TABLE {s}.node_sizes (
 CREATE INDEX ON {s}.pieces USING gin (words);
 """
 
+# Vectors move to a table of their own, so a keyword read's scan of the pieces it matches
+# reads narrow rows (their text, kept whole in the item's JSON, goes too). A statement
+# that deletes, updates or truncates vectors counts one change, whoever runs it: engines
+# holding vectors in the client read them again (see vector_cache). The dropped columns'
+# bytes stay in old rows until `VACUUM FULL pieces` rewrites them.
+_VERSION_2 = """
+CREATE TABLE {s}.vectors (
+    piece bigint PRIMARY KEY REFERENCES {s}.pieces(id) ON DELETE CASCADE,
+    vector bytea NOT NULL
+);
+INSERT INTO {s}.vectors SELECT id, vector FROM {s}.pieces;
+ALTER TABLE {s}.pieces DROP COLUMN vector, DROP COLUMN text;
+CREATE TABLE {s}.vector_changes (generation bigint NOT NULL);
+INSERT INTO {s}.vector_changes VALUES (0);
+CREATE FUNCTION {s}.count_vector_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE {s}.vector_changes SET generation = generation + 1;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER count_vector_change AFTER UPDATE OR DELETE OR TRUNCATE ON {s}.vectors
+    FOR EACH STATEMENT EXECUTE FUNCTION {s}.count_vector_change();
+"""
+
 #: Each version's statements, from the one before it (version 1 from nothing).
-MIGRATIONS = {1: _VERSION_1}
+MIGRATIONS = {1: _VERSION_1, 2: _VERSION_2}
 
 
 def write_lock(schema: str) -> sql.Composed:
