@@ -282,7 +282,7 @@ class SqliteEngine(tm.MemoryEngine):
             doomed_seqs = json.dumps(seqs)
             connection.execute(
                 "INSERT INTO pieces_fts(pieces_fts, rowid, text) SELECT 'delete', id, text "
-                "FROM pieces WHERE item IN (SELECT value FROM json_each(?))",
+                "FROM piece_texts WHERE item IN (SELECT value FROM json_each(?))",
                 (doomed_seqs,),
             )
             self._vectors.remove_from_blocks(connection, seqs)
