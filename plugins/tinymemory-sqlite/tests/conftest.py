@@ -3,14 +3,17 @@ database file, and the installed ``tinymemory`` command run as a new user."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tinymemory.testing import Cli, CliResult, Sandbox
 from tinymemory_sqlite import PATH_VARIABLE, SqliteEngine
+from tinymemory_sqlite.vectors import decode
 
 #: Runs the installed ``tinymemory`` command with arguments, in a process of its own.
 RunCommand = Callable[..., CliResult]
@@ -46,3 +49,33 @@ def db_path(tmp_path: Path) -> Path:
 def engine(db_path: Path) -> Iterator[SqliteEngine]:
     with SqliteEngine(db_path) as opened:
         yield opened  # type: ignore[misc]
+
+
+def _as_version_3(connection: sqlite3.Connection) -> None:
+    """Turn a file back into version 3's layout: float32 vectors (decoded), each piece's
+    text in its row and the keyword index reading it there."""
+    for first_item, vectors, ranges in connection.execute(
+        "SELECT first_item, vectors, ranges FROM vector_blocks"
+    ).fetchall():
+        bounds = np.frombuffer(ranges, np.float32).reshape(-1, 2)
+        codes = np.frombuffer(vectors, np.uint8).reshape(len(bounds), -1)
+        connection.execute(
+            "UPDATE vector_blocks SET vectors = ? WHERE first_item = ?",
+            (decode(codes, bounds).tobytes(), first_item),
+        )
+    connection.execute("ALTER TABLE vector_blocks DROP COLUMN ranges")
+    texts = connection.execute("SELECT id, text FROM piece_texts").fetchall()
+    connection.executemany("UPDATE pieces SET text = ?2 WHERE id = ?1", texts)
+    connection.execute("DROP VIEW piece_texts")
+    connection.execute("DROP TABLE pieces_fts")
+    connection.execute(
+        "CREATE VIRTUAL TABLE pieces_fts USING fts5(text, content = 'pieces', "
+        "content_rowid = 'id', tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    connection.execute("INSERT INTO pieces_fts(pieces_fts) VALUES ('rebuild')")
+
+
+@pytest.fixture
+def as_version_3() -> Callable[[sqlite3.Connection], None]:
+    """Turns a file back into version 3's layout, for migration tests."""
+    return _as_version_3

@@ -16,7 +16,7 @@ import attrs
 import pytest
 
 import tinymemory as tm
-from tinymemory_sqlite import SqliteEngine
+from tinymemory_sqlite import SqliteEngine, schema
 
 WRITER = tm.Namespace.parse("team:acme/agent:writer")
 SIBLING = tm.Namespace.parse("team:acme/agent:editor")
@@ -163,7 +163,9 @@ def test_forgetting_keeps_the_sizes_in_step(engine: SqliteEngine, db_path: Path)
 
 
 @pytest.mark.parametrize("query", ["harbour crane", "the tide"])
-def test_a_file_of_schema_version_2_is_migrated(db_path: Path, query: str) -> None:
+def test_a_file_of_schema_version_2_is_migrated(
+    db_path: Path, query: str, as_version_3: Callable[[sqlite3.Connection], None]
+) -> None:
     """A file written before pieces kept their lengths (version 2) reads with the same scores."""
     with SqliteEngine(db_path) as engine:
         engine.store_many([_learning(text) for text in _CORPUS])
@@ -171,13 +173,14 @@ def test_a_file_of_schema_version_2_is_migrated(db_path: Path, query: str) -> No
         reader = tm.MetaFilter(reach=tm.Reach.exact(WRITER))
         before = _reads(engine, query, reader)
     with sqlite3.connect(db_path) as connection:
+        as_version_3(connection)
         connection.execute("DROP TABLE node_sizes")
         connection.execute("ALTER TABLE pieces DROP COLUMN tokens")
         connection.execute("PRAGMA user_version = 2")
     with SqliteEngine(db_path) as engine:
         assert _reads(engine, query, reader) == before
     with sqlite3.connect(db_path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == schema.VERSION
         lengths = connection.execute("SELECT tokens FROM pieces ORDER BY id").fetchall()
     assert [length for (length,) in lengths] == [5, 11, 16, 1, 13, 15, 7, 15, 1]
 

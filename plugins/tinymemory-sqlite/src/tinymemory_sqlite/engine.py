@@ -330,7 +330,7 @@ class SqliteEngine(tm.MemoryEngine):
             doomed_seqs = json.dumps(seqs)
             connection.execute(
                 "INSERT INTO pieces_fts(pieces_fts, rowid, text) SELECT 'delete', id, text "
-                "FROM pieces WHERE item IN (SELECT value FROM json_each(?))",
+                "FROM piece_texts WHERE item IN (SELECT value FROM json_each(?))",
                 (doomed_seqs,),
             )
             self._vectors.remove_from_blocks(connection, seqs)
@@ -495,9 +495,10 @@ def _record(embedder: Embedder) -> str:
 
 
 def _vector_size(connection: sqlite3.Connection) -> int | None:
-    """The size of the file's vectors (float32s beside int64 piece ids), None when it has none."""
+    """The size of the file's vectors (a byte code per entry beside int64 piece ids), None when
+    it has none."""
     row = connection.execute(
-        "SELECT length(vectors) * 2 / length(pieces) FROM vector_blocks LIMIT 1"
+        "SELECT length(vectors) * 8 / length(pieces) FROM vector_blocks LIMIT 1"
     ).fetchone()
     return None if row is None else int(row[0])
 

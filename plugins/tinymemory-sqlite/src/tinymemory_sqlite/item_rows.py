@@ -19,7 +19,7 @@ from tinymemory import Namespace
 from tinymemory.retrieval import Prepared, item_columns, last_service
 
 from .dialect import SQLITE
-from .schema import write_block
+from .schema import SHARED_TEXT_PIECE, write_block
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,11 +91,7 @@ def write(
             "SELECT id, fts5_tokens(sz) FROM pieces_fts_docsize WHERE id >= ?", (first_piece,)
         )
     )
-    connection.executemany(
-        "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, tokens) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        [(*row, lengths[row[0]]) for row in pieces],
-    )
+    connection.executemany(SHARED_TEXT_PIECE, [(*row, lengths[row[0]]) for row in pieces])
     write_block(connection, added.pieces, added.items, added.vectors.tobytes())
     # The write's pieces and tokens by node and kind, counted here rather than by a join
     # over the rows just written (which cost as much as writing the items).

@@ -197,7 +197,7 @@ def ranked_hits(connection: sqlite3.Connection, ranked: list[Ranked]) -> list[Hi
         return []
     rows = connection.execute(
         "SELECT p.id, i.id, i.body, p.text, p.first_page, p.last_page, p.section "
-        "FROM pieces p JOIN items i ON i.seq = p.item "
+        "FROM piece_texts p JOIN items i ON i.seq = p.item "
         "WHERE p.id IN (SELECT value FROM json_each(?))",
         (json.dumps([entry.piece for entry in ranked]),),
     ).fetchall()

@@ -21,6 +21,8 @@ from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .schema import write_block
+
 if TYPE_CHECKING:  # numpy loads with the first reindex, never with the engine
     import numpy as np
 
@@ -132,20 +134,18 @@ def finish(connection: sqlite3.Connection, record: str) -> bool:
     blocks = connection.execute(
         "SELECT first_item, pieces, items, vectors FROM reindex_blocks ORDER BY first_item"
     ).fetchall()
-    for first_item, pieces, items, vectors in blocks:
+    for _, pieces, items, vectors in blocks:
         held = np.frombuffer(items, np.int64)
         keep = np.isin(held, kept)
         if not keep.any():
             continue
         rows = np.frombuffer(vectors, np.float32).reshape(len(held), -1)
-        connection.execute(
-            "INSERT INTO vector_blocks(first_item, pieces, items, vectors) VALUES (?, ?, ?, ?)",
-            (
-                first_item,
-                np.frombuffer(pieces, np.int64)[keep].tobytes(),
-                held[keep].tobytes(),
-                rows[keep].tobytes(),
-            ),
+        # Laid out as a store lays out its block (the vectors kept as codes and ranges).
+        write_block(
+            connection,
+            np.frombuffer(pieces, np.int64)[keep].tolist(),
+            held[keep].tolist(),
+            rows[keep].tobytes(),
         )
     connection.execute("DROP TABLE reindex_blocks")
     connection.execute("DELETE FROM settings WHERE key = ?", (REINDEX_KEY,))

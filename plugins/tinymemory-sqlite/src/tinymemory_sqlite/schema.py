@@ -3,8 +3,9 @@
 Each item is one ``items`` row holding its JSON form whole, with the fields filters read
 copied into columns. Its text is cut into ``pieces`` (one for all but long documents),
 each with a row in the FTS5 index ``pieces_fts``. The pieces' vectors are kept a write
-at a time in ``vector_blocks`` (version 2; see :mod:`tinymemory_sqlite.vectors` for
-why). The engine writes and deletes index rows itself, in the same transaction: FTS5
+at a time in ``vector_blocks`` (version 2), as a byte per dimension and a range per
+vector (version 4; see :mod:`tinymemory_sqlite.vectors` for why). The engine writes
+and deletes index rows itself, in the same transaction: FTS5
 flushes its pending terms at every savepoint, and a trigger's statement is one, which
 made each indexed row cost a segment write (about 7x slower). ``nodes`` holds each
 namespace once, with what reach tests need: its depth and where its deepest ``service:``
@@ -119,11 +120,14 @@ def _vectors_into_blocks(connection: sqlite3.Connection) -> None:
     block: list[tuple[int, int, bytes]] = []
     for row in [*rows, None]:
         if block and (row is None or (len(block) >= MIGRATED_BLOCK and row[1] != block[-1][1])):
-            write_block(
-                connection,
-                [piece for piece, _, _ in block],
-                [item for _, item, _ in block],
-                b"".join(vector for _, _, vector in block),
+            connection.execute(
+                "INSERT INTO vector_blocks(first_item, pieces, items, vectors) VALUES (?, ?, ?, ?)",
+                (
+                    block[0][1],
+                    array("q", [piece for piece, _, _ in block]).tobytes(),
+                    array("q", [item for _, item, _ in block]).tobytes(),
+                    b"".join(vector for _, _, vector in block),
+                ),
             )
             block = []
         if row is not None:
@@ -134,11 +138,40 @@ def _vectors_into_blocks(connection: sqlite3.Connection) -> None:
 def write_block(
     connection: sqlite3.Connection, pieces: list[int], items: list[int], vectors: bytes
 ) -> None:
-    """One block: the pieces' ids, their items' ``seq`` (int64s) and their float32 vectors."""
+    """One block: the pieces' ids, their items' ``seq`` (int64s), and their float32
+    ``vectors`` kept as codes and ranges (:func:`tinymemory_sqlite.vectors.encode`)."""
+    import numpy as np  # loaded by the embedding that made ``vectors`` already
+
+    from .vectors import encode
+
+    codes, ranges = encode(np.frombuffer(vectors, np.float32).reshape(len(pieces), -1))
     connection.execute(
-        "INSERT INTO vector_blocks(first_item, pieces, items, vectors) VALUES (?, ?, ?, ?)",
-        (items[0], array("q", pieces).tobytes(), array("q", items).tobytes(), vectors),
+        "INSERT INTO vector_blocks(first_item, pieces, items, vectors, ranges) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (
+            items[0],
+            array("q", pieces).tobytes(),
+            array("q", items).tobytes(),
+            codes.tobytes(),
+            ranges.tobytes(),
+        ),
     )
+
+
+def _vectors_as_codes(connection: sqlite3.Connection) -> None:
+    """Version 4: each block's float32 vectors rewritten as codes and ranges."""
+    import numpy as np  # a migration's one-off cost; a file with vectors was written with it
+
+    from .vectors import encode
+
+    connection.execute("ALTER TABLE vector_blocks ADD COLUMN ranges BLOB NOT NULL DEFAULT x''")
+    blocks = connection.execute("SELECT first_item, vectors, length(items) / 8 FROM vector_blocks")
+    for first_item, vectors, count in blocks.fetchall():
+        codes, ranges = encode(np.frombuffer(vectors, np.float32).reshape(count, -1))
+        connection.execute(
+            "UPDATE vector_blocks SET vectors = ?, ranges = ? WHERE first_item = ?",
+            (codes.tobytes(), ranges.tobytes(), first_item),
+        )
 
 
 # Pieces' lengths and the sizes of nodes, for BM25 over what a read admits. A
@@ -162,12 +195,46 @@ SELECT i.node, i.kind, count(*), sum(p.tokens) FROM items i JOIN pieces p ON p.i
 GROUP BY i.node, i.kind;
 """
 
+# A piece whose text is its item's whole ``text`` (every piece of all but long documents)
+# keeps '' in its row, not the text a second time: ``piece_texts`` reads it from the
+# item's JSON, and the keyword index reads its content through that view.
+_VERSION_5 = """
+CREATE VIEW piece_texts AS
+SELECT p.id, p.item, p.ord, p.first_page, p.last_page, p.section, p.tokens,
+    iif(p.text = '', coalesce(json_extract(i.body, '$.text'), ''), p.text) AS text
+FROM pieces p JOIN items i ON i.seq = p.item;
+
+DROP TABLE pieces_fts;
+
+CREATE VIRTUAL TABLE pieces_fts USING fts5(
+    text,
+    content = 'piece_texts',
+    content_rowid = 'id',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+INSERT INTO pieces_fts(pieces_fts) VALUES ('rebuild');
+
+UPDATE pieces SET text = ''
+WHERE text = (SELECT json_extract(body, '$.text') FROM items WHERE seq = pieces.item);
+"""
+
+#: Writes a piece's row from ``(id, item, ord, first_page, last_page, section, text,
+#: tokens)``: its text as '' when the item's JSON holds it as ``text`` (see ``_VERSION_5``).
+SHARED_TEXT_PIECE = (
+    "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, tokens) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+    "iif((SELECT json_extract(body, '$.text') FROM items WHERE seq = ?2) IS ?7, '', ?7), ?8)"
+)
+
 #: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``: a
 #: script, or a function run inside the migration's transaction.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     _VERSION_1,
     _vectors_into_blocks,
     _VERSION_3,
+    _vectors_as_codes,
+    _VERSION_5,
 )
 #: The version this code reads and writes.
 VERSION = len(MIGRATIONS)
