@@ -68,7 +68,7 @@ def next_pieces(
     if last is None:
         return []
     rows = connection.execute(
-        "SELECT id, item, text FROM pieces WHERE item > ? AND item <= ? ORDER BY item, id",
+        "SELECT id, item, text FROM piece_texts WHERE item > ? AND item <= ? ORDER BY item, id",
         (through, last),
     ).fetchall()
     return [(int(piece), int(item), str(text)) for piece, item, text in rows]
