@@ -85,7 +85,9 @@ def _nothing_written(home: Path, temporary: Path) -> None:
 def test_the_command_with_nothing_configured_leaves_the_users_memory_alone(
     tinymemory_command: RunCommand, tmp_path: Path, temporary: Path
 ) -> None:
-    done = tinymemory_command("conformance", "sqlite", "--profile", "ci")
+    # The whole suite in one process: the timeout only guards against a hang (the run takes
+    # about 40 s on an idle 2-core machine, several times that beside CI's other envs).
+    done = tinymemory_command("conformance", "sqlite", "--profile", "ci", timeout=600)
     assert done.exit_code == 0, done.stdout + done.stderr
     assert done.stdout.splitlines()[0] == (
         "engine `sqlite` with the engine's throwaway test settings, "
