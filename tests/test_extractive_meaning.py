@@ -141,9 +141,11 @@ def test_the_recall_answer_cites_the_hit_quoted_by_meaning() -> None:
 def test_engines_give_the_extractive_answerer_their_embedder() -> None:
     embedder = SenseEmbedder(SENSES)
     chosen = engine_answerer(None, embedder)
-    assert isinstance(chosen, ExtractiveAnswerer) and chosen.embedder is embedder
+    assert isinstance(chosen, ExtractiveAnswerer)
+    assert chosen.embedder is embedder
     named = engine_answerer(ExtractiveAnswerer(), embedder)
-    assert isinstance(named, ExtractiveAnswerer) and named.embedder is embedder
+    assert isinstance(named, ExtractiveAnswerer)
+    assert named.embedder is embedder
     request = tm.RecallRequest(question=QUESTION)
     hit = tm.Hit(id="report", kind="document", text=REPORT, meta=tm.MemoryMeta())
     assert chosen.answer(request, [hit]).answer == f"{REPORT} [1]"
@@ -160,10 +162,11 @@ def test_engines_give_the_extractive_answerer_their_embedder() -> None:
 
 # Words of a few themes, and stop words, from which questions and passages are drawn.
 VOCABULARY = (
-    "user prefers tabs spaces travel budget trip flights hotel team offsite lisbon card "
-    "charges payment failed certificate expired checkout lunch pizza menu report incident "
-    "the a of is was in for and to why what did"
-).split()
+    "user", "prefers", "tabs", "spaces", "travel", "budget", "trip", "flights", "hotel", "team",
+    "offsite", "lisbon", "card", "charges", "payment", "failed", "certificate", "expired",
+    "checkout", "lunch", "pizza", "menu", "report", "incident",
+    "the", "a", "of", "is", "was", "in", "for", "and", "to", "why", "what", "did",
+)  # fmt: skip
 texts = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=12).map(
     lambda chosen: " ".join(chosen).capitalize() + "."
 )
