@@ -23,20 +23,20 @@ bearing sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best
 one's score, each followed by a citation marker ``[n]``, are the answer.
 
 When no sentence holds enough of the question's words and an ``embedder`` is
-given (the one the engine searched with), the answer goes by meaning. What
-a candidate says beyond the question's words (its words whose stems the
-question lacks; a candidate with no content word left is out) must be close to
-the question: the question and that rest of the first
-:data:`MAX_MEANING_CANDIDATES` candidates are embedded in one call, and the
+given (the one the engine searched with), the answer goes by meaning (when the
+question has a content word). What a candidate says beyond the question's words
+(its words whose stems the question lacks; a candidate with no content word
+left is out) must be close to the question: the question and that rest of the
+first :data:`MAX_MEANING_CANDIDATES` candidates are embedded in one call, and the
 candidates whose rest is at least :data:`MIN_MEANING_SIMILARITY` close to the
 question (cosine), and within :data:`MEANING_MARGIN` of the closest, are
 quoted whole, closest first. The question's own words, already weighed and
 found too few, thus add nothing: a lexical embedder (feature hashing), which
 finds texts close by the words and letters they share, finds the rest far and
 answers nothing, while a model that knows which words share meaning answers a
-reworded question. When nothing is close either, the answer is empty and cites nothing.
-The result depends only on the arguments, so the same question over the same
-hits always gives the same answer.
+reworded question. When nothing is close either, the answer is empty and cites
+nothing. The result depends only on the arguments (and the embedder's
+vectors), so the same question over the same hits always gives the same answer.
 """
 
 from __future__ import annotations
@@ -354,7 +354,7 @@ def extract_answer(
             score = match * (1 + _RANK_BONUS / (1 + sentence.passage))
             scored.append((-score, sentence.passage, sentence.position, sentence))
     scored.sort(key=lambda entry: entry[:3])
-    if not scored and embedder is not None and pool:
+    if not scored and embedder is not None and wanted:
         return _cite(_closest_in_meaning(question, pool, embedder, max_sentences))
 
     chosen: list[_Sentence] = []
@@ -377,7 +377,7 @@ def _closest_in_meaning(
     """The distinct candidates closest to ``question`` by ``embedder`` (see the module)."""
     from tinymemory.retrieval._vectors import embedding_matrix
 
-    asked = content_stems(question)
+    asked = {stem(word) for word in words(question)}
     candidates: list[_Sentence] = []
     rest: list[str] = []  # each candidate's words other than the question's
     for sentence in pool:
@@ -410,12 +410,12 @@ def extractive_answer(
 ) -> RecallAnswer:
     """A recall answer quoted from ``hits`` (the relevant items, best first), with no model.
 
-    The answer is :func:`extract_answer` over the hits' texts, by meaning with
-    ``embedder`` (the engine's) when no sentence holds the question's words (a hit with a
+    The answer is :func:`extract_answer` over the hits' texts (a hit with a
     ``file_path`` and a ``language`` other than markup, :data:`MARKUP_LANGUAGES`,
-    is a source file: code); each cited hit
-    becomes a citation whose snippet is the sentences quoted from it. With no
-    sentence bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
+    is a source file: code), by meaning with ``embedder`` (the engine's) when no
+    sentence holds enough of the question's words. Each cited hit becomes a
+    citation whose snippet is the sentences quoted from it. With no sentence
+    bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
     """
     code = [index for index, hit in enumerate(hits) if _is_source_code(hit)]
     texts = [hit.text for hit in hits]

@@ -33,10 +33,6 @@ class ExtractiveAnswerer:
     def __init__(self, embedder: Embedder | None = None) -> None:
         self.embedder = embedder
 
-    def with_embedder(self, embedder: Embedder) -> ExtractiveAnswerer:
-        """This answerer answering by meaning with ``embedder`` too."""
-        return ExtractiveAnswerer(embedder)
-
     def answer(self, request: RecallRequest, hits: Sequence[Hit]) -> RecallAnswer:
         """:func:`~tinymemory.retrieval.extractive_answer` of the question over ``hits``."""
         # Loaded with the first answer, not with the plugin: start-up lists plugins only.
@@ -51,8 +47,9 @@ class ExtractiveAnswerer:
 def engine_answerer(answerer: Answerer | None, embedder: Embedder) -> Answerer:
     """The answerer an engine searching with ``embedder`` uses: ``answerer``, by default
     :class:`ExtractiveAnswerer`; the extractive one answers by meaning with ``embedder``."""
-    chosen = answerer or ExtractiveAnswerer()
-    return chosen.with_embedder(embedder) if isinstance(chosen, ExtractiveAnswerer) else chosen
+    if answerer is None or isinstance(answerer, ExtractiveAnswerer):
+        return ExtractiveAnswerer(embedder)
+    return answerer
 
 
 @hookimpl
