@@ -199,3 +199,12 @@ def test_hashing_does_not_rescue_a_sentence_short_of_the_question_words(sentence
     passages = [sentence, "Lunch is pizza."] * 3  # `user` and `prefer` common: too few
     assert extract_answer(question, passages).text == ""
     assert extract_answer(question, passages, embedder=HashingEmbedder()).text == ""
+
+
+def test_a_question_without_a_content_word_is_not_answered_by_meaning() -> None:
+    embedder = SenseEmbedder(SENSES)
+    assert extract_answer("what was it?", ["Pizza was it."], embedder=embedder).text == ""
+    assert (
+        extract_answer("the in?", ["User the the the in."], embedder=HashingEmbedder()).text == ""
+    )
+    assert embedder.calls == []

@@ -22,21 +22,22 @@ restates the question (:func:`restates`) is no answer either. The best few
 bearing sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best
 one's score, each followed by a citation marker ``[n]``, are the answer.
 
-When no sentence holds enough of the question's words and an ``embedder`` is
-given (the one the engine searched with), the answer goes by meaning (when the
-question has a content word). What a candidate says beyond the question's words
-(its words whose stems the question lacks; a candidate with no content word
-left is out) must be close to the question: the question and that rest of the
-first :data:`MAX_MEANING_CANDIDATES` candidates are embedded in one call, and the
-candidates whose rest is at least :data:`MIN_MEANING_SIMILARITY` close to the
-question (cosine), and within :data:`MEANING_MARGIN` of the closest, are
-quoted whole, closest first. The question's own words, already weighed and
-found too few, thus add nothing: a lexical embedder (feature hashing), which
-finds texts close by the words and letters they share, finds the rest far and
-answers nothing, while a model that knows which words share meaning answers a
-reworded question. When nothing is close either, the answer is empty and cites
-nothing. The result depends only on the arguments (and the embedder's
-vectors), so the same question over the same hits always gives the same answer.
+When no sentence holds enough of the question's words, the question has a
+content word and an ``embedder`` is given (the one the engine searched with),
+the answer goes by meaning. What a candidate says beyond the question's words
+(its words but the question's content words, compared by stem; a candidate
+with no content word left is out) must be close to the question: the question
+and that rest of the first :data:`MAX_MEANING_CANDIDATES` candidates are
+embedded in one call, and the candidates whose rest is at least
+:data:`MIN_MEANING_SIMILARITY` close to the question (cosine), and within
+:data:`MEANING_MARGIN` of the closest, are quoted whole, closest first. The
+question's own words, already weighed and found too few, thus add nothing: a
+lexical embedder (feature hashing), which finds texts close by the words and
+letters they share, finds the rest far and answers nothing, while a model that
+knows which words share meaning answers a reworded question. When nothing is
+close either, the answer is empty and cites nothing. The result depends only
+on the arguments (and the embedder's vectors), so the same question over the
+same hits always gives the same answer.
 """
 
 from __future__ import annotations
@@ -377,9 +378,9 @@ def _closest_in_meaning(
     """The distinct candidates closest to ``question`` by ``embedder`` (see the module)."""
     from tinymemory.retrieval._vectors import embedding_matrix
 
-    asked = {stem(word) for word in words(question)}
+    asked = content_stems(question)
     candidates: list[_Sentence] = []
-    rest: list[str] = []  # each candidate's words other than the question's
+    rest: list[str] = []  # each candidate's words but the question's content words
     for sentence in pool:
         own = [word for word in sentence.key.split() if stem(word) not in asked]
         if not STOP_WORDS.issuperset(own):
