@@ -20,10 +20,24 @@ no sentence weighing as much as the rarest; so a sentence sharing only a word
 every brief asks about (``user``) answers nothing. A sentence that only
 restates the question (:func:`restates`) is no answer either. The best few
 bearing sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best
-one's score, each followed by a citation marker ``[n]``, are the answer; when
-none bears on the question the answer is empty and cites nothing. The result
-depends only on the arguments, so the same question over the same hits always
-gives the same answer.
+one's score, each followed by a citation marker ``[n]``, are the answer.
+
+When no sentence holds enough of the question's words, the question has a
+content word and an ``embedder`` is given (the one the engine searched with),
+the answer goes by meaning. What a candidate says beyond the question's words
+(its words but the question's content words, compared by stem; a candidate
+with no content word left is out) must be close to the question: the question
+and that rest of the first :data:`MAX_MEANING_CANDIDATES` candidates are
+embedded in one call, and the candidates whose rest is at least
+:data:`MIN_MEANING_SIMILARITY` close to the question (cosine), and within
+:data:`MEANING_MARGIN` of the closest, are quoted whole, closest first. The
+question's own words, already weighed and found too few, thus add nothing: a
+lexical embedder (feature hashing), which finds texts close by the words and
+letters they share, finds the rest far and answers nothing, while a model that
+knows which words share meaning answers a reworded question. When nothing is
+close either, the answer is empty and cites nothing. The result depends only
+on the arguments (and the embedder's vectors), so the same question over the
+same hits always gives the same answer.
 """
 
 from __future__ import annotations
@@ -32,6 +46,7 @@ import functools
 import math
 import re
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -39,9 +54,15 @@ from tinymemory._operations import Citation, Hit, RecallAnswer
 from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
 
+if TYPE_CHECKING:
+    from tinymemory._hookspecs import Embedder
+
 __all__ = [
+    "MAX_MEANING_CANDIDATES",
     "MAX_SENTENCE_CHARS",
+    "MEANING_MARGIN",
     "MIN_COVERAGE",
+    "MIN_MEANING_SIMILARITY",
     "MIN_SHARE_OF_BEST",
     "NOTHING_RELEVANT",
     "ASKING_WORDS",
@@ -71,6 +92,12 @@ MIN_COVERAGE = 0.3
 #: only the commoner half of the question (``travel`` of "travel budget") is
 #: left out when another holds it all.
 MIN_SHARE_OF_BEST = 0.5
+#: The least cosine similarity to the question a sentence quoted by meaning has.
+MIN_MEANING_SIMILARITY = 0.5
+#: How much less close to the question than the closest a sentence quoted by meaning may be.
+MEANING_MARGIN = 0.1
+#: The most candidates embedded to answer by meaning (the first, best passages first).
+MAX_MEANING_CANDIDATES = 64
 
 #: Words of a question asking for code (folded).
 CODE_WORDS = frozenset({
@@ -297,14 +324,17 @@ def extract_answer(
     *,
     max_sentences: int = 4,
     code: Collection[int] = (),
+    embedder: Embedder | None = None,
 ) -> Extract:
     """The answer to ``question`` quoted from ``passages`` (relevant texts, best first).
 
     At most ``max_sentences`` distinct sentences bearing on the question (see the
     module docstring), best first. Sources are numbered in order of first use.
     ``code`` holds the indices of passages that are source code: each of their
-    lines is a code line. Empty, citing nothing, when no sentence bears on the
-    question. ``ValueError`` for no passages or ``max_sentences`` below 1.
+    lines is a code line. With an ``embedder``, when no sentence holds enough of
+    the question's words, the sentences closest to it in meaning. Empty, citing
+    nothing, when no sentence bears on the question. ``ValueError`` for no
+    passages or ``max_sentences`` below 1.
     """
     if not passages:
         raise ValueError("an answer needs at least one passage")
@@ -325,6 +355,8 @@ def extract_answer(
             score = match * (1 + _RANK_BONUS / (1 + sentence.passage))
             scored.append((-score, sentence.passage, sentence.position, sentence))
     scored.sort(key=lambda entry: entry[:3])
+    if not scored and embedder is not None and wanted:
+        return _cite(_closest_in_meaning(question, pool, embedder, max_sentences))
 
     chosen: list[_Sentence] = []
     seen: set[str] = set()
@@ -340,17 +372,55 @@ def extract_answer(
     return _cite(chosen)
 
 
-def extractive_answer(question: str, hits: Sequence[Hit]) -> RecallAnswer:
+def _closest_in_meaning(
+    question: str, pool: list[_Sentence], embedder: Embedder, max_sentences: int
+) -> list[_Sentence]:
+    """The distinct candidates closest to ``question`` by ``embedder`` (see the module)."""
+    from tinymemory.retrieval._vectors import embedding_matrix
+
+    asked = content_stems(question)
+    candidates: list[_Sentence] = []
+    rest: list[str] = []  # each candidate's words but the question's content words
+    for sentence in pool:
+        own = [word for word in sentence.key.split() if stem(word) not in asked]
+        if not STOP_WORDS.issuperset(own):
+            candidates.append(sentence)
+            rest.append(" ".join(own))
+            if len(candidates) == MAX_MEANING_CANDIDATES:
+                break
+    if not candidates:
+        return []
+    vectors = embedding_matrix(embedder, [question, *rest])
+    similarities = (vectors[1:] @ vectors[0]).tolist()
+    ranked = sorted(zip(similarities, candidates, strict=True), key=lambda pair: -pair[0])
+    chosen: list[_Sentence] = []
+    seen: set[str] = set()
+    for similarity, sentence in ranked:
+        if similarity < max(MIN_MEANING_SIMILARITY, ranked[0][0] - MEANING_MARGIN):
+            break
+        if sentence.key not in seen:
+            seen.add(sentence.key)
+            chosen.append(sentence)
+        if len(chosen) == max_sentences:
+            break
+    return chosen
+
+
+def extractive_answer(
+    question: str, hits: Sequence[Hit], *, embedder: Embedder | None = None
+) -> RecallAnswer:
     """A recall answer quoted from ``hits`` (the relevant items, best first), with no model.
 
     The answer is :func:`extract_answer` over the hits' texts (a hit with a
     ``file_path`` and a ``language`` other than markup, :data:`MARKUP_LANGUAGES`,
-    is a source file: code); each cited hit
-    becomes a citation whose snippet is the sentences quoted from it. With no
-    sentence bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
+    is a source file: code), by meaning with ``embedder`` (the engine's) when no
+    sentence holds enough of the question's words. Each cited hit becomes a
+    citation whose snippet is the sentences quoted from it. With no sentence
+    bearing on the question it is :data:`NOTHING_RELEVANT`, citing nothing.
     """
     code = [index for index, hit in enumerate(hits) if _is_source_code(hit)]
-    extract = extract_answer(question, [hit.text for hit in hits], code=code) if hits else None
+    texts = [hit.text for hit in hits]
+    extract = extract_answer(question, texts, code=code, embedder=embedder) if hits else None
     if extract is None or not extract.sources:
         return RecallAnswer(answer=NOTHING_RELEVANT, model=EXTRACTIVE_MODEL)
     citations = [

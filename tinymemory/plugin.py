@@ -24,7 +24,8 @@ without breaking a plugin. Each name is declared once, by its import below
   (:func:`embedders`, one of them: :func:`embedder_named`), the identity a
   memory records of its embedder (:func:`embedder_identity`), the installed
   answerers by name (:func:`answerers`, :func:`answerer_named`) and the
-  default one (:class:`ExtractiveAnswerer`), UTC timestamps (:func:`to_utc`);
+  default one (:class:`ExtractiveAnswerer`; :func:`engine_answerer` gives it an
+  engine's embedder), UTC timestamps (:func:`to_utc`);
 - for a plugin calling a service: :func:`check_endpoint` (no credential in
   cleartext to another machine) and :func:`redact_url`;
 - for scrubbers: :func:`map_texts`;
@@ -73,5 +74,6 @@ from tinymemory._wire import from_json as from_json
 from tinymemory._wire import to_data as to_data
 from tinymemory._wire import to_json as to_json
 from tinymemory.answerers import ExtractiveAnswerer as ExtractiveAnswerer
+from tinymemory.answerers import engine_answerer as engine_answerer
 
 __all__ = _public_names(globals())

@@ -66,11 +66,6 @@ def test_the_tiny_model_finds_what_hashing_cannot(open_sqlite: OpenSqlite, tmp_p
 
 
 @pytest.mark.usefixtures("configured")
-@pytest.mark.xfail(
-    strict=True,
-    reason="recall finds the report (its hits), but the extractive answer quotes only sentences "
-    "holding a question word (tinymemory/_extractive.py, branch issue-33x)",
-)
 def test_recall_answers_the_reworded_question(open_sqlite: OpenSqlite) -> None:
     with open_sqlite("model2vec") as engine:
         ids = store_all(engine, (INCIDENT, *OTHERS))

@@ -47,9 +47,9 @@ from tinymemory import retrieval as kit
 from tinymemory.plugin import (
     Answerer,
     Embedder,
-    ExtractiveAnswerer,
     ReindexReport,
     embedder_identity,
+    engine_answerer,
     item_from_json,
 )
 
@@ -87,7 +87,7 @@ class PostgresEngine(MemoryEngine):
     ) -> None:
         self.settings = settings
         self.embedder = embedder
-        self.answerer: Answerer = answerer or ExtractiveAnswerer()
+        self.answerer = engine_answerer(answerer, self.embedder)
         self._identity = embedder_identity(embedder)
         self._server = Server(settings, credential)
         try:

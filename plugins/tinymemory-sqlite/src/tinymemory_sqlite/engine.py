@@ -23,9 +23,9 @@ import tinymemory as tm
 from tinymemory.plugin import (
     Answerer,
     Embedder,
-    ExtractiveAnswerer,
     ReindexReport,
     embedder_identity,
+    engine_answerer,
     item_from_json,
 )
 from tinymemory.retrieval import (
@@ -98,7 +98,7 @@ class SqliteEngine(tm.MemoryEngine):
     ) -> None:
         self.path = database_path(path)
         self.embedder: Embedder = embedder or HashingEmbedder()
-        self.answerer: Answerer = answerer or ExtractiveAnswerer()
+        self.answerer = engine_answerer(answerer, self.embedder)
         self._record = _record(self.embedder)
         self._connections = Connections(self.path, synchronous=synchronous)
         try:
