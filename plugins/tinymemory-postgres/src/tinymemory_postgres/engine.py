@@ -356,6 +356,7 @@ class PostgresEngine(MemoryEngine):
             progress=progress,
         )
         self.embedder, self._identity = embedder, identity
+        self.answerer = engine_answerer(self.answerer, embedder)
         return report
 
 

@@ -463,6 +463,7 @@ class SqliteEngine(tm.MemoryEngine):
             progress=progress,
         )
         self.embedder, self._record = embedder, record
+        self.answerer = engine_answerer(self.answerer, embedder)
         self.__dict__.pop("_vectors", None)  # a matrix of the new size, read on first use
         self._retry_purge()
         return report
