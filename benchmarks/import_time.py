@@ -114,9 +114,9 @@ engine_factories("sqlite")
 import tinymemory_sqlite.engine
 phases["import"] = (clock() - start) * 1000
 opened = data_commands.open_reader
-def timed_open():
+def timed_open(*args, **kwargs):
     begun = clock()
-    engine = opened()
+    engine = opened(*args, **kwargs)
     phases["open"] = (clock() - begun) * 1000
     original_recall = engine.recall
     def timed_recall(request):
