@@ -92,6 +92,29 @@ def test_a_long_document_ranks_by_pieces_and_reads_whole(engine: SqliteEngine) -
     assert exported.item == document
 
 
+def test_a_piece_keeps_its_text_unless_it_is_its_items_whole_text(db_path: Path) -> None:
+    """A one-piece learning's text is read from its item (stored once); every piece of a
+    document cut into several keeps its own, written without reading the item's JSON."""
+    long_body = "\f".join(f"Page {n}. " + "harbour tides " * 300 for n in range(1, 5))
+    with SqliteEngine(db_path) as engine:
+        engine.store_many(
+            [
+                tm.Learning(text="the tide turns at noon"),
+                tm.Document(title="Coast guide", body=long_body),
+            ]
+        )
+    with sqlite3.connect(db_path) as connection:
+        rows = connection.execute(
+            "SELECT p.text = '', count(*) FROM pieces p JOIN items i ON i.seq = p.item "
+            "GROUP BY i.kind, p.text = '' ORDER BY i.kind"
+        ).fetchall()
+        whole = connection.execute("SELECT text FROM piece_texts ORDER BY id").fetchall()
+    assert rows[0][0] == 0  # the document's pieces, each its own text
+    assert rows[0][1] > 1
+    assert rows[1] == (1, 1)  # the learning's one piece, its text stored once
+    assert ("the tide turns at noon",) in whole
+
+
 def test_cursors_stay_stable_while_others_write(db_path: Path) -> None:
     with SqliteEngine(db_path) as reader, SqliteEngine(db_path) as writer:
         for number in range(30):

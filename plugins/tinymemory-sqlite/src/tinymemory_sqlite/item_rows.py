@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,7 @@ from tinymemory import Namespace
 from tinymemory.retrieval import Prepared, item_columns, last_service
 
 from .dialect import SQLITE
-from .schema import SHARED_TEXT_PIECE, write_block
+from .schema import PIECE, SHARED_TEXT_PIECE, write_block
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,7 +92,13 @@ def write(
             "SELECT id, fts5_tokens(sz) FROM pieces_fts_docsize WHERE id >= ?", (first_piece,)
         )
     )
-    connection.executemany(SHARED_TEXT_PIECE, [(*row, lengths[row[0]]) for row in pieces])
+    pieces_of = Counter(row[1] for row in pieces)
+    connection.executemany(
+        SHARED_TEXT_PIECE, [(*row, lengths[row[0]]) for row in pieces if pieces_of[row[1]] == 1]
+    )
+    connection.executemany(
+        PIECE, [(*row, lengths[row[0]]) for row in pieces if pieces_of[row[1]] > 1]
+    )
     write_block(connection, added.pieces, added.items, added.vectors.tobytes())
     # The write's pieces and tokens by node and kind, counted here rather than by a join
     # over the rows just written (which cost as much as writing the items).

@@ -226,6 +226,12 @@ SHARED_TEXT_PIECE = (
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
     "iif((SELECT json_extract(body, '$.text') FROM items WHERE seq = ?2) IS ?7, '', ?7), ?8)"
 )
+#: A piece of an item cut into several: never its item's whole text, so written as it is
+#: (asking the item's JSON for each piece would read a long document once per piece).
+PIECE = (
+    "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, tokens) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 #: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``: a
 #: script, or a function run inside the migration's transaction.
