@@ -8,6 +8,8 @@ from types import ModuleType
 import attrs
 import pytest
 from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tinymemory as tm
 from tinymemory._cli.main import cli
@@ -19,8 +21,9 @@ from tinymemory._meta import MemoryMeta
 from tinymemory._operations import ListRequest
 from tinymemory._plugin_manager import plugin_manager, scrubbers
 from tinymemory._registry import MemoryConfig, build_engine
-from tinymemory._scrubbing import ScrubbingEngine, map_texts
+from tinymemory._scrubbing import ScrubbingEngine, item_texts, map_texts
 from tinymemory._wire import to_json
+from tinymemory.conformance import strategies as tms
 from tinymemory.reference import ReferenceEngine
 
 SECRET = "secret-word"
@@ -285,6 +288,19 @@ def test_map_texts_changes_every_text_field_of_every_kind() -> None:
         text="TABS", evidence="SAID SO", meta=attrs.evolve(url, url="HTTPS://EXAMPLE.COM/A")
     )
     assert map_texts(Learning(text="tabs"), loud) == Learning(text="TABS")
+
+
+
+@given(st.one_of(tms.store_items(), st.builds(Document, body=tms.document_bodies())))
+def test_item_texts_are_the_texts_map_texts_changes_in_its_order(item: StoreItem) -> None:
+    seen: list[str] = []
+
+    def collect(text: str) -> str:
+        seen.append(text)
+        return text
+
+    map_texts(item, collect)
+    assert item_texts(item) == seen
 
 
 PLAIN = "hunter2"

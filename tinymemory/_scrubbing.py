@@ -4,7 +4,7 @@
 and the CLI) wraps the engine it hands out in a :class:`ScrubbingEngine`
 whenever scrubber plugins are installed, so no path into memory (``store``
 or ``store_many``) skips them. :func:`map_texts` lets a scrubber change every
-text an item holds without forgetting one kind.
+text an item holds without forgetting one kind, and :func:`item_texts` read them.
 """
 
 from __future__ import annotations
@@ -68,6 +68,27 @@ def map_texts(item: StoreItem, change: Callable[[str], str]) -> StoreItem:
     if not changed:
         return item
     return attrs.evolve(item, text=text, evidence=evidence, meta=attrs.evolve(meta, url=url))
+
+
+def item_texts(item: StoreItem) -> list[str]:
+    """Every text :func:`map_texts` would pass to its ``change``, in the same order.
+
+    A scrubber reads them to decide, cheaply and for a whole batch, which items
+    it needs to change at all.
+    """
+    meta = item.meta
+    texts = [] if meta.url is None else [meta.url]
+    if isinstance(item, Document):
+        texts.append(item.body.content)
+        if item.title is not None:
+            texts.append(item.title)
+    elif isinstance(item, Conversation):
+        texts += [turn.text for turn in item.turns]
+    else:
+        if item.evidence is not None:
+            texts.append(item.evidence)
+        texts.append(item.text)
+    return texts
 
 
 class ScrubbingEngine(EngineWrapper):

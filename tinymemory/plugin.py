@@ -28,7 +28,7 @@ without breaking a plugin. Each name is declared once, by its import below
   engine's embedder), UTC timestamps (:func:`to_utc`);
 - for a plugin calling a service: :func:`check_endpoint` (no credential in
   cleartext to another machine) and :func:`redact_url`;
-- for scrubbers: :func:`map_texts`;
+- for scrubbers: :func:`map_texts`, and :func:`item_texts` to read those texts;
 - a plugin's own settings from the configuration file: :func:`plugin_settings`.
 
 Ranking stored text (cursors, fusion, hits, SQL filters, vectors, words and
@@ -65,6 +65,7 @@ from tinymemory._plugin_manager import answerer_named as answerer_named
 from tinymemory._plugin_manager import answerers as answerers
 from tinymemory._plugin_manager import embedder_named as embedder_named
 from tinymemory._plugin_manager import embedders as embedders
+from tinymemory._scrubbing import item_texts as item_texts
 from tinymemory._scrubbing import map_texts as map_texts
 from tinymemory._settings import check_endpoint as check_endpoint
 from tinymemory._settings import redact_url as redact_url

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scrub_corpus import OWN_CORPUS, corpus
 
 import tinymemory as tm
-from tinymemory_safety import SafetyScrubber, scrubber
+from tinymemory_safety import HostPattern, Policy, SafetyScrubber, scrubber
 from tinymemory_safety.assignments import SECRET_NOUN
 from tinymemory_safety.credentials import _JWT
 from tinymemory_safety.prefilter import SECRET_WORDS, TOKEN_RUN, may_hold_secret
@@ -156,9 +156,66 @@ def test_a_clean_batch_comes_back_as_the_same_items() -> None:
     )
 
 
-def test_a_batch_with_one_secret_scrubs_that_item_alone() -> None:
+class CountingScrubber(SafetyScrubber):
+    """Records every item its detectors are run on."""
+
+    def __init__(self, policy: Policy | None = None) -> None:
+        super().__init__(policy)
+        self.scrubbed: list[tm.StoreItem] = []
+
+    def scrub(self, item: tm.StoreItem) -> tm.StoreItem:
+        self.scrubbed.append(item)
+        return super().scrub(item)
+
+
+def test_a_batch_mixing_secrets_and_plain_items_scrubs_exactly_the_first() -> None:
     clean = tm.Learning(text="plain notes")
     leaky = tm.Learning(text="my wifi password is hunter22")
-    scrubbed = SafetyScrubber().scrub_many([clean, leaky])
+    plain_document = tm.Document(title="a day out", body="nothing to see.")
+    linked = tm.Learning(text="plain", meta=tm.MemoryMeta(url="https://example.com/?key=abc"))
+    counting = CountingScrubber()
+    scrubbed = counting.scrub_many([clean, leaky, plain_document, linked])
+    assert counting.scrubbed == [leaky, linked]
     assert scrubbed[0] is clean
+    assert scrubbed[2] is plain_document
+    assert isinstance(scrubbed[1], tm.Learning)
     assert "hunter22" not in scrubbed[1].text
+
+
+def test_a_host_pattern_scrubs_every_item() -> None:
+    counting = CountingScrubber(Policy(patterns=[HostPattern(name="ticket", pattern="T-[0-9]+")]))
+    items = [tm.Learning(text="plain notes"), tm.Learning(text="see ticket")]
+    counting.scrub_many(items)
+    assert counting.scrubbed == items
+
+
+texts = st.lists(st.sampled_from(FRAGMENTS), max_size=20).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts, texts)
+def test_two_texts_joined_by_a_line_break_are_ruled_out_only_when_each_is(
+    first: str, second: str
+) -> None:
+    if not may_hold_secret(f"{first}\n{second}"):
+        assert not may_hold_secret(first)
+        assert not may_hold_secret(second)
+
+
+learnings = st.builds(
+    lambda text, evidence: tm.Learning(text=text or "x", evidence=evidence), texts, texts
+)
+items = st.one_of(
+    learnings,
+    st.builds(lambda title, body: tm.Document(title=title, body=body or "x"), texts, texts),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(items, min_size=1, max_size=12))
+def test_a_batch_scrubs_as_its_items_do_one_by_one(batch: list[tm.StoreItem]) -> None:
+    alone = [SafetyScrubber().scrub(item) for item in batch]
+    together = SafetyScrubber().scrub_many(batch)
+    assert together == alone
+    for new, old in zip(together, batch, strict=True):
+        assert (new is old) == (new == old)

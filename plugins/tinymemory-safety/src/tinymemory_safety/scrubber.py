@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import map_texts
+from tinymemory.plugin import item_texts, map_texts
 from tinymemory_safety.assignments import (
     api_keys,
     auth_headers,
@@ -239,19 +239,18 @@ class SafetyScrubber:
 
         The pre-filter reads every text of the batch in one scan first: when
         none could hold a secret, the items come back as they are, the same
-        objects; otherwise each item is scrubbed alone.
+        objects. Otherwise the items whose own texts could are scrubbed, and
+        only they; the others come back as they are.
         """
-        texts: list[str] = []
-
-        def collect(text: str) -> str:
-            texts.append(text)
-            return text
-
-        for item in items:
-            map_texts(item, collect)
-        if self.policy.patterns or may_hold_secret("\n".join(texts)):
+        if self.policy.patterns:
             return [self.scrub(item) for item in items]
-        return list(items)
+        texts = [item_texts(item) for item in items]
+        if not may_hold_secret("\n".join(text for held in texts for text in held)):
+            return list(items)
+        return [
+            self.scrub(item) if may_hold_secret("\n".join(held)) else item
+            for item, held in zip(items, texts, strict=True)
+        ]
 
     def _host_hits(self, scan: Scan) -> Iterator[Hit]:
         for index, host in enumerate(self.policy.patterns):
