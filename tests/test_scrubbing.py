@@ -290,7 +290,6 @@ def test_map_texts_changes_every_text_field_of_every_kind() -> None:
     assert map_texts(Learning(text="tabs"), loud) == Learning(text="TABS")
 
 
-
 @given(st.one_of(tms.store_items(), st.builds(Document, body=tms.document_bodies())))
 def test_item_texts_are_the_texts_map_texts_changes_in_its_order(item: StoreItem) -> None:
     seen: list[str] = []
