@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tinymemory import (
     ConfigError,
@@ -22,9 +25,11 @@ from tinymemory import (
     Turn,
     TurnRange,
 )
-from tinymemory._items import validate_item
+from tinymemory._items import item_size, validate_item
 from tinymemory._limits import U32_MAX, USIZE_MAX, ItemLimits, item_limits, set_item_limits
 from tinymemory._timestamps import parse_timestamp, to_utc
+from tinymemory._validators import is_blank
+from tinymemory.conformance import strategies as tms
 from tinymemory.reference import ReferenceEngine
 
 
@@ -103,6 +108,45 @@ def test_text_of_only_invisible_characters_is_blank(text: str):
 
 def test_visible_text_beside_invisible_characters_is_not_blank():
     validate_item(Learning(text="\u200bx\u200b"))
+
+
+def shows_nothing(text: str) -> bool:
+    """The rule of blank text, character by character."""
+    invisible = "\u115f\u1160\u2800\u3164\uffa0"
+    return all(
+        char.isspace() or char in invisible or unicodedata.category(char) in ("Cf", "Cc")
+        for char in text
+    )
+
+
+@pytest.mark.parametrize("code", range(128))
+def test_each_ascii_character_is_blank_as_the_rule_says(code: int):
+    char = chr(code)
+    assert is_blank(char) == shows_nothing(char)
+    assert is_blank(f"{char} {char}\t") == shows_nothing(char)
+    assert not is_blank(f"{char}x{char}")
+
+
+@given(st.text(st.characters(codec="utf-8") | st.sampled_from(" \t\n\x00\u200b\u3164")))
+def test_blank_text_is_what_shows_nothing(text: str):
+    assert is_blank(text) == shows_nothing(text)
+
+
+@given(tms.store_items(), st.data())
+def test_an_item_is_refused_for_its_size_exactly_when_it_is_over_the_cap(
+    item: Learning | Document | Conversation, data: st.DataObject
+):
+    size = item_size(item)
+    cap = data.draw(st.sampled_from([max(size - 1, 1), size, size + 1]))
+    previous = set_item_limits(ItemLimits(max_item_bytes=cap))
+    try:
+        if size <= cap:
+            validate_item(item)
+        else:
+            with pytest.raises(InvalidRequest, match=f"at most {cap} bytes of utf-8"):
+                validate_item(item)
+    finally:
+        set_item_limits(previous)
 
 
 def test_a_lone_surrogate_anywhere_in_an_item_is_refused_by_validation():

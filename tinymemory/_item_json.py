@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import json.encoder
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -38,6 +39,7 @@ _LEADING_STRINGS = (
     "url",
     "thread_id",
 )
+_leading_strings = operator.attrgetter(*_LEADING_STRINGS)
 
 
 def item_json(item: StoreItem) -> str:
@@ -61,7 +63,7 @@ def _parts(item: StoreItem) -> tuple[str, str, str, str]:
     """The JSON cut around ``meta.observed_at``: before it, its member, and after it."""
     if isinstance(item, Learning):
         head = (
-            f'{{"type":"learning","text":{_quoted(item.text)},"kind":"{item.kind.value}",'
+            f'{{"type":"learning","text":{_quoted(item.text)},"kind":"{item.kind._value_}",'
             f'"confidence":{format_f32(item.confidence)}'
         )
         if item.evidence is not None:
@@ -109,10 +111,11 @@ def _meta(meta: MemoryMeta) -> str:
     members = []
     if meta.namespace.segments:
         members.append('"namespace":' + _quoted(str(meta.namespace)))
-    for name in _LEADING_STRINGS:
-        value = getattr(meta, name)
-        if value is not None:
-            members.append(f'"{name}":' + _quoted(value))
+    leading = _leading_strings(meta)
+    if leading.count(None) < len(_LEADING_STRINGS):  # most items set none of them
+        for name, value in zip(_LEADING_STRINGS, leading, strict=True):
+            if value is not None:
+                members.append(f'"{name}":' + _quoted(value))
     if meta.turns is not None:
         members.append(f'"turns":{{"first":{meta.turns.first},"last":{meta.turns.last}}}')
     if meta.agent_id is not None:
@@ -120,10 +123,11 @@ def _meta(meta: MemoryMeta) -> str:
     if meta.tool_call is not None:
         members.append('"tool_call":' + _tool_call(meta.tool_call))
     source = meta.source
+    # ``_value_`` is the member's value, read without the ``value`` property's call.
     if source.id is None:
-        members.append(f'"source":{{"kind":"{source.kind.value}"}}')
+        members.append(f'"source":{{"kind":"{source.kind._value_}"}}')
     else:
-        members.append(f'"source":{{"kind":"{source.kind.value}","id":{_quoted(source.id)}}}')
+        members.append(f'"source":{{"kind":"{source.kind._value_}","id":{_quoted(source.id)}}}')
     if meta.tags:
         members.append('"tags":[' + ",".join(map(_quoted, meta.tags)) + "]")
     return ",".join(members)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import ClassVar, TypeAlias, cast
@@ -240,6 +241,8 @@ _META_STRINGS = tuple(
         "agent_id",
     )
 )
+#: Those fields' values in one call.
+_meta_strings = operator.attrgetter(*(name for name, _ in _META_STRINGS))
 
 
 def _strings(item: StoreItem) -> Iterator[tuple[str, str | None]]:
@@ -263,6 +266,25 @@ def _strings(item: StoreItem) -> Iterator[tuple[str, str | None]]:
         yield "meta.tags", tag
 
 
+def _string_values(item: StoreItem) -> list[str]:
+    """The set strings of :func:`_strings`, without their fields, read in a few calls."""
+    meta = item.meta
+    values: list[str | None]
+    if isinstance(item, Document):
+        values = [item.title, item.body.content, item.mime]
+    elif isinstance(item, Conversation):
+        values = [value for _, value in _strings(item)]
+        return list(filter(None, values))
+    else:
+        values = [item.text, item.evidence]
+    values += _meta_strings(meta)
+    values.append(meta.source.id)
+    if meta.tool_call is not None:
+        values += (meta.tool_call.name, meta.tool_call.id)
+    values += meta.tags
+    return list(filter(None, values))
+
+
 def item_size(item: StoreItem) -> int:
     """The UTF-8 bytes of every string ``item`` holds: what ``max_item_bytes`` caps.
 
@@ -278,6 +300,10 @@ def _check_caps(item: StoreItem) -> None:
         raise InvalidRequest(f"an item holds at most {limits.max_tags} tags")
     if isinstance(item, Conversation) and len(item.turns) > limits.max_turns:
         raise InvalidRequest(f"a conversation holds at most {limits.max_turns} turns")
+    values = _string_values(item)
+    # ASCII only: each character is a byte, and no string can hold a lone surrogate.
+    if all(map(str.isascii, values)) and sum(map(len, values)) <= limits.max_item_bytes:
+        return
     size = 0
     for field, text in _strings(item):
         if not text:  # unset or empty: nothing to count or check

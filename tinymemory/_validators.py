@@ -68,8 +68,16 @@ def unicode_tuple(value: Iterable[str]) -> tuple[str, ...]:
 _INVISIBLE = frozenset("\u115f\u1160\u2800\u3164\uffa0")
 
 
+#: The ASCII characters that show nothing: white space and the control characters.
+_ASCII_BLANK = "".join(
+    char for char in map(chr, range(128)) if char.isspace() or unicodedata.category(char) == "Cc"
+)
+
+
 def is_blank(text: str) -> bool:
     """Whether ``text`` shows nothing: only white space, or zero-width and other invisible marks."""
+    if text.isascii():
+        return not text.strip(_ASCII_BLANK)
     return all(
         char.isspace() or char in _INVISIBLE or unicodedata.category(char) in ("Cf", "Cc")
         for char in text

@@ -108,8 +108,8 @@ def item_columns(item_id: str, item: StoreItem, body: str, dialect: Dialect) -> 
     meta = item.meta
     return (
         item_id,
-        item.item_kind.value,
-        meta.source.kind.value,
+        item.item_kind._value_,  # the members' values, without the ``value`` property's call
+        meta.source.kind._value_,
         meta.source.id,
         meta.workspace,
         meta.folder,

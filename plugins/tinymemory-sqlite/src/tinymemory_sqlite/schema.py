@@ -219,20 +219,6 @@ UPDATE pieces SET text = ''
 WHERE text = (SELECT json_extract(body, '$.text') FROM items WHERE seq = pieces.item);
 """
 
-#: Writes a piece's row from ``(id, item, ord, first_page, last_page, section, text,
-#: tokens)``: its text as '' when the item's JSON holds it as ``text`` (see ``_VERSION_5``).
-SHARED_TEXT_PIECE = (
-    "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, tokens) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
-    "iif((SELECT json_extract(body, '$.text') FROM items WHERE seq = ?2) IS ?7, '', ?7), ?8)"
-)
-#: A piece of an item cut into several: never its item's whole text, so written as it is
-#: (asking the item's JSON for each piece would read a long document once per piece).
-PIECE = (
-    "INSERT INTO pieces(id, item, ord, first_page, last_page, section, text, tokens) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
-
 #: Every migration, in order; ``MIGRATIONS[n]`` takes version ``n`` to ``n + 1``: a
 #: script, or a function run inside the migration's transaction.
 MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
