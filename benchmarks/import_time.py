@@ -7,12 +7,20 @@ environment loaded as a user's would be (``TINYMEMORY_PLUGINS`` unset):
 - ``import tinymemory``, timed inside the process (interpreter start not
   counted), and the modules it pulls in (none of the plugin system);
 - ``tinymemory --help``. Floor: ``python -c pass``. Target: <= 120 ms;
-- a new process's first keyword fetch (import, open the file, one fetch of
-  limit 10). Floor: a process that imports sqlite3 and runs one bm25 MATCH of
-  the same words on a bare FTS5 table of the same texts. Target: <= 1.2 x;
+- a new process's first keyword fetch (import, open the file with
+  ``SqliteEngine``, one fetch of limit 10), and the same through the public
+  registry (``tinymemory.build_engine("sqlite", ...)``, which finds the
+  engine's plugin in the entry points). Floor: a process that imports sqlite3
+  and runs one bm25 MATCH of the same words on a bare FTS5 table of the same
+  texts. Target: <= 1.2 x;
 - a new process's first vector fetch. Floor: a process that imports numpy,
   reads the same vectors from a file and ranks them (``M @ q``, argpartition).
   Target: <= 1.3 x;
+- beside each fetch and its floor, the modules the process imported
+  (``len(sys.modules)`` at its end), so what a read loads is seen, not guessed,
+  and with ``--instructions`` the instructions each process ran, counted by
+  ``valgrind --tool=callgrind``: the same count whatever else the machine is
+  doing, where a shared machine's wall (and even CPU) times are not;
 - a ``tinymemory recall`` process on a memory of 1,000 documents (the default
   embedder and answerer), target < 400 ms, and where its time goes: the
   interpreter (the ``python -c pass`` floor), imports, opening the engine,
@@ -21,7 +29,7 @@ environment loaded as a user's would be (``TINYMEMORY_PLUGINS`` unset):
 Processes may write bytecode, as an installed package has it (see
 ``PROCESS_ENV``); the first run of each figure writes it and is not counted.
 
-    python benchmarks/import_time.py [--runs 9] [--size 10000] [--documents 1000]
+    python benchmarks/import_time.py [--runs 9] [--size 10000] [--documents 1000] [--instructions]
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import argparse
 import json
 import os
 import random
+import re
 import resource
 import sqlite3
 import statistics
@@ -69,6 +78,17 @@ from tinymemory_sqlite import SqliteEngine
 with SqliteEngine(sys.argv[1]) as engine:
     engine.fetch(tm.FetchRequest(query=sys.argv[2], mode=sys.argv[3], limit=10))
 """
+#: The same through the registry, as the README builds an engine (scrubbers, when
+#: installed, wrap it and load with its first store: a read never imports them).
+REGISTRY_FETCH = """
+import sys
+import tinymemory as tm
+settings = tm.EngineSettings(options={"path": sys.argv[1]})
+with tm.build_engine("sqlite", settings) as engine:
+    engine.fetch(tm.FetchRequest(query=sys.argv[2], mode=sys.argv[3], limit=10))
+"""
+#: Appended to a process's script to print how many modules it imported.
+COUNT_MODULES = "\nimport sys\nprint(len(sys.modules))\n"
 #: argv: the file, the FTS5 query.
 KEYWORD_FLOOR = """
 import sqlite3, sys
@@ -178,6 +198,29 @@ def side_by_side(
 
 def _medians(samples: list[Sample]) -> Sample:
     return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def module_count(script: str, *argv: str) -> int:
+    """How many modules the process of ``script`` with ``argv`` has imported when it ends."""
+    done = run_process([sys.executable, "-c", script + COUNT_MODULES, *argv])
+    return int(done.stdout.split()[-1])
+
+
+def instructions(script: str, *argv: str) -> float:
+    """Millions of instructions the process of ``script`` with ``argv`` runs (callgrind)."""
+    done = run_process(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-c",
+            script,
+            *argv,
+        ]
+    )
+    (collected,) = re.findall(r"Collected : (\d+)", done.stderr)
+    return int(collected) / 1e6
 
 
 # --- data -----------------------------------------------------------------------------
@@ -319,6 +362,11 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10_000, help="notes for the first fetches")
     parser.add_argument("--documents", type=int, default=1_000, help="documents for recall")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each fetch's and floor's instructions with valgrind (load-independent)",
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     python = sys.executable
@@ -332,19 +380,45 @@ def main() -> None:
         folder = Path(name)
         engine_file, floor_file, query = build_notes(folder, args.size, rng)
         match = " ".join(f'"{word}"' for word in query.split())
+        keyword_argv = (str(engine_file), query, "keyword")
         keyword = side_by_side(
             args.runs,
-            lambda: timed([python, "-c", ENGINE_FETCH, str(engine_file), query, "keyword"]),
+            lambda: timed([python, "-c", ENGINE_FETCH, *keyword_argv]),
+            lambda: timed([python, "-c", KEYWORD_FLOOR, str(floor_file), match]),
+        )
+        registry = side_by_side(
+            args.runs,
+            lambda: timed([python, "-c", REGISTRY_FETCH, *keyword_argv]),
             lambda: timed([python, "-c", KEYWORD_FLOOR, str(floor_file), match]),
         )
         matrix_file, query_file, dimensions = vector_files(folder, engine_file, query)
+        vector_argv = (str(engine_file), query, "vector")
+        floor_argv = (str(matrix_file), str(query_file), str(dimensions))
         vector = side_by_side(
             args.runs,
-            lambda: timed([python, "-c", ENGINE_FETCH, str(engine_file), query, "vector"]),
-            lambda: timed(
-                [python, "-c", VECTOR_FLOOR, str(matrix_file), str(query_file), str(dimensions)]
-            ),
+            lambda: timed([python, "-c", ENGINE_FETCH, *vector_argv]),
+            lambda: timed([python, "-c", VECTOR_FLOOR, *floor_argv]),
         )
+        #: Each fetch's process and its floor's: a script and its arguments.
+        pairs = {
+            "keyword": (
+                (ENGINE_FETCH, *keyword_argv),
+                (KEYWORD_FLOOR, str(floor_file), match),
+            ),
+            "keyword through build_engine": (
+                (REGISTRY_FETCH, *keyword_argv),
+                (KEYWORD_FLOOR, str(floor_file), match),
+            ),
+            "vector": ((ENGINE_FETCH, *vector_argv), (VECTOR_FLOOR, *floor_argv)),
+        }
+        modules = {
+            name: (module_count(*mine), module_count(*base)) for name, (mine, base) in pairs.items()
+        }
+        counted = {
+            name: (instructions(*mine), instructions(*base))
+            for name, (mine, base) in pairs.items()
+            if args.instructions
+        }
         recall = recall_figures(args.runs, folder, rng, args.documents)
     print(
         f"start-up, median of {args.runs} fresh processes each (engine and floor alternating); "
@@ -363,6 +437,12 @@ def main() -> None:
             *keyword,
             "≤ 1.2 x",
             keyword[0][0] <= 1.2 * keyword[1][0],
+        ),
+        (
+            "first keyword fetch through build_engine (floor: the same MATCH)",
+            *registry,
+            "≤ 1.2 x",
+            registry[0][0] <= 1.2 * registry[1][0],
         ),
         (
             f"first vector fetch, {args.size:,} notes (floor: numpy fromfile, M @ q)",
@@ -386,6 +466,15 @@ def main() -> None:
             f"{label:<66} {_pair(mine)} {_pair(base)} {ratio:6.2f}  {target} {'✓' if met else '✗'}"
         )
     print(f"  modules of the plugin system loaded by the import: {imported['heavy'] or 'none'}")
+    print("  modules a process had imported at its end (project / floor):")
+    for name, (mine_count, base_count) in modules.items():
+        print(f"    first {name} fetch: {mine_count} / {base_count}")
+    if counted:
+        print("  instructions a process ran, millions (valgrind; project / floor = ratio):")
+        for name, (mine_ir, base_ir) in counted.items():
+            print(
+                f"    first {name} fetch: {mine_ir:.0f} / {base_ir:.0f} = {mine_ir / base_ir:.2f}"
+            )
     phases = recall.phases
     interpreter = recall.floor[0]
     accounted = sum(phases[name] for name in ("import", "open", "retrieval", "answer", "print"))

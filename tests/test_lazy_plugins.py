@@ -17,6 +17,7 @@ import subprocess
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import pytest
 from distributions import make_distribution
@@ -160,6 +161,21 @@ with open(sys.argv[1], "w") as out:
 """
 
 
+#: Through the public API: build engine ``lazyeng``, fetch, then store; write the modules
+#: imported after each, and what the store kept, to the file argv[1].
+API_PROBE = """
+import json, sys
+import tinymemory as tm
+engine = tm.build_engine("lazyeng")
+engine.fetch(tm.FetchRequest(query="quiet", mode="keyword"))
+after_fetch = sorted(sys.modules)
+engine.store(tm.Learning(text="quiet words"))
+stored = [hit.text for hit in engine.list(tm.ListRequest()).items]
+with open(sys.argv[1], "w") as out:
+    json.dump({"fetch": after_fetch, "store": sorted(sys.modules), "stored": stored}, out)
+"""
+
+
 def install(site: Path, broken: bool = False) -> None:
     for name, module, source, declared in PLUGINS:
         groups = {
@@ -172,6 +188,12 @@ def install(site: Path, broken: bool = False) -> None:
 
 def run(site: Path, *args: str) -> tuple[int, str, set[str]]:
     """``tinymemory ARGS`` in a new process on engine ``lazyeng``: status, output, modules."""
+    data, output = run_probe(site, PROBE, *args)
+    return data["status"], output, set(data["modules"])
+
+
+def run_probe(site: Path, probe: str, *args: str) -> tuple[Any, str]:
+    """``probe`` in a new process on engine ``lazyeng``: what it wrote, and its output."""
     config = site / "config.toml"
     config.write_text('engine = "lazyeng"\n', encoding="utf-8")
     env = {
@@ -183,7 +205,7 @@ def run(site: Path, *args: str) -> tuple[int, str, set[str]]:
     env["PYTHONPATH"] = os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")])
     report = site / "report.json"
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(report), *args],
+        [sys.executable, "-c", probe, str(report), *args],
         capture_output=True,
         text=True,
         env=env,
@@ -191,8 +213,7 @@ def run(site: Path, *args: str) -> tuple[int, str, set[str]]:
         check=False,
     )
     assert report.exists(), done.stderr
-    data = json.loads(report.read_text(encoding="utf-8"))
-    return data["status"], done.stdout + done.stderr, set(data["modules"])
+    return json.loads(report.read_text(encoding="utf-8")), done.stdout + done.stderr
 
 
 def installed_plugin_packages() -> set[str]:
@@ -237,6 +258,14 @@ def test_a_store_imports_the_scrubbers_and_scrubs(site: Path) -> None:
     assert status == 0, output
     assert modules & FAKE_MODULES == {"lazyeng_mod", "shout_mod", "anything_mod"}
     assert json.loads(output.splitlines()[0])["id"]
+
+
+def test_build_engine_imports_the_scrubbers_at_the_first_store_not_at_a_read(site: Path) -> None:
+    install(site)
+    data, output = run_probe(site, API_PROBE)
+    assert set(data["fetch"]) & FAKE_MODULES == {"lazyeng_mod", "anything_mod"}, output
+    assert set(data["store"]) & FAKE_MODULES == {"lazyeng_mod", "shout_mod", "anything_mod"}
+    assert data["stored"] == ["QUIET WORDS"]
 
 
 def test_a_broken_declared_plugin_is_listed_and_says_why_when_its_command_runs(

@@ -4,7 +4,10 @@ and plugins (their sources and their tests) importing only what is declared."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -54,6 +57,40 @@ def test_the_declared_names_are_the_documented_ones(
     assert documented(ROOT / "docs" / page, heading) == sorted(module.__all__)
     for name in module.__all__:
         assert getattr(module, name) is not None
+
+
+def type_checking_imports(module: ModuleType) -> dict[str, str]:
+    """Each name a module imports under ``if TYPE_CHECKING:``, with the module it comes from."""
+    found = {}
+    for node in ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom)
+                assert statement.module
+                found.update((alias.name, statement.module) for alias in statement.names)
+    return found
+
+
+@pytest.mark.parametrize("module", [tinymemory.plugin, tinymemory.retrieval])
+def test_what_type_checkers_see_is_what_loads(module: ModuleType) -> None:
+    """A lazy face's names load on first use: each is the object its ``TYPE_CHECKING``
+    import names, and those imports are exactly ``__all__``."""
+    seen = type_checking_imports(module)
+    assert sorted(seen) == module.__all__
+    for name, source in seen.items():
+        assert getattr(module, name) is getattr(importlib.import_module(source), name)
+    with pytest.raises(AttributeError, match="has no attribute 'undeclared'"):
+        module.undeclared  # noqa: B018
+
+
+def test_importing_a_face_loads_none_of_its_names() -> None:
+    probe = (
+        "import sys, tinymemory.plugin, tinymemory.retrieval\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('tinymemory', 'attr', 'pluggy'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = ["tinymemory", "tinymemory._exports", "tinymemory.plugin", "tinymemory.retrieval"]
+    assert done.stdout.strip() == repr(loaded)
 
 
 def test_the_kit_and_the_plugin_api_share_no_name() -> None:

@@ -237,17 +237,24 @@ def test_a_priority_that_is_no_integer_is_a_config_error(plugins: Register) -> N
         scrubbers()
 
 
-def test_two_scrubbers_with_one_name_are_refused(plugins: Register) -> None:
+def test_two_scrubbers_with_one_name_are_refused_at_the_first_store(plugins: Register) -> None:
     plugins(Replacer("twin", SECRET, REDACTED))
     plugins(Replacer("twin", REDACTED, "[GONE]"))
-    with pytest.raises(ConfigError, match="scrubber `twin` is registered by two plugins"):
-        MemoryConfig(engine="reference").build()
+    engine = MemoryConfig(engine="reference").build()
+    for store in (lambda: engine.store(LEARNING), lambda: engine.store_many([LEARNING])):
+        with pytest.raises(ConfigError, match="scrubber `twin` is registered by two plugins"):
+            store()
+    assert stored_texts(engine) == []
 
 
-def test_a_plugin_offering_a_non_scrubber_is_refused(plugins: Register) -> None:
+def test_a_plugin_offering_a_non_scrubber_is_refused_at_the_first_store(
+    plugins: Register,
+) -> None:
     plugins("not a scrubber")
+    engine = MemoryConfig(engine="reference").build()
     with pytest.raises(ConfigError, match="where a Scrubber belongs"):
-        MemoryConfig(engine="reference").build()
+        engine.store(LEARNING)
+    assert stored_texts(engine) == []
 
 
 def test_reads_pass_through_to_the_inner_engine(plugins: Register) -> None:

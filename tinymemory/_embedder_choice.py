@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tinymemory._errors import ConfigError
-from tinymemory._hookspecs import Embedder
+
+if TYPE_CHECKING:
+    from tinymemory._hookspecs import Embedder
 
 
 def embedder_identity(embedder: Embedder) -> str:

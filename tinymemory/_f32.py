@@ -12,7 +12,13 @@ from __future__ import annotations
 import functools
 import math
 import struct
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    # Exact arithmetic is for the rare number at the edge of its rounding interval, so the
+    # fractions module (and decimal with it) loads with the first such number, not with
+    # every process that handles a score.
+    from fractions import Fraction
 
 
 def _narrow(value: float) -> float:
@@ -31,6 +37,8 @@ def _rounding_interval(magnitude: float) -> tuple[Fraction, Fraction, bool]:
     """The decimals reading back as the positive f32 ``magnitude``: between the
     midpoints to its neighbours, the midpoints included when its mantissa is even.
     """
+    from fractions import Fraction
+
     bits = _bits(magnitude)
     exact = Fraction(magnitude)
     below = Fraction(_from_bits(bits - 1))
@@ -71,6 +79,8 @@ def _shortest_digits(value: float) -> str:
         text = f"{magnitude:.{digits - 1}e}"
         number = float(text)
         if number in (low, high):
+            from fractions import Fraction
+
             if _reads_back(Fraction(text), _rounding_interval(magnitude)):
                 return sign + text
         elif low < number < high:
@@ -80,6 +90,8 @@ def _shortest_digits(value: float) -> str:
 
 def _shortest_lopsided(magnitude: float) -> str:
     """:func:`_shortest_digits` by exact search: the nearest text of each length or a neighbour."""
+    from fractions import Fraction
+
     exact = Fraction(magnitude)
     interval = _rounding_interval(magnitude)
     for digits in range(1, 10):

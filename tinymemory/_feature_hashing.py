@@ -26,8 +26,8 @@ require_numpy("the hashing embedder")
 import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
+from tinymemory._hashing_embedder import GRAM_WEIGHT, PAIR_WEIGHT, STOP_WEIGHT, WORD_WEIGHT  # noqa: E402
 from tinymemory._words import STOP_WORDS, decompose  # noqa: E402
-from tinymemory.hashing import GRAM_WEIGHT, PAIR_WEIGHT, STOP_WEIGHT, WORD_WEIGHT  # noqa: E402
 
 #: The most characters one vectorised pass hashes (texts of a few hundred
 #: characters: a few hundred texts, which keeps the temporary arrays in the CPU's

@@ -27,9 +27,15 @@ if TYPE_CHECKING:
 GROUP = "tinymemory"
 #: Names the only plugins to load, comma-separated (unset: every installed one).
 PLUGINS_VARIABLE = "TINYMEMORY_PLUGINS"
-#: Modules registered exactly like third-party plugins, before them. They declare
-#: nothing (so load with the first hook needed) and add no command.
-BUILTIN_PLUGINS = ("tinymemory.reference", "tinymemory.hashing", "tinymemory.answerers")
+#: Modules registered exactly like third-party plugins, before them, each declaring what
+#: it offers as an installed plugin would (so it loads only when that is needed); none
+#: adds a command.
+BUILTIN_OFFERS: dict[str, dict[str, frozenset[str]]] = {
+    "tinymemory.reference": {"tinymemory_engines": frozenset({"reference"})},
+    "tinymemory.hashing": {"tinymemory_embedders": frozenset({"hashing"})},
+    "tinymemory.answerers": {"tinymemory_answerers": frozenset({"extractive"})},
+}
+BUILTIN_PLUGINS = tuple(BUILTIN_OFFERS)
 #: The hook that adds commands to the command line.
 COMMANDS_HOOK = "tinymemory_register_commands"
 
@@ -106,7 +112,9 @@ def scan(environ: Mapping[str, str] | None = None) -> Installed:
     blocked = frozenset(
         blocked_plugins([*BUILTIN_PLUGINS, *(entry.name for entry in entries)], environ)
     )
-    plugins = {name: Found(None, None) for name in BUILTIN_PLUGINS if name not in blocked}
+    plugins = {
+        name: Found(None, offers) for name, offers in BUILTIN_OFFERS.items() if name not in blocked
+    }
     fields = {id(entry.dist): _metadata(entry.dist) for entry in entries if entry.dist is not None}
     declared = _declarations(groups, entries, fields)
     counts = Counter(entry.name for entry in entries)

@@ -66,6 +66,7 @@ __all__ = [
     "engine_factories",
     "list_plugins",
     "load_error",
+    "may_offer",
     "plugin_manager",
     "reset_plugins",
     "scrubbers",
@@ -174,6 +175,17 @@ def _found() -> pluggy.PluginManager:
         )
     _manager = manager
     return manager
+
+
+def may_offer(hook_name: str) -> bool:
+    """Whether a plugin that may load may offer something through ``hook_name``, imported or
+    not: one declaring the hook, one declaring nothing, or one registered with an implementation
+    of it. Nothing is imported to answer."""
+    with _lock:
+        _scanned()
+        if any(offers is None or hook_name in offers for _, offers in _pending.values()):
+            return True
+        return _manager is not None and bool(getattr(_manager.hook, hook_name).get_hookimpls())
 
 
 def command_manager(name: str) -> pluggy.PluginManager:

@@ -25,7 +25,7 @@ from tinymemory._config_file import (
 )
 from tinymemory._engine import EngineDescriptor, MemoryEngine
 from tinymemory._errors import ConfigError, TinyMemoryError
-from tinymemory._plugin_manager import engine_factories, list_plugins, scrubbers
+from tinymemory._plugin_manager import engine_factories, list_plugins, may_offer
 from tinymemory._scrubbing import ScrubbingEngine
 from tinymemory._settings import (
     EngineCredential,
@@ -78,10 +78,12 @@ def build_engine(
     With no ``engine_id`` it builds the configured engine (the configuration
     file and environment, see :meth:`MemoryConfig.load`; ``sqlite`` when
     nothing is configured) with the configured settings unless ``settings``
-    are given. When scrubber plugins are installed the engine comes wrapped
-    in a :class:`~tinymemory.ScrubbingEngine`, so every item it stores is
-    scrubbed first; ``scrub=False`` hands out the bare engine, for a host that
-    really wants no scrubbing (or a test of the engine itself).
+    are given. Only the plugins that may offer ``engine_id`` are imported.
+    When scrubber plugins are installed the engine comes wrapped in a
+    :class:`~tinymemory.ScrubbingEngine`, so every item it stores is scrubbed
+    first; the scrubbers load with the first store, so an engine that only
+    reads never imports them. ``scrub=False`` hands out the bare engine, for
+    a host that really wants no scrubbing (or a test of the engine itself).
 
     Refused as ``ConfigError``: an unknown id (the message lists what is
     installed), a missing endpoint or key the engine needs, and a credential
@@ -92,8 +94,7 @@ def build_engine(
         engine_id = config.engine
         settings = settings or config.settings_for(engine_id)
     engine = _build_bare(engine_id, settings, credential)
-    installed = scrubbers() if scrub else []
-    return ScrubbingEngine(engine, installed) if installed else engine
+    return ScrubbingEngine(engine) if scrub and may_offer("tinymemory_scrubbers") else engine
 
 
 def unknown_engine(engine_id: str, installed: Iterable[str]) -> ConfigError:

@@ -3,19 +3,22 @@
 ``build_engine`` (and so ``MemoryConfig.build()``, the memory tools, ``sync``
 and the CLI) wraps the engine it hands out in a :class:`ScrubbingEngine`
 whenever scrubber plugins are installed, so no path into memory (``store``
-or ``store_many``) skips them. :func:`map_texts` lets a scrubber change every
-text an item holds without forgetting one kind, and :func:`item_texts` read them.
+or ``store_many``) skips them. The installed scrubbers are collected (their
+plugins imported) at the first store, so an engine that only reads never
+loads them. :func:`map_texts` lets a scrubber change every text an item holds
+without forgetting one kind, and :func:`item_texts` reads them.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
 from tinymemory._engine import EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError
-from tinymemory._hookspecs import Scrubber
 from tinymemory._items import (
     STORE_ITEM_TYPES,
     Conversation,
@@ -25,6 +28,9 @@ from tinymemory._items import (
     StoreReceipt,
     validate_item,
 )
+
+if TYPE_CHECKING:
+    from tinymemory._hookspecs import Scrubber
 
 
 def map_texts(item: StoreItem, change: Callable[[str], str]) -> StoreItem:
@@ -94,15 +100,29 @@ def item_texts(item: StoreItem) -> list[str]:
 class ScrubbingEngine(EngineWrapper):
     """``inner`` with every stored item passed through ``scrubbers`` first, in order.
 
+    ``scrubbers`` None means the installed ones, collected when first needed
+    (the first store, or a look at :attr:`scrubbers`): a plugin's error there
+    (two scrubbers of one name, say) is that store's ``ConfigError``.
     An item is checked once: ``store`` and ``store_many`` check what they are
     given, before any scrubbing or I/O; an item a scrubber changed is checked
     again before the inner engine gets it, one no scrubber changed (the same
     object back) is not. The inner engine's ``handle_*`` receive the items.
     """
 
-    def __init__(self, inner: MemoryEngine, scrubbers: Sequence[Scrubber]) -> None:
+    def __init__(self, inner: MemoryEngine, scrubbers: Sequence[Scrubber] | None = None) -> None:
         super().__init__(inner)
-        self.scrubbers = tuple(scrubbers)
+        self._scrubbers = None if scrubbers is None else tuple(scrubbers)
+        self._collecting = threading.Lock()
+
+    @property
+    def scrubbers(self) -> tuple[Scrubber, ...]:
+        """The scrubbers every stored item passes through, in the order they run."""
+        with self._collecting:
+            if self._scrubbers is None:
+                from tinymemory._plugin_manager import scrubbers
+
+                self._scrubbers = tuple(scrubbers())
+            return self._scrubbers
 
     def scrub(self, item: StoreItem) -> StoreItem:
         """The item after every scrubber."""

@@ -13,43 +13,11 @@ name with an engine's ``answerer`` option or ``tinymemory recall --answerer``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from tinymemory._hookspecs import Answerer, Embedder, hookimpl
-from tinymemory._operations import Hit, RecallAnswer, RecallRequest
+from tinymemory._extractive_answerer import ExtractiveAnswerer as ExtractiveAnswerer
+from tinymemory._extractive_answerer import engine_answerer as engine_answerer
+from tinymemory._hookspecs import Answerer, hookimpl
 
 __all__ = ["ExtractiveAnswerer", "engine_answerer", "tinymemory_answerers"]
-
-
-class ExtractiveAnswerer:
-    """The answerer ``extractive``: the sentences of the hits that bear on the question, cited.
-
-    With an ``embedder``, the sentences closest in meaning when none holds the
-    question's words.
-    """
-
-    name = "extractive"
-
-    def __init__(self, embedder: Embedder | None = None) -> None:
-        self.embedder = embedder
-
-    def answer(self, request: RecallRequest, hits: Sequence[Hit]) -> RecallAnswer:
-        """:func:`~tinymemory.retrieval.extractive_answer` of the question over ``hits``."""
-        # Loaded with the first answer, not with the plugin: start-up lists plugins only.
-        from tinymemory._extractive import extractive_answer
-
-        return extractive_answer(request.question, hits, embedder=self.embedder)
-
-    def __repr__(self) -> str:
-        return f"ExtractiveAnswerer(embedder={self.embedder!r})"
-
-
-def engine_answerer(answerer: Answerer | None, embedder: Embedder) -> Answerer:
-    """The answerer an engine searching with ``embedder`` uses: ``answerer``, by default
-    :class:`ExtractiveAnswerer`; the extractive one answers by meaning with ``embedder``."""
-    if answerer is None or isinstance(answerer, ExtractiveAnswerer):
-        return ExtractiveAnswerer(embedder)
-    return answerer
 
 
 @hookimpl

@@ -30,56 +30,128 @@ numpy (the ``vectors`` extra) loads only when vectors are made or read.
 
 from __future__ import annotations
 
-from tinymemory._cursors import LARGEST_POSITION as LARGEST_POSITION
-from tinymemory._cursors import CursorCodec as CursorCodec
-from tinymemory._cursors import new_secret as new_secret
-from tinymemory._cursors import read_key as read_key
-from tinymemory._cursors import unknown_cursor as unknown_cursor
-from tinymemory._document_pieces import Piece as Piece
-from tinymemory._document_pieces import cut_pieces as cut_pieces
-from tinymemory._exports import public_names as _public_names
-from tinymemory._extractive import extractive_answer as extractive_answer
-from tinymemory._words import STOP_WORDS as STOP_WORDS
-from tinymemory._words import WORD_PATTERN as WORD_PATTERN
-from tinymemory._words import decompose as decompose
-from tinymemory._words import fold as fold
-from tinymemory._words import words as words
-from tinymemory.hashing import HashingEmbedder as HashingEmbedder
+from typing import TYPE_CHECKING
 
-from ._hits import PIECE_TARGET as PIECE_TARGET
-from ._hits import Prepared as Prepared
-from ._hits import first_copies as first_copies
-from ._hits import piece_hit as piece_hit
-from ._hits import receipts as receipts
-from ._paging import MOST_ROWS as MOST_ROWS
-from ._paging import ListPaging as ListPaging
-from ._paging import RankedPaging as RankedPaging
-from ._paging import most_rows as most_rows
-from ._ranking import FUSION_DEPTH as FUSION_DEPTH
-from ._ranking import RECALL_SIMILARITY as RECALL_SIMILARITY
-from ._ranking import Ranked as Ranked
-from ._ranking import Ranking as Ranking
-from ._ranking import best_pieces as best_pieces
-from ._ranking import fused as fused
-from ._ranking import ranked_by_mode as ranked_by_mode
-from ._ranking import recall_ranking as recall_ranking
-from ._ranking import unlisted_score as unlisted_score
-from ._reindex import reindex_in_batches as reindex_in_batches
-from ._sql import FACET_COLUMNS as FACET_COLUMNS
-from ._sql import ITEM_COLUMNS as ITEM_COLUMNS
-from ._sql import Clause as Clause
-from ._sql import Dialect as Dialect
-from ._sql import Scope as Scope
-from ._sql import bound_query as bound_query
-from ._sql import erase_clause as erase_clause
-from ._sql import explore_page as explore_page
-from ._sql import explore_queries as explore_queries
-from ._sql import filter_clause as filter_clause
-from ._sql import item_columns as item_columns
-from ._sql import kinds_clause as kinds_clause
-from ._sql import last_service as last_service
-from ._sql import reach_clause as reach_clause
-from ._vectors import embedding_matrix as embedding_matrix
-from ._vectors import piece_vectors as piece_vectors
+from tinymemory._exports import lazy_exports
 
-__all__ = _public_names(globals())
+if TYPE_CHECKING:
+    from tinymemory._cursors import LARGEST_POSITION as LARGEST_POSITION
+    from tinymemory._cursors import CursorCodec as CursorCodec
+    from tinymemory._cursors import new_secret as new_secret
+    from tinymemory._cursors import read_key as read_key
+    from tinymemory._cursors import unknown_cursor as unknown_cursor
+    from tinymemory._document_pieces import Piece as Piece
+    from tinymemory._document_pieces import cut_pieces as cut_pieces
+    from tinymemory._extractive import extractive_answer as extractive_answer
+    from tinymemory._hashing_embedder import HashingEmbedder as HashingEmbedder
+    from tinymemory._words import STOP_WORDS as STOP_WORDS
+    from tinymemory._words import WORD_PATTERN as WORD_PATTERN
+    from tinymemory._words import decompose as decompose
+    from tinymemory._words import fold as fold
+    from tinymemory._words import words as words
+    from tinymemory.retrieval._hits import PIECE_TARGET as PIECE_TARGET
+    from tinymemory.retrieval._hits import Prepared as Prepared
+    from tinymemory.retrieval._hits import first_copies as first_copies
+    from tinymemory.retrieval._hits import piece_hit as piece_hit
+    from tinymemory.retrieval._hits import receipts as receipts
+    from tinymemory.retrieval._paging import MOST_ROWS as MOST_ROWS
+    from tinymemory.retrieval._paging import ListPaging as ListPaging
+    from tinymemory.retrieval._paging import RankedPaging as RankedPaging
+    from tinymemory.retrieval._paging import most_rows as most_rows
+    from tinymemory.retrieval._ranking import FUSION_DEPTH as FUSION_DEPTH
+    from tinymemory.retrieval._ranking import RECALL_SIMILARITY as RECALL_SIMILARITY
+    from tinymemory.retrieval._ranking import Ranked as Ranked
+    from tinymemory.retrieval._ranking import Ranking as Ranking
+    from tinymemory.retrieval._ranking import best_pieces as best_pieces
+    from tinymemory.retrieval._ranking import fused as fused
+    from tinymemory.retrieval._ranking import ranked_by_mode as ranked_by_mode
+    from tinymemory.retrieval._ranking import recall_ranking as recall_ranking
+    from tinymemory.retrieval._ranking import unlisted_score as unlisted_score
+    from tinymemory.retrieval._reindex import reindex_in_batches as reindex_in_batches
+    from tinymemory.retrieval._sql import FACET_COLUMNS as FACET_COLUMNS
+    from tinymemory.retrieval._sql import ITEM_COLUMNS as ITEM_COLUMNS
+    from tinymemory.retrieval._sql import Clause as Clause
+    from tinymemory.retrieval._sql import Dialect as Dialect
+    from tinymemory.retrieval._sql import Scope as Scope
+    from tinymemory.retrieval._sql import bound_query as bound_query
+    from tinymemory.retrieval._sql import erase_clause as erase_clause
+    from tinymemory.retrieval._sql import explore_page as explore_page
+    from tinymemory.retrieval._sql import explore_queries as explore_queries
+    from tinymemory.retrieval._sql import filter_clause as filter_clause
+    from tinymemory.retrieval._sql import item_columns as item_columns
+    from tinymemory.retrieval._sql import kinds_clause as kinds_clause
+    from tinymemory.retrieval._sql import last_service as last_service
+    from tinymemory.retrieval._sql import reach_clause as reach_clause
+    from tinymemory.retrieval._vectors import embedding_matrix as embedding_matrix
+    from tinymemory.retrieval._vectors import piece_vectors as piece_vectors
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "tinymemory._cursors": (
+            "LARGEST_POSITION",
+            "CursorCodec",
+            "new_secret",
+            "read_key",
+            "unknown_cursor",
+        ),
+        "tinymemory._document_pieces": (
+            "Piece",
+            "cut_pieces",
+        ),
+        "tinymemory._extractive": ("extractive_answer",),
+        "tinymemory._words": (
+            "STOP_WORDS",
+            "WORD_PATTERN",
+            "decompose",
+            "fold",
+            "words",
+        ),
+        "tinymemory._hashing_embedder": ("HashingEmbedder",),
+        "tinymemory.retrieval._hits": (
+            "PIECE_TARGET",
+            "Prepared",
+            "first_copies",
+            "piece_hit",
+            "receipts",
+        ),
+        "tinymemory.retrieval._paging": (
+            "MOST_ROWS",
+            "ListPaging",
+            "RankedPaging",
+            "most_rows",
+        ),
+        "tinymemory.retrieval._ranking": (
+            "FUSION_DEPTH",
+            "RECALL_SIMILARITY",
+            "Ranked",
+            "Ranking",
+            "best_pieces",
+            "fused",
+            "ranked_by_mode",
+            "recall_ranking",
+            "unlisted_score",
+        ),
+        "tinymemory.retrieval._reindex": ("reindex_in_batches",),
+        "tinymemory.retrieval._sql": (
+            "FACET_COLUMNS",
+            "ITEM_COLUMNS",
+            "Clause",
+            "Dialect",
+            "Scope",
+            "bound_query",
+            "erase_clause",
+            "explore_page",
+            "explore_queries",
+            "filter_clause",
+            "item_columns",
+            "kinds_clause",
+            "last_service",
+            "reach_clause",
+        ),
+        "tinymemory.retrieval._vectors": (
+            "embedding_matrix",
+            "piece_vectors",
+        ),
+    },
+)

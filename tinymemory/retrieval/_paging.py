@@ -19,8 +19,8 @@ from typing import TypeVar
 import attrs
 
 from tinymemory._cursors import CursorCodec, read_key
+from tinymemory._meta import MetaFilter
 from tinymemory._operations import FetchRequest, ListRequest
-from tinymemory._wire import to_json
 
 #: The most rows one read asks for: a limit may be any usize, but SQL integers stop at
 #: 2^63 - 1; no table holds this many rows, so the answer is the same.
@@ -34,6 +34,21 @@ def most_rows(limit: int) -> int:
     return min(limit, MOST_ROWS)
 
 
+#: Most reads filter nothing: their filter's JSON (its wire form, which names a read in its
+#: cursor) is known without loading the converter, and so without cattrs.
+_NO_FILTER = MetaFilter()
+NO_FILTER_JSON = "{}"
+
+
+def filter_json(filter: MetaFilter) -> str:
+    """The JSON of a read's filter, as :func:`tinymemory.plugin.to_json` writes it."""
+    if filter == _NO_FILTER:
+        return NO_FILTER_JSON
+    from tinymemory._wire import to_json
+
+    return to_json(filter)
+
+
 @attrs.frozen
 class ListPaging:
     """One page of a listing: it starts after ``after`` (a ``seq``; 0 for the first page)."""
@@ -45,7 +60,7 @@ class ListPaging:
     @classmethod
     def of(cls, request: ListRequest, codec: CursorCodec) -> ListPaging:
         """The page ``request`` asks for; ``InvalidRequest`` for a cursor not issued for it."""
-        key = read_key("list", to_json(request.filter))
+        key = read_key("list", filter_json(request.filter))
         positions = codec.decode(key, request.cursor, 1)
         return cls(key, positions[0] if positions else 0, most_rows(request.limit))
 
@@ -75,7 +90,7 @@ class RankedPaging:
     @classmethod
     def of(cls, request: FetchRequest, codec: CursorCodec) -> RankedPaging:
         """The page ``request`` asks for; ``InvalidRequest`` for a cursor not issued for it."""
-        key = read_key("fetch", request.mode.value, request.query, to_json(request.filter))
+        key = read_key("fetch", request.mode.value, request.query, filter_json(request.filter))
         positions = codec.decode(key, request.cursor, 2)
         bound, offset = positions if positions else (None, 0)
         return cls(key, bound, offset, most_rows(offset + request.limit))

@@ -12,12 +12,14 @@ meanwhile). Embedding runs between transactions, never inside one.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinymemory._embedder_choice import embedder_identity
-from tinymemory._hookspecs import Embedder, ReindexReport
 
 from ._vectors import embedding_matrix
+
+if TYPE_CHECKING:
+    from tinymemory._hookspecs import Embedder, ReindexReport
 
 #: ``(piece id, item seq, text)``: a piece to embed.
 PieceRow = tuple[int, int, str]
@@ -48,6 +50,9 @@ def reindex_in_batches(
         through, done, total = commit(rows, vectors)
         if progress is not None:
             progress(done, total)
+    # The hooks' module (and pluggy) load with a reindex, not with every engine.
+    from tinymemory._hookspecs import ReindexReport
+
     return ReindexReport(
         embedder=embedder_identity(embedder), items=done - earlier, earlier=earlier, total=total
     )

@@ -9,15 +9,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from tinymemory._errors import EngineError
-from tinymemory._hookspecs import Embedder
+from tinymemory._hashing_embedder import HashingEmbedder
 from tinymemory._numpy import require_numpy
-from tinymemory.hashing import HashingEmbedder
-
-from ._hits import Prepared
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
+
+    from tinymemory._hookspecs import Embedder
+
+    from ._hits import Prepared
 
     Floats = npt.NDArray[np.float32]
 else:

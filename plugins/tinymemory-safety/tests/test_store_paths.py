@@ -197,8 +197,10 @@ def test_a_bad_policy_in_the_environment_is_a_config_error_before_any_store(
     message: str,
 ) -> None:
     monkeypatch.setenv(variable, value)
+    # The scrubbers (and so the policy) load with the engine's first store, not with the build.
+    engine = tm.build_engine()
     with pytest.raises(tm.ConfigError, match=message):
-        tm.build_engine()
+        engine.store(tm.Learning(text="hello"))
     result = cli.invoke("store", "hello")
     assert result.exit_code != 0
     assert installed.held() == []
@@ -233,8 +235,9 @@ def test_a_bad_key_in_the_plugins_table_is_a_config_error_naming_it_before_any_s
     config = tmp_path / "safety.toml"
     config.write_text('engine = "shared"\n[plugins.safety]\nredact_email = false\n', "utf-8")
     monkeypatch.setenv("TINYMEMORY_CONFIG", str(config))
+    engine = tm.build_engine()  # the scrubbers load with the first store
     with pytest.raises(tm.ConfigError, match="unknown key `redact_email`"):
-        tm.build_engine()
+        engine.store(tm.Learning(text="hello"))
     result = cli.invoke("store", "hello")
     assert result.exit_code != 0
     assert installed.held() == []

@@ -20,14 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import (
-    Answerer,
-    Embedder,
-    ReindexReport,
-    embedder_identity,
-    engine_answerer,
-    item_from_json,
-)
+from tinymemory.plugin import embedder_identity, engine_answerer, item_from_json
 from tinymemory.retrieval import (
     LARGEST_POSITION,
     Clause,
@@ -65,6 +58,8 @@ from .purge import add_pending_purge, pending_purges
 from .ranking import admitted, keyword_ranking, ranked_hits, read_bound
 
 if TYPE_CHECKING:
+    from tinymemory.plugin import Answerer, Embedder, ReindexReport
+
     from .vectors import Floats as Vector
     from .vectors import VectorIndex
 

@@ -10,15 +10,16 @@ by default) and ``synchronous`` (``normal`` or ``full``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import click
+from typing import TYPE_CHECKING, Any
 
 from tinymemory import ConfigError, EngineCredential, EngineSettings, MemoryEngine
 from tinymemory.plugin import EngineFactory, answerer_named, embedder_named, hookimpl
 
 from .descriptor import DESCRIPTOR
 from .location import IN_MEMORY, database_path
+
+if TYPE_CHECKING:  # click loads with the command line, not with a read that builds the engine
+    import click
 
 OPTIONS = ("path", "embedder", "answerer", "synchronous")
 
