@@ -190,6 +190,8 @@ def test_the_node_filter_confines_reads(app_engine: tm.MemoryEngine, ui_client: 
     assert set(ids_in(page, "hits")) == {*root, *acme}
     confined = ui_client(app_engine, reach=tm.Reach.exact(tm.Namespace.parse("team:acme")))
     assert ids_in(confined.get("/search?q=budget&mode=keyword").text, "hits") == acme
+    assert confined.get(f"/items/{acme[0]}").status_code == 200
+    assert confined.get(f"/items/{root[0]}").status_code == 404  # beyond the server's reach
 
 
 # --- paging ---------------------------------------------------------------------------
