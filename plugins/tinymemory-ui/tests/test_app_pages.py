@@ -294,6 +294,21 @@ def test_text_is_escaped_never_run(app_engine: tm.MemoryEngine, ui_client: MakeC
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get(f"/items/{item_id}").text
 
 
+@pytest.mark.parametrize(
+    ("url", "linked"),
+    [("https://example.com/a?b=1", True), ("HTTP://example.com", True),
+     ("javascript:alert(1)", False), ("data:text/html,<b>x</b>", False)],
+)  # fmt: skip
+def test_only_a_web_url_is_linked(
+    app_engine: tm.MemoryEngine, ui_client: MakeClient, url: str, linked: bool
+) -> None:
+    (item_id,) = store_learnings(app_engine, ["from a page"], url=url)
+    provenance = ui_client(app_engine).get(f"/items/{item_id}").text.split('id="provenance"')[1]
+    assert html.unescape(provenance).count(url) >= 1
+    assert (f'<a href="{html.escape(url)}"' in provenance) is linked
+    assert "<b>" not in provenance
+
+
 def test_a_unique_prefix_redirects_to_the_whole_id(
     app_engine: tm.MemoryEngine, ui_client: MakeClient
 ) -> None:
