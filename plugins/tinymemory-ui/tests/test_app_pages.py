@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import BUDGET, NOTES, QUESTION, MakeClient, ids_in, store_learnings
+from app_support import BUDGET, NOTES, QUESTION, MakeClient, ids_in, store_learnings
 from hypothesis import given
 from hypothesis import strategies as st
 

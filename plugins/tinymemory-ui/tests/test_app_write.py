@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import MakeClient, ids_in, store_learnings
+from app_support import MakeClient, ids_in, store_learnings
 
 import tinymemory as tm
 
