@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 
 import tinymemory
+import tinymemory.commands
 import tinymemory.plugin
 import tinymemory.retrieval
 
@@ -71,7 +72,7 @@ def type_checking_imports(module: ModuleType) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("module", [tinymemory.plugin, tinymemory.retrieval])
+@pytest.mark.parametrize("module", [tinymemory.plugin, tinymemory.retrieval, tinymemory.commands])
 def test_what_type_checkers_see_is_what_loads(module: ModuleType) -> None:
     """A lazy face's names load on first use: each is the object its ``TYPE_CHECKING``
     import names, and those imports are exactly ``__all__``."""

@@ -19,21 +19,52 @@ commands, from these names rather than copies of them:
 
 from __future__ import annotations
 
-from tinymemory._cli.data_commands import count_items as count_items
-from tinymemory._cli.data_commands import erase_question as erase_question
-from tinymemory._cli.data_commands import is_whole_tree as is_whole_tree
-from tinymemory._cli.data_commands import open_reader as open_reader
-from tinymemory._cli.data_commands import open_writer as open_writer
-from tinymemory._cli.item_ids import MIN_PREFIX as MIN_PREFIX
-from tinymemory._cli.item_ids import is_prefix as is_prefix
-from tinymemory._cli.item_ids import items_starting as items_starting
-from tinymemory._cli.options import at_option as at_option
-from tinymemory._cli.options import engine_option as engine_option
-from tinymemory._cli.options import reach_from as reach_from
-from tinymemory._cli.options import reach_option as reach_option
-from tinymemory._display import hit_source as hit_source
-from tinymemory._display import short_ids as short_ids
-from tinymemory._exports import public_names as _public_names
-from tinymemory._tool_schemas import default_mode as default_mode
+from typing import TYPE_CHECKING
 
-__all__ = _public_names(globals())
+from tinymemory._exports import lazy_exports
+
+if TYPE_CHECKING:
+    from tinymemory._cli.data_commands import count_items as count_items
+    from tinymemory._cli.data_commands import erase_question as erase_question
+    from tinymemory._cli.data_commands import is_whole_tree as is_whole_tree
+    from tinymemory._cli.data_commands import open_reader as open_reader
+    from tinymemory._cli.data_commands import open_writer as open_writer
+    from tinymemory._cli.item_ids import MIN_PREFIX as MIN_PREFIX
+    from tinymemory._cli.item_ids import is_prefix as is_prefix
+    from tinymemory._cli.item_ids import items_starting as items_starting
+    from tinymemory._cli.options import at_option as at_option
+    from tinymemory._cli.options import engine_option as engine_option
+    from tinymemory._cli.options import reach_from as reach_from
+    from tinymemory._cli.options import reach_option as reach_option
+    from tinymemory._display import hit_source as hit_source
+    from tinymemory._display import short_ids as short_ids
+    from tinymemory._tool_schemas import default_mode as default_mode
+
+__all__, __getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "tinymemory._cli.data_commands": (
+            "count_items",
+            "erase_question",
+            "is_whole_tree",
+            "open_reader",
+            "open_writer",
+        ),
+        "tinymemory._cli.item_ids": (
+            "MIN_PREFIX",
+            "is_prefix",
+            "items_starting",
+        ),
+        "tinymemory._cli.options": (
+            "at_option",
+            "engine_option",
+            "reach_from",
+            "reach_option",
+        ),
+        "tinymemory._display": (
+            "hit_source",
+            "short_ids",
+        ),
+        "tinymemory._tool_schemas": ("default_mode",),
+    },
+)
