@@ -1066,6 +1066,14 @@ def check_outside_survived(engine: RecordingEngine, scope: ToolScope, placed: di
             assert [hit.id for hit in found] == [item_id]
 
 
+def has_json_form(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return False
+    return True
+
+
 FUZZ = settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -1078,7 +1086,10 @@ def test_fuzzed_valid_and_mutated_calls_never_widen_the_scope(world, data):
     for _ in range(3):
         name, valid = data.draw(calls)
         arguments, injected = data.draw(mutated(valid))
-        as_text = data.draw(st.booleans())
+        # As text only when the arguments have a JSON form (an injected inf or nan has none:
+        # json.dumps would write ``Infinity``, which is not JSON, and the call would fail on
+        # that before the scope check this test is about).
+        as_text = data.draw(st.booleans()) and has_json_form(arguments)
         before = len(engine.calls)
         failure: TinyMemoryError | None = None
         try:
