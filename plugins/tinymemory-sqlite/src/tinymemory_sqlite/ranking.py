@@ -8,6 +8,7 @@ first; the vector ranking is the engine's, over its matrix.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 
 from tinymemory import Hit, ItemKind
@@ -176,6 +177,47 @@ def _ranked_in_scope(
     order = sorted(totals, key=lambda piece: (piece not in every, -totals[piece], piece))
     best = ((items[piece], piece, totals[piece], piece in every) for piece in order)
     return best_pieces(best, depth)
+
+
+#: Listing an admitted item (an SQL row) costs about as much as scoring this many pieces'
+#: vectors in the whole scan (0.7 µs against 22 ns at a million pieces here).
+LISTED_PER_SCANNED = 32
+
+
+def few_admitted(
+    connection: sqlite3.Connection, scope: Scope, depth: int, indexed: int
+) -> list[int] | None:
+    """The items ``scope`` admits, ascending, when they are few enough that listing them
+    and scoring just their vectors beats scanning all ``indexed``; else None.
+
+    Where the reach and kinds alone decide, the admitted nodes and kinds' pieces are
+    summed from ``node_sizes`` (one row each; items stored after the bound count too,
+    so it is an upper bound) and listed while at most ``indexed / LISTED_PER_SCANNED``:
+    at a million pieces, a node of 3,000 items is read in 3 ms of CPU against the
+    scan's 25. Other filters cannot be counted without reading the items: they are
+    listed while the scan would test more of the best than they hold (about ``depth *
+    indexed / admitted``, so ``admitted ** 2 <= depth * indexed``), which bounds what
+    a filter admitting many wastes on the attempt to a few thousand rows.
+    """
+    if scope.sizes is not None:
+        most = indexed // LISTED_PER_SCANNED
+        held = connection.execute(
+            f"SELECT coalesce(sum(pieces), 0) FROM node_sizes i WHERE {scope.sizes.sql}",
+            scope.sizes.params,
+        ).fetchone()[0]
+        if held > most:
+            return None
+    else:
+        most = math.isqrt(depth * indexed)
+    clause = scope.clause
+    seqs = [
+        seq
+        for (seq,) in connection.execute(
+            f"SELECT i.seq FROM items i WHERE i.seq <= ? AND {clause.sql} LIMIT ?",
+            (scope.bound, *clause.params, most + 1),
+        )
+    ]
+    return sorted(seqs) if len(seqs) <= most else None
 
 
 def admitted(connection: sqlite3.Connection, ranked: list[Ranked], clause: Clause) -> list[Ranked]:
