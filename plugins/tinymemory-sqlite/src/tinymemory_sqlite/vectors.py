@@ -25,18 +25,24 @@ cosine's scale. So a read keeps 256 bytes per piece in memory (256 MB at a
 million pieces) and scans them in about 23 ms of CPU at a million here, against 1 GB
 and a float product for float32 rows.
 
-**Why exact, and no approximate index.** Measured on the benchmark's vectors
-(256-dim hashing of 20-60 Zipf-drawn words, 100k items, 200 queries): an HNSW
-graph (usearch 2.26, float32, connectivity 16) found the answer in the top 5
-for 10 queries where the exact scan found 40, agreed with exact on 9 % of the
-top 10, and took minutes to build; an inverted-file index over 316 k-means
-cells agreed on 69 % probing a fifth of them. Hashing vectors have a high intrinsic dimension,
-where graphs and cells lose the neighbours a query needs. The scan of bytes
-costs about 23 ms of CPU per query at a million (the issue's bound is 30 ms)
-while staying exact, so filters stay exact with no second path, and the file
-stays the only state with nothing to rebuild or serialise.
-``benchmarks/sqlite_bench.py`` prints the HNSW's recall beside the scan's, so
-the choice can be checked again.
+**Why exact, and no approximate index.** A top-10 read over a million pieces
+costs about 21 ms of CPU here (numkong's scan 17 ms, the rest numpy over the
+scores), under the issue's 30 ms, and stays exact. Measured on the benchmark's
+vectors (256-dim hashing of 20-60 Zipf-drawn words; ``benchmarks/sqlite_bench.py
+--stream`` prints it again): an inverted file of ``sqrt(N)`` k-means lists, the
+approximate index that fits a single file best (centroids and a list id per
+vector beside the codes), agreed with exact on the top 10 about in proportion to
+the share of lists it probed (43 % probing a tenth at 100k), and an HNSW graph
+(usearch 2.26) on 9 %. A short query's hashing vector has a few dozen non-zero
+buckets among 256 while a note's has most of them: what makes a note near a query
+is a handful of buckets, which neither cells nor graphs built over whole vectors
+keep together. So filters stay exact with one scoring, and the file stays the only
+state, with nothing to train, rebuild or serialise.
+
+A read whose filter admits few items (a node of a few thousand among a million)
+scores only their rows: the engine lists them (by index) and :meth:`VectorIndex.ranked`
+finds their rows by bisection, as the rows' items only grow (see ``LISTED_PER_SCANNED``
+in :mod:`tinymemory_sqlite.ranking` for when it lists).
 
 The codes are read from the file on first use. The engine's own writes are
 applied to them as they commit (coded as the file holds them, so a fresh read
