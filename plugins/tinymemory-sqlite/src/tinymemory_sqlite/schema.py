@@ -234,7 +234,7 @@ PIECE = (
 )
 
 #: The layout of :data:`VERSION` whole: a new file is made with it in one step, rather than
-#: by every migration in turn (which took about 10 ms of each new file's open against 4).
+#: by every migration in turn (6.3 ms of CPU to open and close a new file, now 4.1).
 #: The tests hold it equal to what the migrations make of a version 1 file.
 _LATEST = """
 CREATE TABLE settings (
