@@ -38,8 +38,14 @@ engine's figure, the floor's, their ratio, the target and whether it is met:
   chosen: its agreement with the exact top 10 and its answer recall@5.
 - `--stream 1000000`: every figure above at a million items, the corpus made
   batch by batch (never held whole, so the engine's peak RSS is its own), beside
-  the FTS5 + sqlite-vec floor. Targets: vector p50 <= 30 ms and peak RSS <= 800 MB.
-  It takes 15-30 minutes on a 2-core machine.
+  the FTS5 + sqlite-vec floor: store CPU, size, vector / keyword / hybrid p50 and
+  p95 (and the vector read's CPU p50), recall@5 of the known answer by mode, the
+  first keyword and vector fetch of a new process, peak RSS. Targets: vector p50
+  <= 30 ms and peak RSS <= 800 MB. Beside exact search, an inverted file (IVF:
+  sqrt(N) spherical k-means lists, the nearest probed), the approximate index
+  not chosen: its top-10 agreement with exact and answer recall@5 probing 5, 10
+  and 20 % of its lists. It takes 30-60 minutes on a busy 2-core machine; each
+  side runs alone as `--one-size=N --streamed --side=engine|vec-floor|ivf`.
 
 The size and million rows need `pip install sqlite-vec pysqlite3-binary usearch`.
 
