@@ -11,7 +11,7 @@ import json
 import math
 import sqlite3
 
-from tinymemory import Hit, ItemKind
+from tinymemory import Hit
 from tinymemory.plugin import item_from_json
 from tinymemory.retrieval import Clause, Piece, Ranked, Scope, best_pieces, bound_query, piece_hit
 
@@ -21,14 +21,6 @@ from . import bm25, keyword
 #: file lists its pieces once, rather than reading the item of every match (each
 #: costs about ten times as much as a piece listed).
 SMALL_SCOPE = 8
-
-
-#: Every (node, kind) pair, standing as ``i`` for a reach and kinds test.
-_GROUPS = (
-    "(SELECT n.id AS node, k.kind AS kind FROM nodes n CROSS JOIN ("
-    + " UNION ALL ".join(f"SELECT '{kind.value}' AS kind" for kind in ItemKind)
-    + ") AS k) AS i"
-)
 
 
 def read_bound(connection: sqlite3.Connection, scope: Scope) -> int:
@@ -43,11 +35,7 @@ def read_bound(connection: sqlite3.Connection, scope: Scope) -> int:
     if scope.sizes is None:
         counted = bound_query(scope.clause)
         return int(connection.execute(counted.sql, counted.params).fetchone()[0])
-    last = (
-        "SELECT coalesce(max((SELECT max(x.seq) FROM items x "
-        f"WHERE x.node = i.node AND x.kind = i.kind)), 0) FROM {_GROUPS} WHERE {scope.sizes.sql}"
-    )
-    return int(connection.execute(last, scope.sizes.params).fetchone()[0])
+    return bm25.last_admitted(connection, scope.sizes)
 
 
 def keyword_ranking(
