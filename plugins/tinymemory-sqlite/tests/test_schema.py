@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 import tinymemory as tm
-from tinymemory_sqlite import SqliteEngine, connections
+from tinymemory_sqlite import SqliteEngine, connections, schema
 from tinymemory_sqlite.schema import APPLICATION_ID, VERSION
 
 
@@ -112,3 +113,49 @@ def test_a_file_busy_when_first_opened_is_unavailable(
         holder.close()
     with SqliteEngine(db_path) as engine:  # once it is free, it opens
         assert engine.health() == tm.EngineHealth.ok()
+
+
+def _layout(path: Path) -> list[tuple[object, ...]]:
+    """What a file's layout is: its header, settings' names, and each schema row's SQL with the
+    spacing an ``ALTER TABLE`` leaves (``vectors BLOB\\n, ranges ...``) taken out."""
+    connection = sqlite3.connect(path)
+    try:
+        rows: list[tuple[object, ...]] = [
+            (
+                kind,
+                name,
+                table,
+                sql and re.sub(r"\s*([(),])\s*", r"\1", re.sub(r"\s+", " ", sql)).strip(),
+            )
+            for kind, name, table, sql in connection.execute(
+                "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name"
+            )
+        ]
+        # Settings' names, not values: each file draws its own cursor secret.
+        rows += connection.execute("SELECT key FROM settings ORDER BY key").fetchall()
+        return [*rows, _header(path)]
+    finally:
+        connection.close()
+
+
+def test_a_new_file_is_made_as_the_migrations_make_a_version_1_file(tmp_path: Path) -> None:
+    old = tmp_path / "old.db"
+    connection = sqlite3.connect(old, isolation_level=None)
+    for statement in schema._statements(schema.MIGRATIONS[0]):  # type: ignore[arg-type]
+        connection.execute(statement)
+    connection.execute("PRAGMA user_version = 1")
+    connection.close()
+    with SqliteEngine(old):
+        pass
+    new = tmp_path / "new.db"
+    with SqliteEngine(new):
+        pass
+    assert _layout(new) == _layout(old)
+    assert _header(new) == (APPLICATION_ID, VERSION, "wal")
+
+
+def test_a_new_file_runs_no_migration(db_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(schema, "MIGRATIONS", ())
+    with SqliteEngine(db_path) as engine:
+        engine.store(tm.Learning(text="made in one step"))
+        assert len(engine.list(tm.ListRequest()).items) == 1

@@ -55,7 +55,7 @@ from .dialect import SQLITE
 from .item_rows import existing, write
 from .location import database_path
 from .purge import add_pending_purge, pending_purges
-from .ranking import admitted, keyword_ranking, ranked_hits, read_bound
+from .ranking import admitted, few_admitted, keyword_ranking, ranked_hits, read_bound
 
 if TYPE_CHECKING:
     from tinymemory.plugin import Answerer, Embedder, ReindexReport
@@ -423,10 +423,11 @@ class SqliteEngine(tm.MemoryEngine):
         self._same_embedder(connection)
         clause, bound = scope.clause, scope.bound
         self._vectors.refresh(connection)
+        within = few_admitted(connection, scope, depth, self._vectors.size)
         ranked: list[Ranked] = []
         batch: list[Ranked] = []
         size = depth + 32
-        for item, piece, score in self._vectors.ranked(vector, bound):
+        for item, piece, score in self._vectors.ranked(vector, bound, within):
             batch.append(Ranked(item, piece, score))
             if len(batch) >= size:
                 ranked += admitted(connection, batch, clause)

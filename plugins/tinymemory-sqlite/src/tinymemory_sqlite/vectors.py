@@ -25,18 +25,24 @@ cosine's scale. So a read keeps 256 bytes per piece in memory (256 MB at a
 million pieces) and scans them in about 23 ms of CPU at a million here, against 1 GB
 and a float product for float32 rows.
 
-**Why exact, and no approximate index.** Measured on the benchmark's vectors
-(256-dim hashing of 20-60 Zipf-drawn words, 100k items, 200 queries): an HNSW
-graph (usearch 2.26, float32, connectivity 16) found the answer in the top 5
-for 10 queries where the exact scan found 40, agreed with exact on 9 % of the
-top 10, and took minutes to build; an inverted-file index over 316 k-means
-cells agreed on 69 % probing a fifth of them. Hashing vectors have a high intrinsic dimension,
-where graphs and cells lose the neighbours a query needs. The scan of bytes
-costs about 23 ms of CPU per query at a million (the issue's bound is 30 ms)
-while staying exact, so filters stay exact with no second path, and the file
-stays the only state with nothing to rebuild or serialise.
-``benchmarks/sqlite_bench.py`` prints the HNSW's recall beside the scan's, so
-the choice can be checked again.
+**Why exact, and no approximate index.** A top-10 read over a million pieces
+costs about 21 ms of CPU here (numkong's scan 17 ms, the rest numpy over the
+scores), under the issue's 30 ms, and stays exact. Measured on the benchmark's
+vectors (256-dim hashing of 20-60 Zipf-drawn words; ``benchmarks/sqlite_bench.py
+--stream`` prints it again): an inverted file of ``sqrt(N)`` k-means lists, the
+approximate index that fits a single file best (centroids and a list id per
+vector beside the codes), agreed with exact on the top 10 about in proportion to
+the share of lists it probed (43 % probing a tenth at 100k), and an HNSW graph
+(usearch 2.26) on 9 %. A short query's hashing vector has a few dozen non-zero
+buckets among 256 while a note's has most of them: what makes a note near a query
+is a handful of buckets, which neither cells nor graphs built over whole vectors
+keep together. So filters stay exact with one scoring, and the file stays the only
+state, with nothing to train, rebuild or serialise.
+
+A read whose filter admits few items (a node of a few thousand among a million)
+scores only their rows: the engine lists them (by index) and :meth:`VectorIndex.ranked`
+finds their rows by bisection, as the rows' items only grow (see ``LISTED_PER_SCANNED``
+in :mod:`tinymemory_sqlite.ranking` for when it lists).
 
 The codes are read from the file on first use. The engine's own writes are
 applied to them as they commit (coded as the file holds them, so a fresh read
@@ -163,6 +169,9 @@ class VectorIndex:
         self._step: Floats = np.empty(0, np.float32)
         self._step_sum: Floats = np.empty(0, np.float32)
         self._size = 0
+        # Whether the rows' items never go down (as blocks are read and stores add them):
+        # then an item's rows are found by bisection (see _rows_of).
+        self._in_order = True
 
     # The write side's statements, here so the engine reaches them through its index.
     bump_generation = staticmethod(bump_generation)
@@ -179,6 +188,7 @@ class VectorIndex:
                 self._read(connection, " WHERE first_item > ?", (last,))
             else:
                 self._size = 0
+                self._in_order = True
                 # length() reads a blob's size from its row, not the blob: reserving all
                 # the rows first saves a copy of them per growth.
                 count = connection.execute(
@@ -205,6 +215,9 @@ class VectorIndex:
 
     def _append(self, pieces: Ints, items: Ints, codes: Codes, ranges: Floats) -> None:
         size = self._size + len(pieces)
+        if len(items):
+            after = int(self._items[self._size - 1]) if self._size else int(items[0])
+            self._in_order &= bool(items[0] >= after and np.all(items[1:] >= items[:-1]))
         self._reserve(size, keep=self._size)
         rows = slice(self._size, size)
         self._pieces[rows] = pieces
@@ -257,43 +270,66 @@ class VectorIndex:
             self._generation = before + 1
             self._removals += 1
 
-    def _scores(self, query: Floats) -> Floats:
-        """The query's product with every decoded vector, from the codes.
+    @property
+    def size(self) -> int:
+        """How many pieces' vectors are held."""
+        return self._size
+
+    def _scores(self, query: Floats, rows: Ints | None = None) -> Floats:
+        """The query's product with every decoded vector (or those of ``rows``), from the codes.
 
         ``q . v = low * sum(q) + step * (c . q)`` for ``v = low + step * c``; in the last
         term the query is coded too, ``q ~ q_low + q_step * q_c``, so that ``c . q =
         q_low * sum(c) + q_step * (c . q_c)``, where ``c . q_c`` is a product of bytes,
         summed exactly in integers.
         """
+        every = slice(0, self._size)
+        chosen = every if rows is None else rows
+        codes = self._codes[chosen]
+        low, step, step_sum = self._low[chosen], self._step[chosen], self._step_sum[chosen]
         (query_codes,), ((query_low, query_step),) = encode(query[None, :])
-        scores = np.empty((1, self._size), np.float32)
-        for first in range(0, self._size, SCAN_ROWS):
-            last = min(first + SCAN_ROWS, self._size)
+        scores = np.empty((1, len(codes)), np.float32)
+        for first in range(0, len(codes), SCAN_ROWS):
+            last = min(first + SCAN_ROWS, len(codes))
             numkong.cdist(
-                query_codes[None, :],
-                self._codes[first:last],
-                metric="dot",
-                out=scores[:, first:last],
+                query_codes[None, :], codes[first:last], metric="dot", out=scores[:, first:last]
             )
         products: Floats = scores[0]
         products *= query_step
-        products *= self._step[: self._size]
+        products *= step
         if query_low:
-            products += query_low * self._step_sum[: self._size]
-        products += float(query.sum()) * self._low[: self._size]
+            products += query_low * step_sum
+        products += float(query.sum()) * low
         return products
 
-    def ranked(self, query: Floats, bound_seq: int) -> Iterator[tuple[int, int, float]]:
-        """``(item seq, piece id, score)`` of items up to ``bound_seq``: best piece, best first.
+    def _rows_of(self, items: Ints) -> Ints:
+        """The rows of the pieces of ``items`` (ascending, distinct), in row order."""
+        held = self._items[: self._size]
+        if not self._in_order:
+            return np.flatnonzero(np.isin(held, items))
+        starts = np.searchsorted(held, items, "left")
+        counts = np.searchsorted(held, items, "right") - starts
+        # Each item's run of rows: its start, then one more per row after it.
+        before = np.cumsum(counts) - counts
+        rows: Ints = np.arange(int(counts.sum())) + np.repeat(starts - before, counts)
+        return rows
+
+    def ranked(
+        self, query: Floats, bound_seq: int, within: Sequence[int] | None = None
+    ) -> Iterator[tuple[int, int, float]]:
+        """``(item seq, piece id, score)`` of items up to ``bound_seq`` (and, given, among the
+        ascending, distinct seqs ``within``): best piece, best first.
 
         Only positive scores count. Ties go to the lower piece id. The order is
         produced in growing prefixes, so a caller who stops early pays for a
-        partial sort only.
+        partial sort only. ``within`` scores only its items' rows: the whole scan
+        of a million pieces costs ~20 ms of CPU, a few thousand rows well under one.
         """
         with self._lock:
-            pieces = self._pieces[: self._size]
-            items = self._items[: self._size]
-            scores = self._scores(query) if self._size else np.empty(0, np.float32)
+            rows = None if within is None else self._rows_of(np.asarray(within, np.int64))
+            pieces = self._pieces[: self._size] if rows is None else self._pieces[rows]
+            items = self._items[: self._size] if rows is None else self._items[rows]
+            scores = self._scores(query, rows) if len(items) else np.empty(0, np.float32)
         if len(items) and items.max() > bound_seq:
             scores[items > bound_seq] = 0.0
         positive = int(np.count_nonzero(scores > 0))
