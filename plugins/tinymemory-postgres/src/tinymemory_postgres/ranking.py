@@ -45,13 +45,10 @@ WITH query AS MATERIALIZED (
     SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
     -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
     -- scanning every admitted item instead), then those the read admits.
-    -- Each match's item is then looked up by its key (OFFSET 0 again: not one hash of
-    -- every admitted item).
     FROM query q
     CROSS JOIN LATERAL (
-        SELECT id, item, tokens, words FROM pieces WHERE words @@ q.matching OFFSET 0
+        {admitted_matches}
     ) AS p
-    CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {scope} OFFSET 0) AS i
     -- Only the query's lexemes, with their positions (weight A marks them for ts_filter).
     CROSS JOIN LATERAL unnest(ts_filter(setweight(p.words, 'A', q.words), '{{a}}')) AS u
 ), holding AS (
@@ -97,12 +94,36 @@ def _keyword(text: str, scope: Scope, depth: int) -> Clause:
 
     Never prepared: a plan for any parameters reads far more than one for these.
     """
-    admitted = scope.admitted
     sizes = _sizes(scope)
-    statement = _KEYWORD.format(sizes=sizes.sql, scope=admitted.sql)
-    params = (text.replace("\x00", " "), MAX_QUERY_WORDS, *sizes.params, *admitted.params,
+    matches = _admitted_matches(scope)
+    statement = _KEYWORD.format(sizes=sizes.sql, admitted_matches=matches.sql)
+    params = (text.replace("\x00", " "), MAX_QUERY_WORDS, *sizes.params, *matches.params,
               K1 + 1, K1, B, B, depth)  # fmt: skip
     return Clause(statement, params)
+
+
+def _admitted_matches(scope: Scope) -> Clause:
+    """The pieces matching ``q.matching`` that ``scope`` admits: ``id, item, tokens, words``.
+
+    When the reach and kinds alone decide, each match is checked on its own row (a piece
+    holds its item's node and kind); else its item is looked up by its key (OFFSET 0
+    again: not one hash of every admitted item).
+    """
+    if scope.sizes is not None:
+        # The sizes clause reads ``i.node`` and ``i.kind``, which a piece holds too.
+        return Clause(
+            "SELECT id, item, tokens, words FROM pieces i WHERE words @@ q.matching "
+            f"AND i.item <= %s AND ({scope.sizes.sql}) OFFSET 0",
+            (scope.bound, *scope.sizes.params),
+        )
+    admitted = scope.admitted
+    return Clause(
+        "SELECT p.id, p.item, p.tokens, p.words FROM "
+        "(SELECT id, item, tokens, words FROM pieces WHERE words @@ q.matching OFFSET 0) AS p "
+        f"CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {admitted.sql} "
+        "OFFSET 0) AS i",
+        admitted.params,
+    )
 
 
 def keyword_ranking(connection: Connection, text: str, scope: Scope, depth: int) -> list[Ranked]:
