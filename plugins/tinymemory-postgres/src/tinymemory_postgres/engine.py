@@ -267,8 +267,16 @@ class PostgresEngine(MemoryEngine):
                 clause.params,
             )
             connection.execute("DELETE FROM node_sizes WHERE pieces = 0")
+            # The items, and their tags, pieces and vectors, in one statement.
             rows = connection.execute(
-                f"DELETE FROM items i WHERE {clause.sql} RETURNING i.kind, i.node", clause.params
+                f"WITH gone AS (DELETE FROM items i WHERE {clause.sql} "
+                "RETURNING i.seq, i.kind, i.node), "
+                "gone_tags AS (DELETE FROM item_tags t USING gone WHERE t.item = gone.seq), "
+                "gone_pieces AS (DELETE FROM pieces p USING gone WHERE p.item = gone.seq "
+                "RETURNING p.id), "
+                "gone_vectors AS (DELETE FROM vectors v USING gone_pieces g WHERE v.piece = g.id) "
+                "SELECT kind, node FROM gone",
+                clause.params,
             ).fetchall()
             if rows:
                 connection.execute(
