@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 
 from tinymemory import Hit
 from tinymemory.plugin import item_from_json
-from tinymemory.retrieval import Clause, Piece, Ranked, Scope, best_pieces, piece_hit
+from tinymemory.retrieval import (
+    LARGEST_POSITION,
+    Clause,
+    Piece,
+    Ranked,
+    Scope,
+    best_pieces,
+    piece_hit,
+)
 
 if TYPE_CHECKING:
     from .connections import Connection
@@ -36,8 +44,9 @@ WITH query AS MATERIALIZED (
         SELECT $$'$$ || replace(replace(w, $$\\$$, $$\\\\$$), $$'$$, $$''$$) || $$'$$
         FROM unnest(words) AS w
     ), ' | ')::tsquery AS matching
+    -- (OFFSET 0: the lexemes are computed once, not once for each use of them.)
     FROM (SELECT array(SELECT lexeme FROM unnest(to_tsvector('simple', %s))
-                       ORDER BY lexeme LIMIT %s) AS words) AS q
+                       ORDER BY lexeme LIMIT %s) AS words OFFSET 0) AS q
     WHERE cardinality(words) > 0
 ), sizes AS MATERIALIZED (
     {sizes}
@@ -191,6 +200,13 @@ def _sizes(scope: Scope) -> Clause:
             f"{average} (SELECT count(*) AS pieces, coalesce(sum(p.tokens), 0) AS tokens "
             f"FROM pieces p JOIN items i ON i.seq = p.item WHERE {admitted.sql}) AS a",
             admitted.params,
+        )
+    if scope.bound >= LARGEST_POSITION:
+        # A first page: nothing is stored after its bound, and nothing need be planned for it.
+        return Clause(
+            f"{average} (SELECT coalesce(sum(pieces), 0) AS pieces, "
+            f"coalesce(sum(tokens), 0) AS tokens FROM node_sizes i WHERE {scope.sizes.sql}) AS a",
+            scope.sizes.params,
         )
     later = (
         f"FROM pieces p JOIN items i ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})"
