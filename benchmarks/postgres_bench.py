@@ -208,7 +208,7 @@ class PgvectorFigures:
 
 def pgvector_side(matrix: np.ndarray, asked: list[str], ef_searches: list[int]) -> PgvectorFigures:
     """The vectors in a throwaway cluster of pgserver's programs under an HNSW index."""
-    import pgserver  # type: ignore[import-not-found]
+    import pgserver  # type: ignore[import-not-found,unused-ignore]
 
     bin_folder = Path(pgserver.__file__).parent / "pginstall" / "bin"
     cluster = ThrowawayCluster(bin_folder)
