@@ -51,15 +51,18 @@ WITH query AS MATERIALIZED (
 ), sizes AS MATERIALIZED (
     {sizes}
 ), matched AS MATERIALIZED (
-    SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
-    -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
-    -- scanning every admitted item instead), then those the read admits.
-    FROM query q
-    CROSS JOIN LATERAL (
-        {admitted_matches}
-    ) AS p
-    -- Only the query's lexemes, with their positions (weight A marks them for ts_filter).
-    CROSS JOIN LATERAL unnest(ts_filter(setweight(p.words, 'A', q.words), '{{a}}')) AS u
+    SELECT id, item, tokens, (u).lexeme, cardinality((u).positions) AS frequency FROM (
+        -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
+        -- scanning every admitted item instead), then those the read admits; of each,
+        -- only the query's lexemes with their positions (weight A marks them for
+        -- ts_filter), unnested in the select list (no function scan per match).
+        SELECT p.id, p.item, p.tokens,
+            unnest(ts_filter(setweight(p.words, 'A', q.words), '{{a}}')) AS u
+        FROM query q
+        CROSS JOIN LATERAL (
+            {admitted_matches}
+        ) AS p
+    ) AS each_word
 ), holding AS (
     SELECT lexeme, count(*)::float8 AS pieces FROM matched GROUP BY lexeme
 ), terms AS (
