@@ -15,6 +15,9 @@ issue 34's target for it, met or not:
 - keyword fetch p50 (limit 10), two-word queries whose words come from one
   stored text. Floor: the bare `ts_rank` query on the bare table: the rows
   matching either word, ordered by `ts_rank`, limit 10. Target: at most 2x.
+  Both are timed once both sides are loaded, the engine's read and the
+  floor's in turns query by query, so both meet the server's caches (64 MB of
+  shared buffers, less than the engine's tables) in the same state.
 - vector and hybrid fetch p50 (limit 10). Floor: numpy's `M @ q` and
   `argpartition` over every vector already in memory (no server round trip).
   Target: vector p50 at most 50 ms. The first vector fetch of a process,
@@ -130,7 +133,7 @@ def engine_side(
         engine.fetch(tm.FetchRequest(query=asked[0], mode=tm.FetchMode.VECTOR, limit=10))
         first_vector = (time.perf_counter() - start) * 1000
         latencies = {}
-        for mode in (tm.FetchMode.KEYWORD, tm.FetchMode.VECTOR, tm.FetchMode.HYBRID):
+        for mode in (tm.FetchMode.VECTOR, tm.FetchMode.HYBRID):
             latencies[mode.value] = p50_ms(
                 lambda query, mode=mode: engine.fetch(
                     tm.FetchRequest(query=query, mode=mode, limit=10)
@@ -143,9 +146,7 @@ def engine_side(
         return rate, latencies, first_vector, matrix.reshape(len(rows), -1)
 
 
-def floor_side(
-    conninfo: str, table: str, texts: list[str], asked: list[str]
-) -> tuple[float, float]:
+def floor_side(conninfo: str, table: str, texts: list[str]) -> float:
     with psycopg.connect(conninfo) as connection:
         connection.execute(
             f"CREATE TABLE {table} (id bigserial PRIMARY KEY, body text NOT NULL, "
@@ -162,6 +163,17 @@ def floor_side(
         rate = len(texts) / (time.perf_counter() - start)
         connection.autocommit = True
         connection.execute(f"VACUUM ANALYZE {table}")
+        return rate
+
+
+def keyword_sides(conninfo: str, schema: str, table: str, asked: list[str]) -> tuple[float, float]:
+    """Keyword p50 of the engine and of the bare ``ts_rank`` query, in turns query by query once
+    both sides are loaded, so that both meet the server's caches in the same state."""
+    options = {"conninfo": conninfo, "schema": schema}
+    with (
+        tm.build_engine("postgres", tm.EngineSettings(options=options), scrub=False) as engine,
+        psycopg.connect(conninfo, autocommit=True) as connection,
+    ):
 
         def ranked(query: str) -> object:
             either = " | ".join(query.split())
@@ -171,7 +183,15 @@ def floor_side(
                 (either, either),
             ).fetchall()
 
-        return rate, p50_ms(ranked, asked)
+        def fetched(query: str) -> object:
+            return engine.fetch(tm.FetchRequest(query=query, mode=tm.FetchMode.KEYWORD, limit=10))
+
+        mine: list[float] = []
+        floor: list[float] = []
+        for query in asked:
+            mine.append(p50_ms(fetched, [query]))
+            floor.append(p50_ms(ranked, [query]))
+        return statistics.median(mine), statistics.median(floor)
 
 
 def numpy_floor(matrix: np.ndarray, asked: list[str]) -> float:
@@ -268,7 +288,10 @@ def measure(
     texts = corpus(size, seed)
     asked = queries(texts, count, seed)
     rate, latencies, first_vector, matrix = engine_side(conninfo, f"bench_{size}", texts, asked)
-    floor_rate, floor_keyword = floor_side(conninfo, f"bare_{size}", texts, asked)
+    floor_rate = floor_side(conninfo, f"bare_{size}", texts)
+    latencies["keyword"], floor_keyword = keyword_sides(
+        conninfo, f"bench_{size}", f"bare_{size}", asked
+    )
     figures = Figures(
         size=size,
         store=rate,
