@@ -1,9 +1,11 @@
-"""What PostgreSQL's text cannot hold, and the engine's own face: its repr and its health."""
+"""What PostgreSQL's text cannot hold, the engine's own face (its repr and its health), and
+writes that leave every table whole."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import psycopg
 import pytest
 
 import tinymemory as tm
@@ -88,3 +90,61 @@ def test_recall_hands_its_hits_to_the_answerer_named(settings: tm.EngineSettings
         engine.store(tm.Learning(text="the deploy runs on fridays"))
         answer = engine.recall(tm.RecallRequest(question="deploy"))
     assert (answer.answer, answer.model) == ("1 hits for deploy", "counting")
+
+
+def _counts(cluster: ThrowawayCluster, schema: str) -> dict[str, int]:
+    """How many rows each table of an item's holds."""
+    tables = ("items", "item_tags", "pieces", "vectors", "node_sizes")
+    with psycopg.connect(cluster.socket_conninfo) as connection:
+        return {
+            table: int(connection.execute(f"SELECT count(*) FROM {schema}.{table}").fetchone()[0])  # type: ignore[index]
+            for table in tables
+        }
+
+
+def test_a_batch_the_server_refuses_at_its_last_statement_stores_nothing(
+    engine: PostgresEngine, cluster: ThrowawayCluster, schema: str
+) -> None:
+    """A write is pipelined: its items, tags, pieces and vectors are sent before the server
+    answers any of them; a refusal of the last (the node sizes) leaves none of the others."""
+    engine.store(tm.Learning(text="one crane", meta=tm.MemoryMeta(tags=("site",))))
+    before = _counts(cluster, schema)
+    with psycopg.connect(cluster.socket_conninfo, autocommit=True) as connection:
+        connection.execute(
+            f"CREATE FUNCTION {schema}.refuse_big() RETURNS trigger LANGUAGE plpgsql AS $$ "
+            "BEGIN IF NEW.pieces > 2 THEN RAISE EXCEPTION 'too big' USING ERRCODE = '22000'; "
+            "END IF; RETURN NEW; END $$"
+        )
+        connection.execute(
+            f"CREATE TRIGGER refuse_big BEFORE INSERT ON {schema}.node_sizes "
+            f"FOR EACH ROW EXECUTE FUNCTION {schema}.refuse_big()"
+        )
+    batch = [tm.Learning(text=f"crane {n}", meta=tm.MemoryMeta(tags=("site",))) for n in range(3)]
+    with pytest.raises(tm.InvalidRequest, match="too big"):
+        engine.store_many(batch)
+    assert _counts(cluster, schema) == before
+    assert [hit.text for hit in engine.list(tm.ListRequest()).items] == ["one crane"]
+    hits = engine.fetch(tm.FetchRequest(query="crane", mode=tm.FetchMode.HYBRID)).hits
+    assert [hit.text for hit in hits] == ["one crane"]
+
+
+def test_forgetting_removes_an_item_s_every_row(
+    engine: PostgresEngine, cluster: ThrowawayCluster, schema: str
+) -> None:
+    """No foreign key cascades: the delete itself removes tags, pieces and vectors."""
+    kept = engine.store(tm.Learning(text="kept crane", meta=tm.MemoryMeta(tags=("a",))))
+    long_text = " ".join(f"word{n} crane section" for n in range(2_000))
+    gone = engine.store_many(
+        [
+            tm.Document(body=long_text, meta=tm.MemoryMeta(tags=("a", "b"))),
+            tm.Learning(text="gone crane", meta=tm.MemoryMeta(tags=("b",))),
+        ]
+    )
+    assert _counts(cluster, schema)["pieces"] > 3, "the document is cut into several pieces"
+    engine.forget(tm.ForgetTarget.by_ids([receipt.id for receipt in gone]))
+    assert _counts(cluster, schema) == {
+        "items": 1, "item_tags": 1, "pieces": 1, "vectors": 1, "node_sizes": 1,
+    }  # fmt: skip
+    for mode in tm.FetchMode:
+        hits = engine.fetch(tm.FetchRequest(query="crane", mode=mode)).hits
+        assert [hit.id for hit in hits] == [kept.id]

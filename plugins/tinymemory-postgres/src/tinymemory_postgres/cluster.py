@@ -58,8 +58,9 @@ def _free_port() -> int:
 class ThrowawayCluster:
     """A PostgreSQL server of its own in a temporary folder; :meth:`stop` removes it all."""
 
-    def __init__(self) -> None:
-        self.bin = bin_directory()
+    def __init__(self, bin: Path | None = None) -> None:
+        """A new cluster of the server programs in ``bin`` (:func:`bin_directory` by default)."""
+        self.bin = bin or bin_directory()
         self.folder = Path(tempfile.mkdtemp(prefix="tinymemory-pg-"))
         self.data = self.folder / "data"
         self.port = _free_port()

@@ -155,9 +155,14 @@ class Server:
                     # BEGIN says the isolation itself: no statement of its own to set it.
                     connection.isolation_level = _SNAPSHOT if snapshot else None
                     connection.read_only = snapshot
-                    with connection.transaction():
-                        if write:
-                            connection.execute(schema.write_lock(self.settings.schema))
+                    if snapshot:
+                        with connection.transaction():
+                            return work(connection)
+                    # A write is pipelined: BEGIN and the lock go with its first statements,
+                    # its last ones with COMMIT, and statements sent before a result is read
+                    # share one round trip.
+                    with connection.pipeline(), connection.transaction():
+                        connection.execute(schema.write_lock(self.settings.schema))
                         return work(connection)
             except psycopg_pool.PoolClosed as error:
                 if self._closed:

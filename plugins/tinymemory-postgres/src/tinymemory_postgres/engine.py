@@ -151,7 +151,10 @@ class PostgresEngine(MemoryEngine):
     def _same_embedder(self, connection: Connection) -> None:
         """``ConfigError`` unless the schema's vectors are this engine's embedder's (read in the
         transaction about to use them, so a reindex by another process is seen)."""
-        row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+        self._refuse_another_embedder(connection.execute(_RECORDED_EMBEDDER).fetchone())
+
+    def _refuse_another_embedder(self, row: tuple[Any, ...] | None) -> None:
+        """``ConfigError`` unless ``row``, the schema's recorded embedder, is this engine's."""
         if row is None or row[0] == self._identity:
             return
         raise ConfigError(
@@ -177,9 +180,11 @@ class PostgresEngine(MemoryEngine):
         vectors = kit.piece_vectors(self.embedder, [e for e in firsts if e.id not in stored])
 
         def work(connection: Connection) -> set[str]:
-            # Under the write lock: what is stored now is final until this commits.
-            self._same_embedder(connection)
+            # Under the write lock: what is stored now is final until this commits. Both
+            # questions go in one round trip (with BEGIN and the lock: the write is pipelined).
+            recorded = connection.execute(_RECORDED_EMBEDDER)
             held = existing(connection, ids)
+            self._refuse_another_embedder(recorded.fetchone())
             fresh = [entry for entry in firsts if entry.id not in held]
             # Forgotten by another writer since the first look, so not embedded yet.
             late = [entry for entry in fresh if entry.id not in vectors]
@@ -262,8 +267,16 @@ class PostgresEngine(MemoryEngine):
                 clause.params,
             )
             connection.execute("DELETE FROM node_sizes WHERE pieces = 0")
+            # The items, and their tags, pieces and vectors, in one statement.
             rows = connection.execute(
-                f"DELETE FROM items i WHERE {clause.sql} RETURNING i.kind, i.node", clause.params
+                f"WITH gone AS (DELETE FROM items i WHERE {clause.sql} "
+                "RETURNING i.seq, i.kind, i.node), "
+                "gone_tags AS (DELETE FROM item_tags t USING gone WHERE t.item = gone.seq), "
+                "gone_pieces AS (DELETE FROM pieces p USING gone WHERE p.item = gone.seq "
+                "RETURNING p.id), "
+                "gone_vectors AS (DELETE FROM vectors v USING gone_pieces g WHERE v.piece = g.id) "
+                "SELECT kind, node FROM gone",
+                clause.params,
             ).fetchall()
             if rows:
                 connection.execute(
@@ -358,6 +371,10 @@ class PostgresEngine(MemoryEngine):
         self.embedder, self._identity = embedder, identity
         self.answerer = engine_answerer(self.answerer, embedder)
         return report
+
+
+#: The identity of the embedder a schema's vectors are from.
+_RECORDED_EMBEDDER = "SELECT value FROM settings WHERE key = 'embedder'"
 
 
 def _server_version(connection: Connection) -> int:

@@ -10,7 +10,7 @@ the transaction that holds the schema's write lock.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import psycopg
@@ -66,8 +66,10 @@ def write(
     The caller holds the schema's write lock, so the ``seq`` handed out here
     (counted on from the sequence) are in commit order.
     """
-    nodes = _nodes(connection, [entry.item.meta.namespace for entry in entries])
-    seqs, ids = _runs(connection, len(entries), sum(len(entry.pieces) for entry in entries))
+    # Both asked before either answer is read: one round trip when pipelined.
+    asked_nodes = _nodes(connection, [entry.item.meta.namespace for entry in entries])
+    asked_runs = _runs(connection, len(entries), sum(len(entry.pieces) for entry in entries))
+    nodes, (seqs, ids) = asked_nodes(), asked_runs()
     columns: list[list[Any]] = [seqs, [nodes[str(e.item.meta.namespace)] for e in entries]]
     rows = (item_columns(entry.id, entry.item, entry.body, POSTGRES) for entry in entries)
     columns += [list(values) for values in zip(*rows, strict=True)]
@@ -78,21 +80,22 @@ def write(
          columns),
     ]  # fmt: skip
     tag_items, tags = [], []
-    piece_rows: list[list[object]] = [[] for _ in range(8)]
+    piece_rows: list[list[object]] = [[] for _ in range(10)]
     vector_rows: list[bytes] = []
     sizes: dict[tuple[int, str], list[int]] = {}
     for seq, node, entry in zip(seqs, columns[1], entries, strict=True):
         for tag in dict.fromkeys(entry.item.meta.tags):
             tag_items.append(seq)
             tags.append(tag)
-        size = sizes.setdefault((node, entry.item.item_kind.value), [0, 0])
+        kind = entry.item.item_kind.value
+        size = sizes.setdefault((node, kind), [0, 0])
         for piece, vector in zip(entry.pieces, vectors[entry.id], strict=True):
             first_page, last_page = piece.pages or (None, None)
             tokens = token_count(piece.text)
             size[0] += 1
             size[1] += tokens
-            row = (seq, piece.start, len(piece.text), first_page, last_page, piece.section,
-                   piece.text.replace("\x00", "\ufffd"), tokens)  # fmt: skip
+            row = (seq, node, kind, piece.start, len(piece.text), first_page, last_page,
+                   piece.section, piece.text.replace("\x00", "\ufffd"), tokens)  # fmt: skip
             for values, value in zip(piece_rows, row, strict=True):
                 values.append(value)
             vector_rows.append(vector.tobytes())
@@ -103,13 +106,14 @@ def write(
         )  # fmt: skip
     if vector_rows:
         statements.append((
-            "INSERT INTO pieces(id, item, start, length, first_page, last_page, section, words, "
-            "tokens) OVERRIDING SYSTEM VALUE "
-            "SELECT u.id, u.item, u.start, u.length, u.first_page, u.last_page, u.section, "
-            "to_tsvector('simple', u.text), u.tokens "
-            "FROM unnest(%b::bigint[], %b::bigint[], %b::int[], %b::int[], %b::int[], "
-            "%b::int[], %b::text[], %b::text[], %b::int[]) "
-            "AS u(id, item, start, length, first_page, last_page, section, text, tokens)",
+            "INSERT INTO pieces(id, item, node, kind, start, length, first_page, last_page, "
+            "section, words, tokens) OVERRIDING SYSTEM VALUE "
+            "SELECT u.id, u.item, u.node, u.kind, u.start, u.length, u.first_page, u.last_page, "
+            "u.section, to_tsvector('simple', u.text), u.tokens "
+            "FROM unnest(%b::bigint[], %b::bigint[], %b::bigint[], %b::text[], %b::int[], "
+            "%b::int[], %b::int[], %b::int[], %b::text[], %b::text[], %b::int[]) "
+            "AS u(id, item, node, kind, start, length, first_page, last_page, section, text, "
+            "tokens)",
             [ids, *piece_rows],
         ))  # fmt: skip
         statements.append(
@@ -133,22 +137,28 @@ def write(
 
 def _runs(
     connection: psycopg.Connection[Any], items: int, pieces: int
-) -> tuple[list[int], list[int]]:
-    """The batch's ``seq`` and piece ids: runs taken at once from their sequences.
+) -> Callable[[], tuple[list[int], list[int]]]:
+    """The batch's ``seq`` and piece ids: runs taken at once from their sequences (asked now,
+    read when the returned function is called).
 
     Under the write lock no one else takes from them, so they follow commit order.
     """
-    row = connection.execute(
+    cursor = connection.execute(
         "SELECT setval('item_seq', nextval('item_seq') + %s), CASE WHEN %s > 0 THEN "
         "setval(pg_get_serial_sequence('pieces', 'id'), "
         "nextval(pg_get_serial_sequence('pieces', 'id')) + %s) END",
         (items - 1, pieces, pieces - 1),
-    ).fetchone()
-    assert row is not None
-    last_piece = row[1] or 0
-    return list(range(row[0] - items + 1, row[0] + 1)), list(
-        range(last_piece - pieces + 1, last_piece + 1)
     )
+
+    def answer() -> tuple[list[int], list[int]]:
+        row = cursor.fetchone()
+        assert row is not None
+        last_piece = row[1] or 0
+        return list(range(row[0] - items + 1, row[0] + 1)), list(
+            range(last_piece - pieces + 1, last_piece + 1)
+        )
+
+    return answer
 
 
 def token_count(text: str) -> int:
@@ -156,11 +166,14 @@ def token_count(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> dict[str, int]:
-    """Each namespace's node id, its row added when it is new."""
+def _nodes(
+    connection: psycopg.Connection[Any], namespaces: list[Namespace]
+) -> Callable[[], dict[str, int]]:
+    """Each namespace's node id, its row added when it is new (asked now, read when the
+    returned function is called)."""
     unique = {str(namespace): namespace for namespace in namespaces}
     paths = list(unique)
-    rows = connection.execute(
+    cursor = connection.execute(
         "WITH added AS (INSERT INTO nodes(path, depth, last_service) "
         "SELECT * FROM unnest(%s::text[], %s::int[], %s::int[]) ON CONFLICT (path) DO NOTHING "
         "RETURNING path, id) "
@@ -169,4 +182,4 @@ def _nodes(connection: psycopg.Connection[Any], namespaces: list[Namespace]) -> 
         (paths, [n.depth for n in unique.values()], [last_service(n) for n in unique.values()],
          paths),
     )  # fmt: skip
-    return dict(rows)
+    return lambda: dict(cursor.fetchall())

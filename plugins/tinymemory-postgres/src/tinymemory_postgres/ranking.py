@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 
 from tinymemory import Hit
 from tinymemory.plugin import item_from_json
-from tinymemory.retrieval import Clause, Piece, Ranked, Scope, best_pieces, piece_hit
+from tinymemory.retrieval import (
+    LARGEST_POSITION,
+    Clause,
+    Piece,
+    Ranked,
+    Scope,
+    best_pieces,
+    piece_hit,
+)
 
 if TYPE_CHECKING:
     from .connections import Connection
@@ -36,24 +44,25 @@ WITH query AS MATERIALIZED (
         SELECT $$'$$ || replace(replace(w, $$\\$$, $$\\\\$$), $$'$$, $$''$$) || $$'$$
         FROM unnest(words) AS w
     ), ' | ')::tsquery AS matching
+    -- (OFFSET 0: the lexemes are computed once, not once for each use of them.)
     FROM (SELECT array(SELECT lexeme FROM unnest(to_tsvector('simple', %s))
-                       ORDER BY lexeme LIMIT %s) AS words) AS q
+                       ORDER BY lexeme LIMIT %s) AS words OFFSET 0) AS q
     WHERE cardinality(words) > 0
 ), sizes AS MATERIALIZED (
     {sizes}
 ), matched AS MATERIALIZED (
-    SELECT p.id, p.item, p.tokens, u.lexeme, cardinality(u.positions) AS frequency
-    -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
-    -- scanning every admitted item instead), then those the read admits.
-    -- Each match's item is then looked up by its key (OFFSET 0 again: not one hash of
-    -- every admitted item).
-    FROM query q
-    CROSS JOIN LATERAL (
-        SELECT id, item, tokens, words FROM pieces WHERE words @@ q.matching OFFSET 0
-    ) AS p
-    CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {scope} OFFSET 0) AS i
-    -- Only the query's lexemes, with their positions (weight A marks them for ts_filter).
-    CROSS JOIN LATERAL unnest(ts_filter(setweight(p.words, 'A', q.words), '{{a}}')) AS u
+    SELECT id, item, tokens, (u).lexeme, cardinality((u).positions) AS frequency FROM (
+        -- The matches first, from the GIN index (OFFSET 0 keeps the planner from
+        -- scanning every admitted item instead), then those the read admits; of each,
+        -- only the query's lexemes with their positions (weight A marks them for
+        -- ts_filter), unnested in the select list (no function scan per match).
+        SELECT p.id, p.item, p.tokens,
+            unnest(ts_filter(setweight(p.words, 'A', q.words), '{{a}}')) AS u
+        FROM query q
+        CROSS JOIN LATERAL (
+            {admitted_matches}
+        ) AS p
+    ) AS each_word
 ), holding AS (
     SELECT lexeme, count(*)::float8 AS pieces FROM matched GROUP BY lexeme
 ), terms AS (
@@ -97,12 +106,36 @@ def _keyword(text: str, scope: Scope, depth: int) -> Clause:
 
     Never prepared: a plan for any parameters reads far more than one for these.
     """
-    admitted = scope.admitted
     sizes = _sizes(scope)
-    statement = _KEYWORD.format(sizes=sizes.sql, scope=admitted.sql)
-    params = (text.replace("\x00", " "), MAX_QUERY_WORDS, *sizes.params, *admitted.params,
+    matches = _admitted_matches(scope)
+    statement = _KEYWORD.format(sizes=sizes.sql, admitted_matches=matches.sql)
+    params = (text.replace("\x00", " "), MAX_QUERY_WORDS, *sizes.params, *matches.params,
               K1 + 1, K1, B, B, depth)  # fmt: skip
     return Clause(statement, params)
+
+
+def _admitted_matches(scope: Scope) -> Clause:
+    """The pieces matching ``q.matching`` that ``scope`` admits: ``id, item, tokens, words``.
+
+    When the reach and kinds alone decide, each match is checked on its own row (a piece
+    holds its item's node and kind); else its item is looked up by its key (OFFSET 0
+    again: not one hash of every admitted item).
+    """
+    if scope.sizes is not None:
+        # The sizes clause reads ``i.node`` and ``i.kind``, which a piece holds too.
+        return Clause(
+            "SELECT id, item, tokens, words FROM pieces i WHERE words @@ q.matching "
+            f"AND i.item <= %s AND ({scope.sizes.sql}) OFFSET 0",
+            (scope.bound, *scope.sizes.params),
+        )
+    admitted = scope.admitted
+    return Clause(
+        "SELECT p.id, p.item, p.tokens, p.words FROM "
+        "(SELECT id, item, tokens, words FROM pieces WHERE words @@ q.matching OFFSET 0) AS p "
+        f"CROSS JOIN LATERAL (SELECT 1 FROM items i WHERE i.seq = p.item AND {admitted.sql} "
+        "OFFSET 0) AS i",
+        admitted.params,
+    )
 
 
 def keyword_ranking(connection: Connection, text: str, scope: Scope, depth: int) -> list[Ranked]:
@@ -170,6 +203,13 @@ def _sizes(scope: Scope) -> Clause:
             f"{average} (SELECT count(*) AS pieces, coalesce(sum(p.tokens), 0) AS tokens "
             f"FROM pieces p JOIN items i ON i.seq = p.item WHERE {admitted.sql}) AS a",
             admitted.params,
+        )
+    if scope.bound >= LARGEST_POSITION:
+        # A first page: nothing is stored after its bound, and nothing need be planned for it.
+        return Clause(
+            f"{average} (SELECT coalesce(sum(pieces), 0) AS pieces, "
+            f"coalesce(sum(tokens), 0) AS tokens FROM node_sizes i WHERE {scope.sizes.sql}) AS a",
+            scope.sizes.params,
         )
     later = (
         f"FROM pieces p JOIN items i ON i.seq = p.item WHERE i.seq > %s AND ({scope.clause.sql})"
