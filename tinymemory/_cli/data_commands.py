@@ -94,19 +94,34 @@ EXPORT_PAGE = LISTING_PAGE
 TEXT_WIDTH = 72
 
 
-def _open_engine(options: Mapping[str, Any] | None = None, *, scrub: bool = True) -> MemoryEngine:
-    """The configured engine (with ``options`` over its own): the one place a data command
-    builds one."""
-    config = MemoryConfig.load()
+def _open_engine(
+    options: Mapping[str, Any] | None = None, *, scrub: bool = True, engine_id: str | None = None
+) -> MemoryEngine:
+    """The configured engine (with ``options`` over its own): the one place a command
+    builds one. ``engine_id`` (``--engine``) names another configured engine."""
+    config = _configuration(engine_id)
     settings = _with_options(config.settings_for(config.engine), options)
     return build_engine(config.engine, settings, EngineCredential.from_env(), scrub=scrub)
+
+
+def open_writer(engine_id: str | None = None) -> MemoryEngine:
+    """The configured engine (``engine_id`` over the configured id) for a command that writes:
+    what it stores passes the installed scrubbers."""
+    return _open_engine(engine_id=engine_id)
+
+
+def _configuration(engine_id: str | None) -> MemoryConfig:
+    config = MemoryConfig.load()
+    return config if engine_id is None else attrs.evolve(config, engine=engine_id)
 
 
 def _with_options(settings: EngineSettings, options: Mapping[str, Any] | None) -> EngineSettings:
     return attrs.evolve(settings, options={**settings.options, **options}) if options else settings
 
 
-def open_reader(options: Mapping[str, Any] | None = None) -> MemoryEngine:
+def open_reader(
+    options: Mapping[str, Any] | None = None, *, engine_id: str | None = None
+) -> MemoryEngine:
     """The configured engine for a command that only reads: it creates no file.
 
     It is not scrubbed (nothing passes through it into memory), so a read
@@ -116,15 +131,16 @@ def open_reader(options: Mapping[str, Any] | None = None) -> MemoryEngine:
     the memory holds nothing, and the read is answered by a throwaway engine
     of the same kind in a temporary folder, removed when it closes.
     ``options`` (a command's own, such as recall's ``answerer``) go over the
-    engine's configured ones.
+    engine's configured ones; ``engine_id`` (``--engine``) names another
+    configured engine.
     """
-    config = MemoryConfig.load()
+    config = _configuration(engine_id)
     factory = engine_factories(config.engine).get(config.engine)
     if factory is None or factory.storage is None or factory.test_settings is None:
-        return _open_engine(options, scrub=False)
+        return _open_engine(options, scrub=False, engine_id=engine_id)
     files = factory.storage(config.settings_for(config.engine))
     if not files or any(Path(file).exists() for file in files):
-        return _open_engine(options, scrub=False)
+        return _open_engine(options, scrub=False, engine_id=engine_id)
     folder = tempfile.TemporaryDirectory(prefix="tinymemory-empty-")
     try:
         settings = _with_options(factory.test_settings(Path(folder.name)), options)
@@ -887,21 +903,12 @@ def erase(
     """Delete items for good: every item (of --kind) at a node, and with --subtree below it."""
     reach = Reach.subtree(at) if subtree else Reach.exact(at)
     request = EraseRequest(reach=reach, kinds=kinds, whole_tree=whole_tree)
-    everything = _is_whole_tree(request)
-    if everything and not whole_tree:
+    if is_whole_tree(request) and not whole_tree:
         raise click.UsageError("erasing every item at every node needs --whole-tree")
-    if everything and not yes:
-        click.confirm(
-            "Erase the whole memory tree, every item at every node, for good?",
-            abort=True,
-            err=True,
-        )
-    elif not yes:
-        what = " and ".join(kinds) + " items" if kinds else "every item"
-        below = " and everything below it" if subtree else ""
-        click.confirm(f"Erase {what} at {at}{below}, for good?", abort=True, err=True)
+    if not yes:
+        click.confirm(erase_question(request), abort=True, err=True)
     with open_reader() as engine:
-        counted = None if as_json else _count_items(engine, reach, kinds)
+        counted = None if as_json else count_items(engine, reach, kinds)
         report = engine.erase(request)
         health = engine.health()
     if health.reason is not None:
@@ -916,13 +923,23 @@ def erase(
         click.echo(f"receipt: {receipt}")
 
 
-def _count_items(engine: MemoryEngine, reach: Reach, kinds: tuple[str, ...]) -> int | None:
+def erase_question(request: EraseRequest) -> str:
+    """What ``erase`` asks before it erases: the node, the kinds, and whether below it."""
+    if is_whole_tree(request):
+        return "Erase the whole memory tree, every item at every node, for good?"
+    kinds = [kind.value for kind in request.kinds]
+    what = " and ".join(kinds) + " items" if kinds else "every item"
+    below = " and everything below it" if request.reach.descendants else ""
+    return f"Erase {what} at {request.reach.at}{below}, for good?"
+
+
+def count_items(engine: MemoryEngine, reach: Reach, kinds: Sequence[str]) -> int | None:
     """How many items ``reach`` sees, counted just before an erase; ``None`` when unknown.
 
     A subtree reach does not see the ``service:`` sandboxes below its node,
     which an erase removes too, so the count covers what reads see.
     """
-    request = ExploreRequest(facet=Facet.KIND, filter=MetaFilter(reach=reach, kinds=kinds))
+    request = ExploreRequest(facet=Facet.KIND, filter=MetaFilter(reach=reach, kinds=tuple(kinds)))
     try:
         page = engine.explore(request)
     except TinyMemoryError:  # an engine that cannot count still erases
@@ -939,7 +956,8 @@ def _erased_line(scopes: int, counted: int | None, at: Namespace, subtree: bool)
     return line + " (service: sandboxes not counted)" if subtree else line
 
 
-def _is_whole_tree(request: EraseRequest) -> bool:
+def is_whole_tree(request: EraseRequest) -> bool:
+    """Whether ``request`` erases every item at every node (it needs ``whole_tree``)."""
     # The contract's own interlock says what "the whole tree" is: the request
     # is one exactly when it would be refused without `whole_tree`.
     try:

@@ -10,7 +10,7 @@ not found, several is a usage error listing them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import click
 
@@ -46,11 +46,7 @@ def resolve_ids(engine: MemoryEngine, given: Sequence[str]) -> list[str]:
         raise click.UsageError(
             f"id `{short}` is too short: give at least {MIN_PREFIX} of its hex digits"
         )
-    matches: dict[str, list[Hit]] = {prefix: [] for prefix in prefixes}
-    for hit in _every_item(engine):
-        for prefix, found in matches.items():
-            if hit.id.startswith(prefix):
-                found.append(hit)
+    matches = items_starting(engine, prefixes)
     for prefix, found in matches.items():
         if len(found) > 1:
             raise click.UsageError(_ambiguous(prefix, found))
@@ -58,6 +54,16 @@ def resolve_ids(engine: MemoryEngine, given: Sequence[str]) -> list[str]:
         matches[item.lower()][0].id if is_prefix(item) and matches[item.lower()] else item
         for item in given
     ]
+
+
+def items_starting(engine: MemoryEngine, prefixes: Iterable[str]) -> dict[str, list[Hit]]:
+    """The stored items each of ``prefixes`` (lower-case hex) starts, in one listing of all."""
+    matches: dict[str, list[Hit]] = {prefix: [] for prefix in prefixes}
+    for hit in _every_item(engine):
+        for prefix, found in matches.items():
+            if hit.id.startswith(prefix):
+                found.append(hit)
+    return matches
 
 
 def _ambiguous(prefix: str, found: Sequence[Hit]) -> str:

@@ -82,6 +82,16 @@ def reach_from(at: Namespace | None, reach_kind: str | None) -> Reach | None:
     return REACHES[reach_kind or "of"](at or Namespace.ROOT)
 
 
+def engine_option() -> Callable[[F], F]:
+    """``--engine ID`` (parameter ``engine_id``): a configured engine other than the default."""
+    return click.option(
+        "--engine",
+        "engine_id",
+        metavar="ID",
+        help="The engine to open (default: the configured one, `sqlite` when none is).",
+    )
+
+
 def json_option(help: str = "Print JSON instead of text.") -> Callable[[F], F]:
     """``--json`` (parameter ``as_json``)."""
     return click.option("--json", "as_json", is_flag=True, help=help)

@@ -1,0 +1,119 @@
+"""``tinymemory ui``: serve the web view on 127.0.0.1 until SIGINT or SIGTERM.
+
+The engine is opened as the data commands open it (the configuration, or
+``--engine``): without ``--write`` as a reader, which creates no file.
+The one line on stdout names the URL with the run's token; the log goes to
+stderr and never holds the token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from types import FrameType
+
+import click
+
+import tinymemory as tm
+from tinymemory.commands import (
+    at_option,
+    engine_option,
+    open_reader,
+    open_writer,
+    reach_from,
+    reach_option,
+)
+
+#: The only address the server listens on.
+HOST = "127.0.0.1"
+#: The threads answering requests (one person's browser).
+THREADS = 4
+
+
+@click.command("ui")
+@engine_option()
+@at_option("The node whose memory the pages read (team:acme/agent:writer); default every node.")
+@reach_option()
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="The port on 127.0.0.1 (0: a free one the system picks).",
+)
+@click.option("--write", is_flag=True, help="Offer forget and erase; without it, only reads.")
+def ui_command(
+    engine_id: str | None,
+    at: tm.Namespace | None,
+    reach_kind: str | None,
+    port: int,
+    write: bool,
+) -> None:
+    """Serve a web view of memory on 127.0.0.1: search, items, tree, facets, export.
+
+    Prints the URL to open, with a token new each run; every request needs it
+    (then a cookie) and a Host of 127.0.0.1 or localhost. Read-only unless
+    --write, which adds forget (after a preview) and erase. Runs until Ctrl-C
+    or SIGTERM. Opens no browser.
+    """
+    from waitress.server import create_server
+
+    from .app import create_app
+    from .security import Guard
+
+    _log_to_stderr()
+    listener = _listen(port)
+    try:
+        engine = open_writer(engine_id) if write else open_reader(engine_id=engine_id)
+    except tm.TinyMemoryError:
+        listener.close()
+        raise
+    with engine:
+        guard = Guard(port=listener.getsockname()[1], writes=write)
+        app = create_app(engine, guard, reach=reach_from(at, reach_kind))
+        server = create_server(app, sockets=[listener], threads=THREADS, ident="tinymemory-ui")
+        mode = "read-write" if write else "read-only"
+        click.echo(f"tinymemory ui: serving {engine.descriptor.id} at {guard.url()} ({mode})")
+        sys.stdout.flush()
+        with _stop_on_sigterm():
+            server.run()
+        server.close()
+
+
+def _listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1 at ``port`` (0: a free one); a usage error when taken."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.bind((HOST, port))
+    except OSError as error:
+        listener.close()
+        raise click.BadParameter(f"{HOST}:{port}: {error.strerror}", param_hint="--port") from None
+    listener.listen(128)
+    return listener
+
+
+@contextlib.contextmanager
+def _stop_on_sigterm() -> Iterator[None]:
+    """SIGTERM ends the server as Ctrl-C does (waitress stops on KeyboardInterrupt)."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _log_to_stderr() -> None:
+    log = logging.getLogger("tinymemory_ui")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("tinymemory ui: %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(logging.INFO)
