@@ -279,8 +279,11 @@ class Browser:
         return self.wait(expect)
 
     def search(self, query: str, mode: str, expect: str, **filters: str) -> WebElement:
-        """Fill the search form as a user does (query, mode, filters) and submit it."""
-        form = self.wait("#search-form")
+        """Fill the search form as a user does (query, mode, filters) and submit it; from
+        another page, go to the search first (the nav's link)."""
+        if not self.all("#search-form"):
+            self.follow(self.find("#nav-search"), "#search-form")
+        form = self.find("#search-form")
         for name, value in {"q": query, **filters}.items():
             field = form.find_element(By.CSS_SELECTOR, f"input[name={name}]")
             field.clear()

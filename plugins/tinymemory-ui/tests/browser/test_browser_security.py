@@ -190,13 +190,19 @@ def test_a_post_needs_the_csrf_value_and_its_own_origin(
     assert writable.home.attempt("get", target).exit_code == 1
 
 
-def test_the_server_prints_one_line_and_ends_with_0_on_sigint(memory: Memory) -> None:
-    server = UiServer(memory.home)
-    code, rest = server.stop(signal.SIGINT)
-    assert code == 0
-    assert rest == ""
-    assert server.line == f"tinymemory ui: serving sqlite at {server.url}"
-    assert len(URL_PATTERN.findall(server.line)) == 1
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_the_server_prints_one_line_and_a_signal_right_after_it_ends_it_with_0(
+    memory: Memory, sig: signal.Signals
+) -> None:
+    # The line says the server is ready: a signal from then on (Ctrl-C, a supervisor's
+    # SIGTERM) must end it cleanly. Three times each, as soon as the line is read.
+    for _ in range(3):
+        server = UiServer(memory.home)
+        code, rest = server.stop(sig)
+        assert (code, rest) == (0, ""), server.errors()
+        assert server.line.startswith(f"tinymemory ui: serving sqlite at {server.url}")
+        assert len(URL_PATTERN.findall(server.line)) == 1
+        assert "read-write" not in server.line
 
 
 def test_with_write_the_line_says_read_write_and_a_port_is_kept(memory: Memory) -> None:
@@ -225,3 +231,15 @@ def listening(port: int) -> set[str]:
                 else:
                     found.add(address)
     return found
+
+
+def test_a_post_carrying_the_token_is_only_redirected(write_ui: UiServer, writable: Memory) -> None:
+    target = writable.shelf[0]
+    answer = requests.post(
+        write_ui.at(f"/forget?token={write_ui.token}"),
+        data={"ids": target},
+        allow_redirects=False,
+        timeout=30,
+    )
+    assert answer.status_code in {302, 303}
+    assert writable.home.json("get", target)["items"]  # nothing forgotten
