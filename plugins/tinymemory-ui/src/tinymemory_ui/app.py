@@ -211,8 +211,6 @@ class Pages:
             "folder": hit.meta.folder,
             "url": hit.meta.url,
             "repo": hit.meta.repo,
-            "source": hit.meta.source.kind.value,
-            "source id": hit.meta.source.id,
         }
         return render_template(
             "item.html",

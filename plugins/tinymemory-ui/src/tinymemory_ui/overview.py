@@ -91,7 +91,7 @@ class Bar:
 
 @attrs.frozen
 class FacetView:
-    """One facet as bars, and whether values were left out."""
+    """One facet as bars, and how many values (for time: items) are left out."""
 
     name: str
     bars: tuple[Bar, ...]
@@ -106,7 +106,10 @@ def facets(engine: tm.MemoryEngine, reach: tm.Reach | None, now: datetime) -> li
         page = _explore(engine, facet, tm.MetaFilter(reach=reach), FACET_VALUES)
         counts = [(bucket.value, bucket.count) for bucket in page.buckets]
         views.append(FacetView(name=name, bars=_bars(counts), more=page.more_buckets))
-    views.append(FacetView(name="time", bars=_bars(_months(engine, reach, now)), more=0))
+    months = _months(engine, reach, now)
+    total = _explore(engine, tm.Facet.KIND, tm.MetaFilter(reach=reach), 1).total
+    left = total - sum(count for _, count in months)  # older, or recording no time
+    views.append(FacetView(name="time", bars=_bars(months), more=left))
     return views
 
 
