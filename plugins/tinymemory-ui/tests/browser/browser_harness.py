@@ -100,13 +100,26 @@ class Home:
         """``tinymemory ARGS --json``, read."""
         return json.loads(self.run(*args, "--json").stdout)
 
+    def engine(self) -> tm.MemoryEngine:
+        """The engine every command of this home opens (scrubbing included), in this process."""
+        return tm.build_engine("sqlite", tm.EngineSettings(options={"path": str(self.database)}))
+
     def store(self, items: Iterable[tm.StoreItem]) -> list[str]:
-        """Store ``items`` in this home's memory, in this process (the engine every command of
-        this home opens, scrubbing included); their ids."""
-        with tm.build_engine(
-            "sqlite", tm.EngineSettings(options={"path": str(self.database)})
-        ) as engine:
+        """Store ``items`` in this home's memory; their ids."""
+        with self.engine() as engine:
             return [receipt.id for receipt in engine.store_many(list(items))]
+
+    def stored(self) -> set[str]:
+        """The id of every item the memory holds now."""
+        found: set[str] = set()
+        cursor = None
+        with self.engine() as engine:
+            while True:
+                page = engine.list(tm.ListRequest(limit=100, cursor=cursor))
+                found.update(hit.id for hit in page.items)
+                cursor = page.next_cursor
+                if cursor is None:
+                    return found
 
     def copy(self, folder: Path) -> Home:
         """A copy of this home (no process may hold its memory open meanwhile)."""

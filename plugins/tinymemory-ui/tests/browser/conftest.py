@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_harness import (
+
+from .browser_harness import (
     Browser,
     BrowserMissing,
     Memory,

@@ -8,7 +8,12 @@ import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_harness import (
+from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webelement import WebElement
+from selenium.webdriver.support.ui import WebDriverWait
+
+from .browser_harness import (
     ANSWER_FILE,
     COOKIE,
     NOTES,
@@ -20,10 +25,6 @@ from browser_harness import (
     UiServer,
     item_id,
 )
-from selenium.common.exceptions import NoAlertPresentException
-from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webelement import WebElement
-from selenium.webdriver.support.ui import WebDriverWait
 
 
 def hit_ids(browser: Browser) -> list[str]:
