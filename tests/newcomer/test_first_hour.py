@@ -19,9 +19,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
+import signal
 import subprocess
 import sys
+import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -229,6 +233,43 @@ def test_the_readme_gets_a_plugins_command_working(main_job: str, newcomer: Newc
     command, shown = readme_console("tinymemory mcp --help")
     printed = newcomer.run("bash", "-c", f". .venv/bin/activate && {command}")
     assert printed.splitlines()[: len(shown)] == shown, printed
+
+
+def test_the_readme_web_view_answers_the_main_jobs_question(
+    main_job: str, newcomer: Newcomer
+) -> None:
+    """The README's `tinymemory ui` line, in its .venv: the URL it prints opens the ingested
+    notes, recall answers the main job's question, and its citations link to the items."""
+    command, shown = readme_console("tinymemory ui")
+    expected = re.escape(shown[0]).replace("38517", r"\d+").replace(r"\.\.\.", "[A-Za-z0-9_-]+")
+    question = re.search(r'tinymemory recall "([^"]+)"', readme_main_job()[0])
+    assert question
+    served = subprocess.Popen(
+        ["bash", "-c", f". .venv/bin/activate && {command}"],
+        cwd=newcomer.clone, env=newcomer.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        assert served.stdout is not None
+        ready, _, _ = select.select([served.stdout], [], [], 900)
+        line = served.stdout.readline() if ready else ""
+        assert re.fullmatch(expected, line.rstrip("\n")), line
+        url = line.split(" at ")[1].split()[0]
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        start = browser.open(url, timeout=60).read().decode()
+        assert 'id="search-form"' in start
+        base = url.split("?")[0]
+        query = urllib.parse.urlencode({"q": question.group(1)})
+        page = browser.open(f"{base}search?{query}", timeout=120).read().decode()
+        assert BUDGET in page
+        cited = re.findall(r'<a class="citation" href="/(items/[0-9a-f]{40})">', page)
+        assert cited, page
+        item = browser.open(base + cited[0], timeout=60).read().decode()
+        assert "travel-policy.docx" in item
+        assert BUDGET in item
+    finally:
+        os.killpg(served.pid, signal.SIGTERM)
+        served.communicate(timeout=60)
 
 
 @pytest.fixture(scope="module")

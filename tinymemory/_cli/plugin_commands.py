@@ -25,6 +25,7 @@ PLUGIN_COMMANDS: dict[str, str] = {
     "mcp": "tinymemory-mcp",
     "scrub": "tinymemory-safety",
     "sqlite": "tinymemory-sqlite",
+    "ui": "tinymemory-ui",
 }
 
 

@@ -10,11 +10,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from conftest import BUDGET, NOTES, QUESTION, MakeClient, ids_in, store_learnings
+from hypothesis import given
+from hypothesis import strategies as st
 
 import tinymemory as tm
 from tinymemory.plugin import EngineWrapper
 from tinymemory.retrieval import PIECE_TARGET
-from tinymemory_ui.app import PAGE_SIZE
+from tinymemory_ui.app import PAGE_SIZE, _answer_parts
 
 
 def text_of(page: str, element: str) -> str:
@@ -190,6 +192,8 @@ def test_the_node_filter_confines_reads(app_engine: tm.MemoryEngine, ui_client: 
     assert set(ids_in(page, "hits")) == {*root, *acme}
     confined = ui_client(app_engine, reach=tm.Reach.exact(tm.Namespace.parse("team:acme")))
     assert ids_in(confined.get("/search?q=budget&mode=keyword").text, "hits") == acme
+    assert confined.get(f"/items/{acme[0]}").status_code == 200
+    assert confined.get(f"/items/{root[0]}").status_code == 404  # beyond the server's reach
 
 
 # --- paging ---------------------------------------------------------------------------
@@ -433,3 +437,22 @@ def test_an_engine_error_is_a_400_page(app_engine: tm.MemoryEngine, ui_client: M
     assert answer.status_code == 400
     assert "the engine is down for maintenance" in text_of(answer.text, "error")
     assert "Traceback" not in answer.text
+
+
+@given(
+    text=st.lists(st.one_of(st.text(max_size=8), st.integers(0, 4).map(lambda n: f"[{n}]"))),
+    cited=st.integers(0, 3),
+)
+def test_an_answer_cut_at_its_markers_is_the_answer(text: list[str], cited: int) -> None:
+    """The answer's text comes back whole; exactly the markers of a citation become links."""
+    answer = "".join(text)
+    citation = tm.Citation(id="a" * 40, kind="learning", snippet="s", meta=tm.MemoryMeta())
+    parts = _answer_parts(tm.RecallAnswer(answer=answer, citations=[citation] * cited))
+    assert "".join(part for part, _ in parts) == answer
+    for part, number in parts:
+        if number is not None:
+            assert part == f"[{number}]"
+            assert 1 <= number <= cited
+    linked = sum(number is not None for _, number in parts)
+    markers = [int(found) for found in re.findall(r"\[(\d+)\]", answer)]
+    assert linked == sum(1 <= number <= cited for number in markers)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import PORT, MakeClient, RecordingEngine, UiClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tinymemory_ui import Guard, create_app
 from tinymemory_ui.security import RESPONSE_HEADERS, TOKEN_COOKIE
@@ -181,3 +183,33 @@ def test_the_guard_shows_no_secret() -> None:
     assert guard.csrf not in repr(guard)
     assert guard.url() == f"http://127.0.0.1:{PORT}/?token={guard.token}"
     assert Guard(port=PORT, writes=True).token != guard.token
+
+
+@pytest.fixture
+def app_logged_in(app_recorder: RecordingEngine, ui_client: MakeClient) -> UiClient:
+    """A client of the recorder, logged in: one app for every example of a property."""
+    return ui_client(app_recorder)
+
+
+#: Host headers of every shape: any printable text, and loopback-like names with any port.
+HOSTS = st.one_of(
+    st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), max_size=40),
+    st.builds(
+        "{}:{}".format,
+        st.sampled_from(["127.0.0.1", "localhost", "LOCALHOST", "127.0.0.2", "::1"]),
+        st.integers(0, 65535),
+    ),
+)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(host=HOSTS)
+def test_only_the_two_loopback_hosts_of_the_port_pass(
+    app_recorder: RecordingEngine, app_logged_in: UiClient, host: str
+) -> None:
+    client = app_logged_in
+    app_recorder.calls.clear()
+    answer = client.get("/tree", headers={"Host": host})
+    allowed = host in {f"127.0.0.1:{PORT}", f"localhost:{PORT}"}
+    assert (answer.status_code == 200) is allowed
+    assert (app_recorder.calls != []) is allowed

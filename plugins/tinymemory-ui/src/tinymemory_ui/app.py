@@ -200,7 +200,7 @@ class Pages:
         given = item_id.lower()
         if is_prefix(given):
             return redirect(url_for("item", item_id=self._whole_id(given)), code=303)
-        found = self.engine.get(tm.GetRequest(ids=(item_id,)))
+        found = self.engine.get(tm.GetRequest(ids=(item_id,), reach=self.state.reach))
         if not found:
             raise ItemNotFound(f"no stored item has the id `{item_id}`")
         hit = found[0]
@@ -275,9 +275,9 @@ class Pages:
 
     def forget_preview(self) -> str:
         """What a forget would remove (the ids given, or every item a filter admits)."""
-        ids = request.form.getlist("ids")
+        ids = tuple(dict.fromkeys(request.form.getlist("ids")))
         if ids:
-            hits = self.engine.get(tm.GetRequest(ids=tuple(dict.fromkeys(ids))[: tm.MAX_GET_IDS]))
+            hits = self.engine.get(tm.GetRequest(ids=ids))
         else:
             filter = SearchForm.read(request.form).filter(self.state.reach)
             tm.ForgetTarget.by_filter(attrs.evolve(filter, reach=None)).validate()
