@@ -119,3 +119,26 @@ def test_the_read_only_server_refuses_every_write(ui: UiServer, memory: Memory) 
         )
         assert answer.status_code == 403, (method, path)
     assert memory.home.stored() == before
+
+
+def test_erase_runs_only_once_the_node_is_typed_again(
+    browser: Browser, write_ui: UiServer, writable: Memory
+) -> None:
+    before = writable.home.stored()
+    browser.sign_in(write_ui)
+    browser.follow(browser.find("#nav-erase"), "#erase-form")
+
+    def erase(node: str, confirm: str, expect: str) -> str:
+        form = browser.find("#erase-form")
+        for name, value in {"at": node, "confirm": confirm}.items():
+            field = form.find_element(By.CSS_SELECTOR, f"input[name={name}]")
+            field.clear()
+            field.send_keys(value)
+        form.find_element(By.CSS_SELECTOR, "input[name=subtree]").click()
+        return browser.follow(form.find_element(By.CSS_SELECTOR, "#erase-button"), expect).text
+
+    assert erase("team:acme", "team", "#error")  # not the node's path: refused, with why
+    assert writable.home.stored() == before
+    browser.open(write_ui.at("/erase"), "#erase-form")
+    assert re.search(r"\b3\b", erase("team:acme", "team:acme", "#erase-result"))
+    assert writable.home.stored() == before - set(writable.lisbon)
