@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import requests
-from conftest import BUDGET, QUESTION
+from app_support import BUDGET, QUESTION
 
 from tinymemory.testing import Sandbox
 

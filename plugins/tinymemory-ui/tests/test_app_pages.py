@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from conftest import BUDGET, NOTES, QUESTION, MakeClient, ids_in, store_learnings
+from app_support import BUDGET, NOTES, QUESTION, MakeClient, ids_in, store_learnings
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -250,6 +250,7 @@ def test_an_item_page_shows_text_metadata_and_provenance(
     meta = text_of(page, "item-meta")
     for shown in (item_id, "document", "root", str(hit.meta.observed_at.year)):
         assert shown in meta
+    assert '"kind": "folder"' in meta  # a nested field as JSON
     assert hit.meta.file_path is not None
     assert hit.meta.file_path in text_of(page, "provenance")
     assert 'id="pieces"' in page  # a document, even one piece long
@@ -291,6 +292,21 @@ def test_text_is_escaped_never_run(app_engine: tm.MemoryEngine, ui_client: MakeC
         assert "<script>" not in page, url
         assert "<img" not in page, url
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get(f"/items/{item_id}").text
+
+
+@pytest.mark.parametrize(
+    ("url", "linked"),
+    [("https://example.com/a?b=1", True), ("HTTP://example.com", True),
+     ("javascript:alert(1)", False), ("data:text/html,<b>x</b>", False)],
+)  # fmt: skip
+def test_only_a_web_url_is_linked(
+    app_engine: tm.MemoryEngine, ui_client: MakeClient, url: str, linked: bool
+) -> None:
+    (item_id,) = store_learnings(app_engine, ["from a page"], url=url)
+    provenance = ui_client(app_engine).get(f"/items/{item_id}").text.split('id="provenance"')[1]
+    assert html.unescape(provenance).count(url) >= 1
+    assert (f'<a href="{html.escape(url)}"' in provenance) is linked
+    assert "<b>" not in provenance
 
 
 def test_a_unique_prefix_redirects_to_the_whole_id(

@@ -4,7 +4,7 @@ gate and the response headers; a refused request reaches no engine operation."""
 from __future__ import annotations
 
 import pytest
-from conftest import PORT, MakeClient, RecordingEngine, UiClient
+from app_support import PORT, MakeClient, RecordingEngine, UiClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import MakeClient, ids_in, store_learnings
+from app_support import MakeClient, ids_in, store_learnings
 
 import tinymemory as tm
 
@@ -29,8 +29,9 @@ def test_the_write_controls_show_only_with_write(
         client = ui_client(app_engine, writes=writes)
         item = client.get(f"/items/{item_id}").text
         listing = client.get("/search?kind=learning").text
-        fetched = client.get("/search?q=tabs&mode=keyword").text
-        recalled = client.get("/search?q=tabs").text
+        fetched = client.get("/search?q=tabs&mode=keyword&kind=learning").text
+        unfiltered = client.get("/search?q=tabs&mode=keyword").text
+        recalled = client.get("/search?q=tabs&kind=learning").text
         assert ('id="nav-erase"' in item) is writes
         assert (
             '<form id="forget-item-form" method="post" action="/forget/preview">' in item
@@ -39,6 +40,7 @@ def test_the_write_controls_show_only_with_write(
         assert ('id="forget-matches-form"' in listing) is writes
         assert ('id="forget-matches-form"' in fetched) is writes
         assert 'id="forget-matches-form"' not in recalled
+        assert 'id="forget-matches-form"' not in unfiltered  # it would forget everything
 
 
 def test_an_item_is_forgotten_only_after_its_preview_is_confirmed(

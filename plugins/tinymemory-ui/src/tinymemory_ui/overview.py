@@ -122,12 +122,17 @@ def _months(
     engine: tm.MemoryEngine, reach: tm.Reach | None, now: datetime
 ) -> list[tuple[str, int]]:
     """(``YYYY-MM``, items observed in it) for the last :data:`MONTHS` months, oldest first."""
-    starts = [_month_start(now, back) for back in range(MONTHS - 1, -1, -1)]
+    starts = month_starts(now)
     counts = []
     for start, end in zip(starts, [*starts[1:], None], strict=True):
         window = tm.MetaFilter(reach=reach, observed_after=start, observed_before=end)
         counts.append((f"{start:%Y-%m}", _explore(engine, tm.Facet.KIND, window, 1).total))
     return counts
+
+
+def month_starts(now: datetime) -> list[datetime]:
+    """The first instants of the last :data:`MONTHS` months (UTC), ``now``'s last."""
+    return [_month_start(now, back) for back in range(MONTHS - 1, -1, -1)]
 
 
 def _month_start(now: datetime, back: int) -> datetime:
