@@ -154,11 +154,11 @@ class UiServer:
     """``tinymemory ui ARGS`` in a process of its own, in ``home``, as a user starts it."""
 
     def __init__(self, home: Home, *args: str) -> None:
-        self.home = home
-        self.args = args
-        log = home.folder / f"ui-{os.getpid()}-{time.monotonic_ns()}.log"
-        self.log = log
-        with log.open("w", encoding="utf-8") as stderr:
+        #: Where the server's stderr goes (its log; it never holds the token).
+        self.log = home.folder / f"ui-{time.monotonic_ns()}.log"
+        #: What the server printed to stdout after its first line.
+        self._rest = b""
+        with self.log.open("w", encoding="utf-8") as stderr:
             self.process = subprocess.Popen(
                 [str(Path(sys.executable).parent / "tinymemory"), "ui", *args],
                 env=home.env,
@@ -190,6 +190,7 @@ class UiServer:
                     raise RuntimeError(f"`tinymemory ui` printed no URL in time: {self.errors()}")
                 chunk = os.read(self.process.stdout.fileno(), 4096)
                 if not chunk:
+                    self.stop()
                     raise RuntimeError(f"`tinymemory ui` ended before serving: {self.errors()}")
                 read += chunk
         line, self._rest = read.split(b"\n", 1)
@@ -208,7 +209,7 @@ class UiServer:
         except subprocess.TimeoutExpired:
             self.process.kill()
             out, _ = self.process.communicate()
-        return self.process.returncode, (getattr(self, "_rest", b"") + out).decode()
+        return self.process.returncode, (self._rest + out).decode()
 
     def at(self, path: str) -> str:
         """The address of ``path`` on this server."""

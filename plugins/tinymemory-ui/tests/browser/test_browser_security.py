@@ -16,6 +16,8 @@ import requests
 from .browser_harness import COOKIE, URL_PATTERN, Memory, UiServer
 
 PAGES = ["/", "/search?q=shelf&mode=keyword", "/tree", "/facets", "/export", "/export.jsonl"]
+#: How the server may answer a request carrying the token: a redirect to the same URL without it.
+REDIRECTS = {302, 303, 307}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'",
     "X-Frame-Options": "DENY",
@@ -67,7 +69,7 @@ def test_the_token_becomes_a_strict_http_only_cookie_and_leaves_the_address(
     ui: UiServer, path: str, after: str
 ) -> None:
     answer = get(ui, path.format(token=ui.token))
-    assert answer.status_code in {302, 303, 307}
+    assert answer.status_code in REDIRECTS
     assert urljoin(ui.at("/"), answer.headers["Location"]) == ui.at(after)
     cookie = answer.headers["Set-Cookie"]
     assert cookie.startswith(f"{COOKIE}={ui.token};")
@@ -242,5 +244,12 @@ def test_a_post_carrying_the_token_is_only_redirected(write_ui: UiServer, writab
         allow_redirects=False,
         timeout=30,
     )
-    assert answer.status_code in {302, 303}
+    assert answer.status_code in REDIRECTS
     assert target in writable.home.stored()  # nothing forgotten
+
+
+def test_the_token_never_reaches_the_servers_log(ui: UiServer) -> None:
+    assert get(ui, f"/?token={ui.token}").status_code in REDIRECTS
+    assert get(ui, f"/search?q=x&token={other_token(ui.token)}").status_code == 403
+    assert get(ui, "/no-such-page", cookies=signed(ui)).status_code == 404
+    assert ui.token not in ui.errors()
