@@ -172,8 +172,8 @@ class UiServer:
             self.stop()
             raise RuntimeError(f"`tinymemory ui` printed no single URL: {self.line!r}")
         self.url: str = found[0]
-        self.token = self.url.split("?token=", 1)[1]
-        self.base = self.url.split("/?token=", 1)[0]
+        self.token: str = self.url.split("?token=", 1)[1]
+        self.base: str = self.url.split("/?token=", 1)[0]
         self.port = int(self.base.rsplit(":", 1)[1])
 
     def _first_line(self) -> str:
