@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
@@ -262,11 +263,16 @@ class Browser:
         self.downloads = downloads
 
     def wait(self, css: str) -> WebElement:
-        """The element ``css`` once the page shows it."""
-        return WebDriverWait(self.driver, WAIT_SECONDS).until(
-            expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css)),
-            f"no element {css} on {self.driver.current_url}",
-        )
+        """The element ``css`` once the page shows it; else an error quoting the page."""
+        try:
+            return WebDriverWait(self.driver, WAIT_SECONDS).until(
+                expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
+            )
+        except TimeoutException:
+            shown = self.driver.find_element(By.TAG_NAME, "body").text[:300]
+            raise AssertionError(
+                f"no element {css} on {self.driver.current_url}, which shows: {shown!r}"
+            ) from None
 
     def find(self, css: str) -> WebElement:
         return self.driver.find_element(By.CSS_SELECTOR, css)
