@@ -77,11 +77,19 @@ def ui_command(
         app = create_app(engine, guard, reach=reach_from(at, reach_kind))
         server = create_server(app, sockets=[listener], threads=THREADS, ident="tinymemory-ui")
         mode = "read-write" if write else "read-only"
-        click.echo(f"tinymemory ui: serving {engine.descriptor.id} at {guard.url()} ({mode})")
-        sys.stdout.flush()
-        with _stop_on_sigterm():
-            server.run()
-        server.close()
+        # The handlers are in place before the URL is printed: whoever reads the line may
+        # stop the server at once, and that is a clean stop (exit 0) too.
+        with _stop_on_signals():
+            try:
+                click.echo(
+                    f"tinymemory ui: serving {engine.descriptor.id} at {guard.url()} ({mode})"
+                )
+                sys.stdout.flush()
+                server.run()
+            except KeyboardInterrupt:  # stopped before the serving loop began
+                pass
+            finally:
+                server.close()
 
 
 def _listen(port: int) -> socket.socket:
@@ -97,17 +105,22 @@ def _listen(port: int) -> socket.socket:
 
 
 @contextlib.contextmanager
-def _stop_on_sigterm() -> Iterator[None]:
-    """SIGTERM ends the server as Ctrl-C does (waitress stops on KeyboardInterrupt)."""
+def _stop_on_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM end the server alike (waitress's loop stops on KeyboardInterrupt);
+    the first one stops it, any later one is ignored while it closes."""
+    stopping = (signal.SIGINT, signal.SIGTERM)
 
     def stop(signum: int, frame: FrameType | None) -> None:
+        for each in stopping:
+            signal.signal(each, signal.SIG_IGN)
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, stop)
+    previous = {each: signal.signal(each, stop) for each in stopping}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for each, handler in previous.items():
+            signal.signal(each, handler)
 
 
 def _log_to_stderr() -> None:

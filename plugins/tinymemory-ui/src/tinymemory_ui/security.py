@@ -28,7 +28,10 @@ CSRF_FIELD = "csrf"
 RESPONSE_HEADERS: Mapping[str, str] = {
     "Content-Security-Policy": "default-src 'self'",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    # same-origin, not no-referrer: under no-referrer a browser sends ``Origin: null`` with a
+    # same-origin form POST, which the Origin check must refuse. Pages carry no token in their
+    # URLs (it moves to the cookie at once), and nothing is sent to another origin.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
     "X-Content-Type-Options": "nosniff",
 }

@@ -35,9 +35,12 @@ from tinymemory.testing import Cli, CliResult, Sandbox
 REPO = Path(__file__).resolve().parents[4]
 #: The README's main job ingests this folder.
 NOTES = REPO / "docs" / "examples" / "notes"
-#: The README's question, and the file its answer comes from.
+#: Where a home keeps its copy of the notes, ingested by this path from the home as the
+#: README's main job does from the clone (pages show the home's paths, not the checkout's).
+NOTES_PATH = "docs/examples/notes"
+#: The README's question, and the file its answer comes from (in the home).
 QUESTION = "What is the travel budget?"
-ANSWER_FILE = NOTES / "travel-policy.docx"
+ANSWER_FILE = f"{NOTES_PATH}/travel-policy.docx"
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -132,7 +135,8 @@ def readme_home(folder: Path) -> Home:
     """A home after the README's main job (``tinymemory ingest docs/examples/notes``) and its
     next example's two ``tinymemory store`` lines."""
     home = Home(folder)
-    home.run("ingest", str(NOTES))
+    shutil.copytree(NOTES, home.folder / NOTES_PATH)
+    home.run("ingest", NOTES_PATH)
     home.run(
         "store",
         "The user prefers tabs over spaces",

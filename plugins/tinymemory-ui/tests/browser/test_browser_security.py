@@ -21,7 +21,7 @@ REDIRECTS = {302, 303, 307}
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'",
     "X-Frame-Options": "DENY",
-    "Referrer-Policy": "no-referrer",
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
