@@ -37,13 +37,13 @@ def most_rows(limit: int) -> int:
 #: Most reads filter nothing: their filter's JSON (its wire form, which names a read in its
 #: cursor) is known without loading the converter, and so without cattrs.
 _NO_FILTER = MetaFilter()
-NO_FILTER_JSON = "{}"
+_NO_FILTER_JSON = "{}"
 
 
 def filter_json(filter: MetaFilter) -> str:
     """The JSON of a read's filter, as :func:`tinymemory.plugin.to_json` writes it."""
     if filter == _NO_FILTER:
-        return NO_FILTER_JSON
+        return _NO_FILTER_JSON
     from tinymemory._wire import to_json
 
     return to_json(filter)
