@@ -103,3 +103,43 @@ def test_count_items_counts_what_a_reach_sees() -> None:
     assert commands.count_items(engine, tm.Reach.subtree(acme), ()) == 2
     assert commands.count_items(engine, tm.Reach.exact(acme), ("learning",)) == 1
     assert commands.count_items(engine, tm.Reach.exact(acme), ("document",)) == 0
+
+
+class CountingEngine(tm.ReferenceEngine):
+    """The reference engine, counting the ``list`` pages it is asked for."""
+
+    pages = 0
+
+    def handle_list(self, request: tm.ListRequest) -> tm.ListPage:
+        self.pages += 1
+        return super().handle_list(request)
+
+
+@pytest.mark.parametrize("stored", [0, 1, 199, 200, 201, 401])
+def test_listed_items_reads_every_admitted_item_once_across_page_boundaries(stored: int) -> None:
+    engine = CountingEngine()
+    here, there = tm.Namespace.parse("team:here"), tm.Namespace.parse("team:there")
+    mine = [
+        tm.Learning(text=f"note {n}", meta=tm.MemoryMeta(namespace=here)) for n in range(stored)
+    ]
+    receipts = [
+        receipt
+        for at in range(0, stored, 100)
+        for receipt in engine.store_many(mine[at : at + 100])
+    ]
+    engine.store(tm.Learning(text="a decoy elsewhere", meta=tm.MemoryMeta(namespace=there)))
+    listed = [
+        hit.id for hit in commands.listed_items(engine, tm.MetaFilter(reach=tm.Reach.exact(here)))
+    ]
+    assert sorted(listed) == sorted(receipt.id for receipt in receipts)
+    assert len(list(commands.listed_items(engine))) == stored + 1  # no filter: every item
+
+
+def test_listed_items_reads_a_page_only_when_the_caller_goes_on() -> None:
+    engine = CountingEngine()
+    for at in range(0, 450, 100):
+        engine.store_many([tm.Learning(text=f"note {n}") for n in range(at, min(at + 100, 450))])
+    engine.pages = 0
+    first = next(commands.listed_items(engine))
+    assert first.text.startswith("note")
+    assert engine.pages == 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import abc
 import builtins
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -393,12 +393,22 @@ def get_by_listing(engine: MemoryEngine, request: GetRequest) -> list[Hit]:
     request.validate()
     wanted = set(request.ids)
     found: dict[str, Hit] = {}
-    cursor: str | None = None
-    listing_filter = MetaFilter(reach=request.reach)
-    while wanted - found.keys():
-        page = engine.list(ListRequest(filter=listing_filter, limit=LISTING_PAGE, cursor=cursor))
-        found.update((hit.id, hit) for hit in page.items if hit.id in wanted)
-        cursor = page.next_cursor
-        if cursor is None:
-            break
+    for hit in listed_items(engine, MetaFilter(reach=request.reach)):
+        if hit.id in wanted:
+            found[hit.id] = hit
+            if not wanted - found.keys():
+                break
     return [found[item_id] for item_id in dict.fromkeys(request.ids) if item_id in found]
+
+
+def listed_items(engine: MemoryEngine, filter: MetaFilter | None = None) -> Iterator[Hit]:
+    """Every item ``filter`` admits (every item when ``None``), in ``list`` order, read a page
+    at a time as the caller goes on; a cursor handed back unchanged ends the listing."""
+    listing_filter = filter if filter is not None else MetaFilter()
+    cursor: str | None = None
+    while True:
+        page = engine.list(ListRequest(filter=listing_filter, limit=LISTING_PAGE, cursor=cursor))
+        yield from page.items
+        if page.next_cursor is None or page.next_cursor == cursor:
+            return
+        cursor = page.next_cursor

@@ -11,6 +11,7 @@ commands, from these names rather than copies of them:
   file), :func:`open_writer` for one that stores or forgets;
 - ids as a person gives them: :func:`is_prefix`, :data:`MIN_PREFIX` and
   :func:`items_starting` (the items a prefix starts), and :func:`short_ids`;
+- every item a filter admits, read a page at a time: :func:`listed_items`;
 - how a hit is shown: :func:`hit_source`; the fetch mode used when none is
   named: :func:`default_mode`;
 - the ``erase`` interlock: :func:`is_whole_tree`, :func:`erase_question` and
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from tinymemory._cli.options import reach_option as reach_option
     from tinymemory._display import hit_source as hit_source
     from tinymemory._display import short_ids as short_ids
+    from tinymemory._engine import listed_items as listed_items
     from tinymemory._tool_schemas import default_mode as default_mode
 
 __all__, __getattr__, __dir__ = lazy_exports(
@@ -65,6 +67,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "hit_source",
             "short_ids",
         ),
+        "tinymemory._engine": ("listed_items",),
         "tinymemory._tool_schemas": ("default_mode",),
     },
 )

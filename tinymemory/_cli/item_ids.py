@@ -10,13 +10,13 @@ not found, several is a usage error listing them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 import click
 
 from tinymemory._display import WHOLE
-from tinymemory._engine import LISTING_PAGE, MemoryEngine
-from tinymemory._operations import Hit, ListRequest
+from tinymemory._engine import MemoryEngine, listed_items
+from tinymemory._operations import Hit
 
 #: The fewest hex digits a prefix may have (as git asks).
 MIN_PREFIX = 4
@@ -59,7 +59,7 @@ def resolve_ids(engine: MemoryEngine, given: Sequence[str]) -> list[str]:
 def items_starting(engine: MemoryEngine, prefixes: Iterable[str]) -> dict[str, list[Hit]]:
     """The stored items each of ``prefixes`` (lower-case hex) starts, in one listing of all."""
     matches: dict[str, list[Hit]] = {prefix: [] for prefix in prefixes}
-    for hit in _every_item(engine):
+    for hit in listed_items(engine):
         for prefix, found in matches.items():
             if hit.id.startswith(prefix):
                 found.append(hit)
@@ -75,13 +75,3 @@ def _ambiguous(prefix: str, found: Sequence[Hit]) -> str:
         lines.append(f"  and {len(found) - SHOWN_CANDIDATES} more")
     lines.append("give more of its digits")
     return "\n".join(lines)
-
-
-def _every_item(engine: MemoryEngine) -> Iterator[Hit]:
-    cursor: str | None = None
-    while True:
-        page = engine.list(ListRequest(limit=LISTING_PAGE, cursor=cursor))
-        yield from page.items
-        if page.next_cursor is None or page.next_cursor == cursor:
-            return
-        cursor = page.next_cursor

@@ -8,6 +8,7 @@ never a traceback.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from tinymemory.commands import (
     is_prefix,
     is_whole_tree,
     items_starting,
+    listed_items,
     short_ids,
 )
 from tinymemory.jsonl import export_line
@@ -41,8 +43,8 @@ from .security import RESPONSE_HEADERS, Guard
 
 #: Hits or items per page of a search.
 PAGE_SIZE = 20
-#: How many items the engine is asked for at a time when a page lists them all.
-LISTING_PAGE = 200
+#: How many items the engine is asked for at a time by the export download.
+EXPORT_PAGE = 200
 #: The most items one forget may remove (a larger filter is to be narrowed first).
 MAX_FORGET = 1000
 #: The routes that change memory: refused unless the server was started with ``--write``.
@@ -250,7 +252,7 @@ class Pages:
     def export_download(self) -> Response:
         """Every item the reach reads as JSON lines, the form ``tinymemory export`` writes."""
         filter = tm.MetaFilter(reach=self.state.reach)
-        first = self.engine.export(tm.ListRequest(filter=filter, limit=LISTING_PAGE))
+        first = self.engine.export(tm.ListRequest(filter=filter, limit=EXPORT_PAGE))
 
         def lines() -> Iterator[str]:
             page = first
@@ -261,7 +263,7 @@ class Pages:
                 if cursor is None:
                     return
                 page = self.engine.export(
-                    tm.ListRequest(filter=filter, limit=LISTING_PAGE, cursor=cursor)
+                    tm.ListRequest(filter=filter, limit=EXPORT_PAGE, cursor=cursor)
                 )
 
         disposition = 'attachment; filename="tinymemory-export.jsonl"'
@@ -286,20 +288,12 @@ class Pages:
         return render_template("preview.html", hits=rows)
 
     def _every_match(self, filter: tm.MetaFilter) -> list[tm.Hit]:
-        found: list[tm.Hit] = []
-        cursor: str | None = None
-        while True:
-            page = self.engine.list(
-                tm.ListRequest(filter=filter, limit=LISTING_PAGE, cursor=cursor)
+        found = list(itertools.islice(listed_items(self.engine, filter), MAX_FORGET + 1))
+        if len(found) > MAX_FORGET:
+            raise tm.InvalidRequest(
+                f"the filter admits more than {MAX_FORGET} items: narrow it to forget them"
             )
-            found.extend(page.items)
-            if len(found) > MAX_FORGET:
-                raise tm.InvalidRequest(
-                    f"the filter admits more than {MAX_FORGET} items: narrow it to forget them"
-                )
-            if page.next_cursor is None or page.next_cursor == cursor:
-                return found
-            cursor = page.next_cursor
+        return found
 
     def forget(self) -> str:
         """Forget exactly the ids the preview listed."""

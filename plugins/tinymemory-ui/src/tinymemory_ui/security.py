@@ -6,7 +6,7 @@ given once as ``?token=`` and then carried by an HttpOnly, SameSite=Strict
 cookie; the read-only gate on the write routes; and on every POST the
 per-run CSRF value and, when the browser sends one, a same-site ``Origin``.
 Every response carries headers that keep the pages from being framed,
-cached, or sending a referrer, and confine what they load to this server.
+cached, or sending a referrer to another site, and confine what they load to this server.
 """
 
 from __future__ import annotations
