@@ -7,7 +7,6 @@ reached the double and what it holds afterwards.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import attrs
@@ -26,7 +25,7 @@ from tinymemory import (
     Unavailable,
 )
 from tinymemory_cortex import CortexEngine
-from tinymemory_cortex.testing import CortexDouble, DoubleServer, Fault
+from tinymemory_cortex.testing import CortexDouble, DoubleServer, Fault, ManualClock
 
 TOKEN = "sk-very-secret-token-0042"
 
@@ -50,12 +49,15 @@ def held(server: DoubleServer) -> int:
 
 
 def test_a_429_pauses_every_request_for_its_retry_after(served: DoubleServer) -> None:
-    with engine_for(served) as engine:
+    clock = ManualClock()
+    with CortexEngine(
+        served.url, EngineCredential.static(TOKEN), clock=clock, backoff=0.005, poll_interval=0.005
+    ) as engine:
         engine.store(Learning(text="before the limit"))
         served.double.inject(Fault("v1/events", status=429, retry_after=1))
-        started = time.monotonic()
+        started = clock.now()
         items = engine.list(ListRequest()).items
-        assert time.monotonic() - started >= 0.9
+        assert clock.now() - started == pytest.approx(1.0)
         assert [hit.text for hit in items] == ["before the limit"]
 
 

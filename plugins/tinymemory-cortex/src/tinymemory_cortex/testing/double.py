@@ -34,6 +34,7 @@ from urllib.parse import unquote, unquote_plus
 
 import attrs
 
+from ..clock import SYSTEM_CLOCK, Clock
 from .hosted import HostedFront
 from .state import (
     ANSWER_KEYS,
@@ -134,7 +135,8 @@ class CortexDouble:
     ``X-Cortex-Actor`` (as CortexDB does for minted per-account tokens).
     ``hosted_rate_limit`` is the hosted routes' limit per token as
     ``(requests, seconds)``: the real 300 a minute by default, None for none
-    (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`).
+    (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`),
+    counted on ``clock``.
 
     ``erasures_accepted`` answers an erasure as the SDK describes the
     asynchronous one (``202 {erasure_id, status: "accepted", manifest_url,
@@ -153,6 +155,7 @@ class CortexDouble:
         *,
         require_actor: bool = False,
         hosted_rate_limit: tuple[int, float] | None = (300, 60.0),
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.tokens = dict(tokens) if tokens is not None else None
         self.require_actor = require_actor
@@ -166,6 +169,8 @@ class CortexDouble:
         self._faults: deque[Fault] = deque()
         self._lock = threading.RLock()
         self._numbers = 0
+        #: What the rate limiter and a slow answer read (a test shares its clock with the engine).
+        self.clock = clock
         self.hosted = HostedFront(self, hosted_rate_limit)
 
     # --- fault injection -----------------------------------------------------------
