@@ -319,9 +319,28 @@ def test_health_is_degraded_on_unavailable_and_down_on_refusal(double: CortexDou
         assert memory.health().state is HealthState.DOWN
 
 
+@pytest.mark.parametrize("copies", [1, 2])
+def test_a_listing_read_once_or_twice_per_event_gives_each_item_once(copies: int) -> None:
+    # The wire reference measured every event listed twice (§4.2); the vendors' clients
+    # see it once. The engine reads both, a copy split across a page boundary included.
+    double = CortexDouble(listing_copies=copies)
+    with engine(double) as memory:
+        stored = [memory.store(Learning(text=f"copy {n}")).id for n in range(7)]
+        seen: list[str] = []
+        cursor = None
+        while True:
+            page = memory.list(ListRequest(limit=3, cursor=cursor))
+            seen += [hit.id for hit in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
+    assert sorted(seen) == sorted(stored)
+
+
 def test_a_listing_that_does_not_advance_is_an_engine_error(double: CortexDouble) -> None:
     from tinymemory import EngineError
 
+    double.listing_copies = 2  # two pages of listing for 200 items
     with engine(double) as memory:
         memory.store_many(Learning(text=f"n {n}") for n in range(100))
         memory.store_many(Learning(text=f"m {n}") for n in range(100))
