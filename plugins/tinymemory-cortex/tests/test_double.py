@@ -168,7 +168,9 @@ def test_tokens_are_tenants_and_the_actor_must_match() -> None:
         double, "GET", "v1/admin/version", headers={**AUTH, "X-Cortex-Actor": "user:b"}
     )
     assert (status, body["error_code"]) == (401, "ACTOR_MISMATCH")
-    status, body = call(double, "GET", "v1/admin/version", headers={"Authorization": "Bearer other"})
+    status, body = call(
+        double, "GET", "v1/admin/version", headers={"Authorization": "Bearer other"}
+    )
     assert (status, body["error_code"]) == (401, "INVALID_TOKEN_SIGNATURE")
     status, body = call(double, "GET", "v1/admin/version", headers={})
     assert (status, body["error_code"]) == (401, "MISSING_TOKEN")
