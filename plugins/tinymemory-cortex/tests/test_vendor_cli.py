@@ -176,7 +176,7 @@ def test_recall_and_search_find_what_was_written_with_a_context_block(cli: Cli) 
     cli.write("the office opens at nine")
     pack = cli.ok("recall", "refund")
     assert [event["id"] for event in pack["layers"]["events"]] == [wanted]
-    assert pack["context_block"] == "[user] the refund window is 30 days"
+    assert pack["context_block"].endswith(" UTC] [user] the refund window is 30 days")
     granular = cli.ok("recall", "refund", "--view", "granular", "--include", "events")
     assert [event["id"] for event in granular["layers"]["events"]] == [wanted]
     beliefs_only = cli.ok("recall", "refund", "--include", "beliefs")

@@ -502,9 +502,10 @@ class CortexDouble:
         for layer in include or ():
             layers.setdefault(str(layer), [])  # the double derives nothing: other layers are empty
         # The marker `[role] ` is in the context block only (§4.3), where the vendor's MCP
-        # server reads the pack from.
-        block = "\n".join(
-            f"[{event['content']['role']}] {event['content']['text']}"
+        # server reads the pack from: memories between `---` rules, each headed
+        # `[<time> UTC] [<role>] ` (cortexdb-mcp 0.8 render.py, memories_from_context).
+        block = "\n---\n".join(
+            f"[{_shown_time(event)} UTC] [{event['content']['role']}] {event['content']['text']}"
             for event in layers.get("events", [])
         )
         return Answer(200, {"pack_id": pack_id, "layers": layers, "context_block": block})
@@ -728,6 +729,11 @@ def _labels(joined: str) -> set[str]:
 
 def _event_labels(event: Event) -> list[str]:
     return list((event.body.get("context") or {}).get("labels", []))
+
+
+def _shown_time(listed: dict[str, Any]) -> str:
+    context = listed.get("context") or {}
+    return str(context.get("observed_at") or context.get("recorded_at") or "")
 
 
 def _subject(event: Event) -> str | None:
