@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterator
 from urllib.parse import quote, quote_plus
 
 import pytest
+from echoing import Echoing, failing_list
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinymemory import EngineCredential, ListRequest, TinyMemoryError
+from tinymemory import EngineCredential, ListRequest
 from tinymemory_cortex import DIRECT, HOSTED, CortexEngine, Wire
-from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.secrets import SHORTEST_RUN, Redactor
 from tinymemory_cortex.testing import MEMORY_ENDPOINT, CortexDouble, DoubleServer
 
@@ -114,47 +114,18 @@ def test_ordinary_words_and_short_ids_stay_readable() -> None:
 # --- the engine's error, log and health, for any part in any spelling -----------------------
 
 
-class Quoting:
-    """A server that answers every request 400 with a body quoting ``echo``."""
-
-    def __init__(self, echo: str, hosted: bool) -> None:
-        self.echo, self.hosted = echo, hosted
-
-    def exchange(self, request: Request) -> Reply:
-        if self.hosted:
-            body = {"success": False, "error": self.echo, "errorCode": "BAD"}
-        else:
-            body = {"error_code": "INVALID_BODY", "message": self.echo}
-        return Reply(400, {}, json.dumps(body).encode())
-
-    def close(self) -> None:
-        return None
-
-
 def failure_message(wire: Wire, echo: str, key: str = KEY) -> str:
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler(logging.DEBUG)
-    handler.emit = records.append  # type: ignore[method-assign]
-    logger = logging.getLogger("tinymemory_cortex")
-    logger.addHandler(handler)
+    """Everything an engine shows of a 400 whose body quotes ``echo``: error, health, log."""
+    dialect = "hosted" if wire is HOSTED else "cortexdb"
     engine = CortexEngine(
         MEMORY_ENDPOINT,
         EngineCredential.static(key),
         wire=wire,
-        connection=Quoting(echo, wire is HOSTED),
+        connection=Echoing(400, echo, dialect),
         backoff=0.0,
     )
-    engine.transport.pacer = None
-    try:
-        with engine, pytest.raises(TinyMemoryError) as raised:
-            engine.list(ListRequest())
-        health = engine.health()
-    finally:
-        logger.removeHandler(handler)
-    return "\n".join(
-        [str(raised.value), repr(raised.value), str(health.reason)]
-        + [record.getMessage() for record in records]
-    )
+    error, health, lines = failing_list(engine)
+    return "\n".join([str(error), repr(error), str(health.reason), *lines])
 
 
 @settings(max_examples=80, deadline=None)
