@@ -105,6 +105,14 @@ def test_the_base64_of_the_whole_header_value_never_reaches_an_error() -> None:
         assert not leaks(message, [KEY, f"Bearer {KEY}"]), message
 
 
+@pytest.mark.parametrize("wire", [DIRECT, HOSTED], ids=["cortexdb", "tinyhumans"])
+def test_a_run_that_begins_with_the_space_of_the_header_value_is_out(wire: Wire) -> None:
+    # " sk-live": 7 characters of the key after the space of `Bearer <key>`, a run of 8 of
+    # the header value; the server's words are redacted before they are trimmed.
+    message = failure_message(wire, f" {KEY[:7]}")
+    assert not leaks(message, [KEY, f"Bearer {KEY}"]), message
+
+
 def test_ordinary_words_and_short_ids_stay_readable() -> None:
     redactor = Redactor([KEY, "Basic dXNlcjpodW50ZXIy"])
     text = "scope app:tinymemory/app:learnings refused: Bearer token expired (sk-live)"

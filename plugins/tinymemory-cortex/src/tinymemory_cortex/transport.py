@@ -458,7 +458,7 @@ class Transport:
             )
         elif wait is not None:
             head += f"; the server asked to wait {_seconds(wait)}"
-        detail = self.redact(text.strip())
+        detail = self.redact(text).strip()  # redacted first: a run may begin with a space
         if len(detail) > EXCERPT_CHARS:
             detail = detail[:EXCERPT_CHARS] + "…"
         return _failure(kind, f"{head} — {detail}" if detail else head, status, code, wait)
