@@ -78,3 +78,12 @@ def make_engine(server: DoubleServer) -> Iterator[EngineMaker]:
     yield make
     for engine in built:
         engine.close()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--cortexdb-mcp-path",
+        default=None,
+        help="a folder holding cortexdb-mcp 0.8.0 and mcp<2 (pip install --target), put first "
+        "on the vendor MCP server's PYTHONPATH; the cortex tox env installs it",
+    )

@@ -47,8 +47,8 @@ def call(
     return answer.status, answer.body
 
 
-def test_listing_is_newest_first_and_emits_every_event_twice() -> None:
-    double = CortexDouble()
+def test_listing_is_newest_first_and_emits_every_event_twice_when_asked_to() -> None:
+    double = CortexDouble(listing_copies=2)  # as the wire reference measured live (§4.2)
     ids = [
         call(double, "POST", "v1/experience", experience(f"note {n}"))[1]["event_id"]
         for n in range(3)
@@ -70,7 +70,7 @@ def test_labels_match_any_of_and_at_most_50() -> None:
     call(double, "POST", "v1/experience", experience("b", ["x:2"]))
     call(double, "POST", "v1/experience", experience("c", ["x:3"]))
     _, page = call(double, "GET", f"v1/events?scope={SCOPE}&labels=x:1,x:3")
-    assert [item["content"]["text"] for item in page["items"]] == ["c", "c", "a", "a"]
+    assert [item["content"]["text"] for item in page["items"]] == ["c", "a"]
     many = ",".join(f"l:{n}" for n in range(51))
     status, body = call(double, "GET", f"v1/events?scope={SCOPE}&labels={many}")
     assert (status, body["error_code"]) == (422, "INVALID_BODY")
@@ -165,13 +165,25 @@ def test_tokens_are_tenants_and_the_actor_must_match() -> None:
     assert page["items"] == []
     assert call(double, "GET", "v1/auth/whoami")[1] == {"caller": "user:a"}
     status, body = call(
-        double, "GET", "v1/admin/health", headers={**AUTH, "X-Cortex-Actor": "user:b"}
+        double, "GET", "v1/admin/version", headers={**AUTH, "X-Cortex-Actor": "user:b"}
     )
     assert (status, body["error_code"]) == (401, "ACTOR_MISMATCH")
-    status, body = call(double, "GET", "v1/admin/health", headers={"Authorization": "Bearer other"})
+    status, body = call(
+        double, "GET", "v1/admin/version", headers={"Authorization": "Bearer other"}
+    )
     assert (status, body["error_code"]) == (401, "INVALID_TOKEN_SIGNATURE")
-    status, body = call(double, "GET", "v1/admin/health", headers={})
+    status, body = call(double, "GET", "v1/admin/version", headers={})
     assert (status, body["error_code"]) == (401, "MISSING_TOKEN")
+
+
+def test_the_probes_answer_without_a_bearer_and_everything_else_needs_one() -> None:
+    # cortexdb-cli 0.6 (onboarding.py) probes GET /v1/admin/health unauthenticated, then
+    # /v1/admin/ready; the vendor's preflight fails on a 401 there.
+    double = CortexDouble({"key-a": "user:a"})
+    assert call(double, "GET", "v1/admin/health", headers={}) == (200, {"status": "healthy"})
+    status, ready = call(double, "GET", "v1/admin/ready", headers={})
+    assert (status, ready["ready"], ready["checks"]) == (200, True, {"storage": {"ok": True}})
+    assert call(double, "GET", "v1/admin/version", headers={})[0] == 401
 
 
 def test_erasure_deletes_the_scope_and_redacts_below_it() -> None:
@@ -244,7 +256,7 @@ def test_the_server_and_the_memory_connection_serve_the_same_double() -> None:
         listed = requests.get(
             f"{server.url}/v1/events", params={"scope": SCOPE}, headers=AUTH, timeout=5
         )
-        assert [item["content"]["text"] for item in listed.json()["items"]] == ["over the wire"] * 2
+        assert [item["content"]["text"] for item in listed.json()["items"]] == ["over the wire"]
     double = CortexDouble()
     request = Request("POST", f"{MEMORY_ENDPOINT}/v1/experience", headers, body, (5.0, 5.0))
     reply = InMemoryConnection(double).exchange(request)

@@ -7,7 +7,6 @@ reached the double and what it holds afterwards.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import attrs
@@ -26,7 +25,14 @@ from tinymemory import (
     Unavailable,
 )
 from tinymemory_cortex import CortexEngine
-from tinymemory_cortex.testing import CortexDouble, DoubleServer, Fault
+from tinymemory_cortex.testing import (
+    MEMORY_ENDPOINT,
+    CortexDouble,
+    DoubleServer,
+    Fault,
+    InMemoryConnection,
+    ManualClock,
+)
 
 TOKEN = "sk-very-secret-token-0042"
 
@@ -50,12 +56,15 @@ def held(server: DoubleServer) -> int:
 
 
 def test_a_429_pauses_every_request_for_its_retry_after(served: DoubleServer) -> None:
-    with engine_for(served) as engine:
+    clock = ManualClock()
+    with CortexEngine(
+        served.url, EngineCredential.static(TOKEN), clock=clock, backoff=0.005, poll_interval=0.005
+    ) as engine:
         engine.store(Learning(text="before the limit"))
         served.double.inject(Fault("v1/events", status=429, retry_after=1))
-        started = time.monotonic()
+        started = clock.now()
         items = engine.list(ListRequest()).items
-        assert time.monotonic() - started >= 0.9
+        assert clock.now() - started == pytest.approx(1.0)
         assert [hit.text for hit in items] == ["before the limit"]
 
 
@@ -111,21 +120,35 @@ def test_a_bulk_dropped_before_it_landed_is_sent_again_once(served: DoubleServer
         assert served.double.count("v1/experience/bulk") == 2
 
 
-def test_a_slow_answer_past_the_timeout_is_retried_for_a_read(served: DoubleServer) -> None:
-    with engine_for(served, timeout=0.3) as engine:
+def in_memory(double: CortexDouble, clock: ManualClock, **options: float) -> CortexEngine:
+    """An engine served ``double`` in memory, every wait on ``clock`` (a slow answer too)."""
+    settings = {"poll_interval": 0.005, "wait_budget": 2.0, "settle_budget": 0.5, "backoff": 0.005}
+    settings.update(options)
+    connection = InMemoryConnection(double)
+    credential = EngineCredential.static(TOKEN)
+    return CortexEngine(MEMORY_ENDPOINT, credential, connection=connection, clock=clock, **settings)  # type: ignore[arg-type]
+
+
+def test_a_slow_answer_past_the_timeout_is_retried_for_a_read() -> None:
+    clock = ManualClock()
+    double = CortexDouble(clock=clock)
+    with in_memory(double, clock, timeout=0.3) as engine:
         engine.store(Learning(text="slowly read"))
-        served.double.inject(Fault("v1/events", delay=0.8))
+        double.inject(Fault("v1/events", delay=0.8))
         assert len(engine.list(ListRequest()).items) == 1
+    assert 0.3 in clock.sleeps  # the timeout was waited out on the clock, then retried
 
 
-def test_a_slow_answer_is_unavailable_where_no_retry_is_safe(served: DoubleServer) -> None:
-    with engine_for(served, timeout=0.3) as engine:
+def test_a_slow_answer_is_unavailable_where_no_retry_is_safe() -> None:
+    clock = ManualClock()
+    double = CortexDouble(clock=clock)
+    with in_memory(double, clock, timeout=0.3) as engine:
         engine.store(Learning(text="what is asked about"))
-        served.double.inject(Fault("v1/answer", delay=0.8))
-        answers = served.double.count("v1/answer")
-        with pytest.raises(Unavailable, match="timed out"):
+        double.inject(Fault("v1/answer", delay=0.8))
+        answers = double.count("v1/answer")
+        with pytest.raises(Unavailable, match=r"no answer within the request timeout of 0\.3 s"):
             engine.recall(RecallRequest(question="what is asked about"))
-        assert served.double.count("v1/answer") == answers + 1
+        assert double.count("v1/answer") == answers + 1
 
 
 def test_a_rejected_key_is_unauthorized_and_never_shown(served: DoubleServer) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,14 @@ from tinymemory import (
     list_engines,
 )
 from tinymemory_cortex import HOSTED, CortexEngine, Pacer
-from tinymemory_cortex.testing import CortexDouble, DoubleServer, Fault
+from tinymemory_cortex.testing import (
+    MEMORY_ENDPOINT,
+    CortexDouble,
+    DoubleServer,
+    Fault,
+    InMemoryConnection,
+    ManualClock,
+)
 
 TOKEN = "tiny_live_secret-token-0042"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -62,6 +68,24 @@ def hosted(server: DoubleServer, token: str = TOKEN, **options: Any) -> CortexEn
     }
     settings.update(options)
     return CortexEngine(server.url, EngineCredential.static(token), wire=HOSTED, **settings)
+
+
+def hosted_in_memory(
+    connection: InMemoryConnection, clock: ManualClock, **options: Any
+) -> CortexEngine:
+    return CortexEngine(
+        MEMORY_ENDPOINT,
+        EngineCredential.static(TOKEN),
+        wire=HOSTED,
+        connection=connection,
+        clock=clock,
+        rate_window=1.0,
+        poll_interval=0.005,
+        wait_budget=1.0,
+        settle_budget=0.2,
+        backoff=0.005,
+        **options,
+    )
 
 
 def held(server: DoubleServer) -> int:
@@ -335,11 +359,11 @@ def test_a_refused_write_is_sent_again_and_stored_once(served: DoubleServer, fau
 
 
 def test_a_429_with_retry_after_holds_the_engine(served: DoubleServer) -> None:
-    with hosted(served) as engine:
+    clock = ManualClock()
+    with hosted(served, clock=clock) as engine:
         served.double.inject(Fault("memory/experience", status=429, retry_after=1))
-        started = time.monotonic()
         engine.store(Learning(text="after the pause"))
-        assert time.monotonic() - started >= 0.9
+        assert clock.now() >= 1.0
     assert held(served) == 1
 
 
@@ -382,36 +406,44 @@ def test_an_incomplete_erasure_is_retried_and_a_missing_route_is_unsupported(
 
 
 def test_the_engine_paces_itself_under_the_limit_and_the_double_is_never_refused() -> None:
-    # The real shape (requests per sliding window), scaled from 300 a minute to 20 a second.
-    double = CortexDouble({TOKEN: "user:local"}, hosted_rate_limit=(20, 1.0))
-    with DoubleServer(double) as server:
-        with hosted(server, rate_limit=20, rate_window=1.0) as engine:
-            started = time.monotonic()
-            engine.store_many(Learning(text=f"paced {n}") for n in range(45))
-            elapsed = time.monotonic() - started
-        assert len(double.requests) >= 48  # 1 lookup, 45 writes, 1 wait, probes
-        assert double.hosted.rate_limited == 0
-        assert elapsed >= 2.0  # 48 requests at 20 a second: two full windows waited out
-        # The control: an engine allowed more than the double takes is refused.
-        refused = 0
-        with hosted(server, rate_limit=1000, rate_window=1.0) as engine:
-            for _ in range(25):
-                try:
-                    engine.transport.get("events", {"scope": SCOPE}, retry=False)
-                except Unavailable:
-                    refused += 1
-        assert refused > 0
-        assert double.hosted.rate_limited == refused
+    # The real shape (requests per sliding window), scaled from 300 a minute to 20 a second,
+    # on one clock the engine's pacer and the double's limiter share: no wall-clock pacing.
+    clock = ManualClock()
+    double = CortexDouble({TOKEN: "user:local"}, hosted_rate_limit=(20, 1.0), clock=clock)
+    served = InMemoryConnection(double)
+    with hosted_in_memory(served, clock, rate_limit=20) as engine:
+        engine.store_many(Learning(text=f"paced {n}") for n in range(45))
+        assert engine.transport.pacer is not None
+        waited = engine.transport.pacer.waited
+    assert len(double.requests) >= 48  # 1 lookup, 45 writes, 1 wait, probes
+    assert double.hosted.rate_limited == 0
+    assert waited >= 2.0  # 48 requests at 20 a second: two full windows waited out
+    assert clock.now() >= 2.0
+    # The control: an engine allowed more than the double takes is refused once; the
+    # refusal's Retry-After then holds it until the window has room.
+    refused = 0
+    with hosted_in_memory(served, clock, rate_limit=1000) as engine:
+        for _ in range(25):
+            try:
+                engine.transport.get("events", {"scope": SCOPE}, retry=False)
+            except Unavailable:
+                refused += 1
+    assert refused == 1
+    assert double.hosted.rate_limited == refused
 
 
 def test_a_pacer_lets_at_most_its_limit_through_any_window() -> None:
-    pacer = Pacer(3, 0.2)
+    clock = ManualClock()
+    pacer = Pacer(3, 0.2, clock)
     sent = []
     for _ in range(7):
         pacer.take()
-        sent.append(time.monotonic())
-    assert sent[6] - sent[0] >= 0.4
-    assert all(sent[n + 3] - sent[n] >= 0.2 for n in range(4))
+        sent.append(clock.now())
+    window = 0.2 * 1.1  # the pacer's margin over the service's window
+    assert sent[:3] == [0.0, 0.0, 0.0]
+    assert sent[6] - sent[0] == pytest.approx(2 * window)
+    assert all(sent[n + 3] - sent[n] >= window - 1e-9 for n in range(4))
+    assert pacer.waited == pytest.approx(2 * window)
     with pytest.raises(ValueError, match="a limit of at least 1"):
         Pacer(0)
 

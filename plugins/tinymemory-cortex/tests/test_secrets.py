@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from pathlib import Path
 from urllib.parse import quote, quote_plus
 
 import pytest
+from echoing import Echoing, failing_list
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +39,6 @@ from tinymemory import (
     build_engine,
 )
 from tinymemory_cortex import DIRECT, HOSTED, CortexEngine, Wire
-from tinymemory_cortex.connection import Reply, Request
 from tinymemory_cortex.testing import (
     MEMORY_ENDPOINT,
     CortexDouble,
@@ -75,25 +74,6 @@ def leaked(text: str, secrets: list[str]) -> list[str]:
         for name, spell in SPELLINGS.items()
         if spell(secret).lower() in lowered
     ]
-
-
-class Echoing:
-    """A server that answers every request with ``status`` and a body quoting ``echo``."""
-
-    def __init__(self, status: int, echo: str, dialect: str) -> None:
-        self.status, self.echo, self.dialect = status, echo, dialect
-
-    def exchange(self, request: Request) -> Reply:
-        if self.dialect == "cortexdb":
-            payload = json.dumps({"error_code": "INVALID_BODY", "message": self.echo}).encode()
-        elif self.dialect == "hosted":
-            payload = json.dumps({"success": False, "error": self.echo, "errorCode": "X"}).encode()
-        else:
-            payload = self.echo.encode()
-        return Reply(self.status, {"retry-after": "0"}, payload)
-
-    def close(self) -> None:
-        return None
 
 
 def basic(user: str, password: str) -> str:
@@ -135,26 +115,15 @@ def test_no_echoed_secret_reaches_an_error_a_log_or_a_repr(
         connection=Echoing(status, echo, dialect),
         backoff=0.0,
     )
-    engine.transport.pacer = None
-    logger = logging.getLogger("tinymemory_cortex")
-    records: list[logging.LogRecord] = []
-    handler = logging.Handler()
-    handler.emit = records.append  # type: ignore[method-assign]
-    logger.addHandler(handler)
-    try:
-        with engine, pytest.raises(TinyMemoryError) as raised:
-            engine.list(ListRequest())
-        health = engine.health()
-    finally:
-        logger.removeHandler(handler)
+    error, health, lines = failing_list(engine)
     shown = [
-        raised.value.message,
-        str(raised.value),
-        repr(raised.value),
+        error.message,
+        str(error),
+        repr(error),
         repr(engine),
         repr(engine.transport.redactor),
         str(health.reason),
-        *(record.getMessage() for record in records),
+        *lines,
     ]
     assert not leaked("\n".join(shown), secrets)
 

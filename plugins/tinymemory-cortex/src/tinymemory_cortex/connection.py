@@ -49,6 +49,15 @@ class ConnectionFailed(Exception):
         self.reason = reason
 
 
+def timed_out(request: Request, *, connecting: bool) -> ConnectionFailed:
+    """The failure of a request that ran out of time, naming the timeout that cut it."""
+    connect, read = request.timeout
+    if connecting:
+        cut = "" if connect >= read else f" (connecting is capped below the {read:g} s request)"
+        return ConnectionFailed(f"timed out connecting after {connect:g} s{cut}")
+    return ConnectionFailed(f"timed out: no answer within the request timeout of {read:g} s")
+
+
 class Connection(Protocol):
     """Carries one request; safe to share between threads."""
 
@@ -82,8 +91,10 @@ class RequestsConnection:
                 allow_redirects=False,
             )
             content = response.content
+        except requests.ConnectTimeout:
+            raise timed_out(request, connecting=True) from None
         except requests.Timeout:
-            raise ConnectionFailed("timed out") from None
+            raise timed_out(request, connecting=False) from None
         except requests.exceptions.SSLError:
             raise ConnectionFailed("TLS failed") from None
         except requests.ConnectionError as error:

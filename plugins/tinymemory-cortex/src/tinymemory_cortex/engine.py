@@ -56,6 +56,7 @@ from tinymemory.plugin import MemoryEngine, json_and_id
 from tinymemory.retrieval import unknown_cursor
 
 from . import cursors
+from .clock import SYSTEM_CLOCK, Clock
 from .connection import Connection
 from .decoding import Decoded, decode_event, filter_admits, piece_tags, read_meta, rebuild
 from .descriptor import DESCRIPTOR, HOSTED_DESCRIPTOR
@@ -114,7 +115,8 @@ class CortexEngine(MemoryEngine):
     ``rate_limit`` requests per ``rate_window`` seconds pace every request
     (default: the wire's own limit, 300 a minute on the hosted wire).
     ``connection`` carries the requests (default: ``requests``; a test passes
-    :class:`tinymemory_cortex.testing.InMemoryConnection`).
+    :class:`tinymemory_cortex.testing.InMemoryConnection`); ``clock`` is what every
+    wait reads and sleeps on (a test passes :class:`tinymemory_cortex.testing.ManualClock`).
     """
 
     def __init__(
@@ -135,6 +137,7 @@ class CortexEngine(MemoryEngine):
         rate_window: float = 60.0,
         descriptor: EngineDescriptor | None = None,
         connection: Connection | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._descriptor = descriptor or (DESCRIPTOR if wire is DIRECT else HOSTED_DESCRIPTOR)
         self.layout = Layout(scope_root)
@@ -147,8 +150,9 @@ class CortexEngine(MemoryEngine):
             headers=headers,
             timeout=timeout,
             backoff=backoff,
-            pacer=None if limit is None else Pacer(limit, rate_window),
+            pacer=None if limit is None else Pacer(limit, rate_window, clock),
             connection=connection,
+            clock=clock,
         )
         self.log = EventLog(
             self.transport,

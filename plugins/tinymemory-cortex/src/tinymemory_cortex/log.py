@@ -13,7 +13,6 @@ its text and labels (the wire reference's §9.2).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -22,7 +21,7 @@ from tinymemory import Conflict, EngineError, NotFound, TinyMemoryError, Unavail
 from .decoding import Decoded, decode_event
 from .envelope import Event, item_label
 from .layout import Layout, Scope, below
-from .transport import Transport, new_claim
+from .transport import MAX_PAUSE, Transport, asked_wait, new_claim
 
 _T = TypeVar("_T")
 #: Attempts of a hosted write on a transient failure (sleeping 250 ms, then 500 ms).
@@ -157,7 +156,7 @@ class EventLog:
         scope = event.body["scope"]
         text = event.body["content"]["text"]
         labels = event.body["context"]["labels"]
-        deadline = time.monotonic() + self.wait_budget
+        deadline = self.transport.clock.now() + self.wait_budget
         while True:
             try:
                 items, _ = self.page(scope, None, labels[:1])
@@ -173,12 +172,12 @@ class EventLog:
                     and (raw.get("context") or {}).get("labels") == labels
                 ):
                     return str(raw["id"])
-            if time.monotonic() >= deadline:
+            if self.transport.clock.now() >= deadline:
                 raise Unavailable(
                     f"a write to {scope} was claimed but not found within "
                     f"{self.wait_budget:g} s; its outcome is unknown"
                 )
-            time.sleep(self.poll_interval)
+            self.transport.clock.sleep(self.poll_interval)
 
     def _bulk(self, events: Sequence[Event], params: dict[str, str]) -> list[tuple[str, bool]]:
         # `ordering`: the Rust engine sends it to live servers (§4.1); the vendor's
@@ -230,7 +229,7 @@ class EventLog:
     def wait_listed(self, scope: str, event_id: str, item_id: str) -> None:
         """Poll the scope's first page (narrowed by the item's label) until the event is there."""
         hosted = self.transport.wire.claims
-        deadline = time.monotonic() + self.wait_budget
+        deadline = self.transport.clock.now() + self.wait_budget
         polls = failed = 0
         gap = self.poll_interval
         while True:
@@ -243,18 +242,18 @@ class EventLog:
                 items, failed = [], failed + 1  # hosted: a 429 or 5xx here means "not yet"
             if any(isinstance(raw, dict) and raw.get("id") == event_id for raw in items):
                 return
-            if time.monotonic() >= deadline:
+            if self.transport.clock.now() >= deadline:
                 raise Unavailable(
                     f"event {event_id} in {scope} did not become readable "
                     f"({polls} polls answered without it, {failed} failed)"
                 )
-            time.sleep(gap)
+            self.transport.clock.sleep(gap)
             if hosted:
                 gap = min(gap * 2, 2.0)  # hosted polls back off: they count against its limit
 
     def wait_ranked(self, scope: str, event_id: str, text: str) -> None:
         """Best effort: poll a settle probe until ranked recall holds the event."""
-        deadline = time.monotonic() + self.settle_budget
+        deadline = self.transport.clock.now() + self.settle_budget
         probe = {
             "scope": scope,
             "query": text[:256],
@@ -276,9 +275,9 @@ class EventLog:
                 isinstance(raw, dict) and raw.get("id") == event_id for raw in events
             ):
                 return
-            if time.monotonic() >= deadline:
+            if self.transport.clock.now() >= deadline:
                 return
-            time.sleep(self.poll_interval)
+            self.transport.clock.sleep(self.poll_interval)
 
     # --- scopes -------------------------------------------------------------------
 
@@ -356,9 +355,10 @@ def with_attempts(
         try:
             return send(attempt)
         except TinyMemoryError as error:
-            if attempt >= HOSTED_ATTEMPTS or not retry_on(error):
+            over_cap = (asked_wait(error) or 0.0) > MAX_PAUSE
+            if attempt >= HOSTED_ATTEMPTS or not retry_on(error) or over_cap:
                 raise
-        time.sleep(transport.backoff * 2 ** (attempt - 1))
+        transport.clock.sleep(transport.backoff * 2 ** (attempt - 1))
 
 
 def forget_events(transport: Transport, scope: str, event_ids: Sequence[str]) -> None:

@@ -10,8 +10,12 @@
   reads, and writes CortexDB replays by their body key. Up to 3 attempts on a
   transient failure (429, 408, 5xx, a dropped or timed-out connection),
   sleeping 250 ms then 500 ms; a 503 ``AUTHORIZATION_STATE_CHANGED`` gets 6.
-  A 429's ``Retry-After`` (whole seconds, at most 10) holds every later
-  request of the engine until then.
+  A 429's or a 503's ``Retry-After`` (seconds or an HTTP date), else its
+  ``X-RateLimit-Reset`` / ``RateLimit-Reset`` (seconds, or a Unix time),
+  holds every request of the engine until then, at most :data:`MAX_PAUSE`
+  seconds; a wait the server asks beyond that cap is not waited: the error
+  states the wait asked and the cap.
+- Time is read through a :class:`~.clock.Clock` (a test drives a manual one).
 - The hosted wire: every single-attempt POST carries a fresh
   ``Idempotency-Key`` claim (a caller may pass its own, reused across its
   retries); answers are unwrapped from ``{success, data}``; failures
@@ -20,7 +24,9 @@
 - Errors follow the wire reference's §10: the route without its query, the
   endpoint's host, the status, and at most 300 characters of what the
   backend said after `` — ``; never a credential (:mod:`.secrets` takes every
-  configured secret out, in every form a server may echo it). Redirects are
+  configured secret out, whole or any run of 8 characters of it, in every
+  form a server may echo it). ``urllib3``'s and ``requests``' own log
+  records pass through the same redaction, at every level. Redirects are
   not followed.
 - What goes over the network is a :class:`~.connection.Connection`'s
   business: ``requests`` by default, anything that carries one exchange in
@@ -30,12 +36,16 @@
 from __future__ import annotations
 
 import contextlib
+import email.utils
 import itertools
 import json
+import logging
 import re
 import secrets
 import threading
 import time
+import weakref
+from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlsplit
@@ -52,6 +62,7 @@ from tinymemory import (
     Unavailable,
 )
 
+from .clock import SYSTEM_CLOCK, Clock
 from .connection import Connection, ConnectionFailed, Reply, Request, RequestsConnection
 from .pacing import Pacer
 from .secrets import Redactor
@@ -71,8 +82,10 @@ RESERVED_HEADERS = frozenset(
 )
 REQUEST_TIMEOUT = 60.0
 CONNECT_TIMEOUT = 10.0
-#: The longest a 429 holds the engine's requests, in seconds.
+#: The longest the engine waits when a 429 or a 503 asks it to (``Retry-After``), in seconds.
 MAX_PAUSE = 10.0
+#: The statuses whose ``Retry-After`` / reset headers the engine honours.
+PAUSING_STATUSES = frozenset({429, 503})
 SUCCESS_BODY_CAP = 64 * 1024 * 1024
 EXCERPT_CHARS = 300
 #: A reset header above this many seconds is a Unix time, not a delay (2001-09-09).
@@ -83,6 +96,9 @@ _UNKNOWN, _ABSENT = object(), object()
 _CLAIM_SALT = secrets.token_hex(8)
 _claims = itertools.count(1)
 _NOT_CODE = re.compile(r"[^A-Za-z0-9_]", re.ASCII)
+_SECONDS = re.compile(r"\d+(\.\d+)?", re.ASCII)
+#: Bearers remembered per transport, to take out of the text a server sends back.
+_BEARERS_KEPT = 16
 #: The hosted code of a failure whose body names none (the wire reference's §10.2).
 _HOSTED_DEFAULT_CODES = {401: "UNAUTHORIZED", 403: "UNAUTHORIZED", 402: "USER_INSUFFICIENT_CREDITS"}
 
@@ -104,13 +120,97 @@ def code_of(error: BaseException) -> str | None:
     return code if isinstance(code, str) else None
 
 
+def asked_wait(error: BaseException) -> float | None:
+    """The seconds a 429 or a 503 asked the engine to wait before trying again, if it said."""
+    wait = getattr(error, "asked_wait", None)
+    return wait if isinstance(wait, float) else None
+
+
 def _failure(
-    kind: type[TinyMemoryError], message: str, status: int | None, code: str | None
+    kind: type[TinyMemoryError],
+    message: str,
+    status: int | None,
+    code: str | None,
+    wait: float | None = None,
 ) -> TinyMemoryError:
     error = kind(message)
     error.status = status  # type: ignore[attr-defined]
     error.code = code  # type: ignore[attr-defined]
+    error.asked_wait = wait  # type: ignore[attr-defined]
     return error
+
+
+def server_wait(headers: Mapping[str, str], wall: float) -> float | None:
+    """Seconds the answer asks to wait: ``Retry-After`` (seconds or an HTTP date), else a reset.
+
+    ``X-RateLimit-Reset`` / ``RateLimit-Reset`` are seconds, or a Unix time
+    when above 10^9 (2001-09-09). ``wall`` is now, in Unix seconds. None when
+    no header says anything usable; a time already past reads as 0.
+    """
+    retry_after = headers.get("retry-after", "").strip()
+    if _SECONDS.fullmatch(retry_after):
+        return float(retry_after)
+    if retry_after:
+        with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+            moment = email.utils.parsedate_to_datetime(retry_after)
+            if moment.tzinfo is not None:
+                return max(0.0, moment.timestamp() - wall)
+    for name in ("x-ratelimit-reset", "ratelimit-reset"):
+        value = headers.get(name, "").strip()
+        if _SECONDS.fullmatch(value):
+            seconds = float(value)
+            return max(0.0, seconds - wall) if seconds > _EPOCH_FLOOR else seconds
+    return None
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s" if value < 100 else f"{round(value)} s"
+
+
+class _LibraryLogRedaction(logging.Filter):
+    """Takes every live transport's secrets out of ``urllib3``'s and ``requests``' records.
+
+    urllib3 logs each request line, the endpoint's query included, at DEBUG.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        transports = list(_LIVE)
+        if not transports:
+            return True
+        text = record.getMessage()
+        redacted = text
+        for transport in transports:
+            redacted = transport.redact(redacted)
+        if redacted != text:
+            record.msg, record.args = redacted, None
+        return True
+
+
+_LIVE: weakref.WeakSet[Transport] = weakref.WeakSet()
+_LIBRARY_REDACTION = _LibraryLogRedaction()
+#: The loggers of the HTTP libraries under the default connection (each module's own logger
+#: must hold the filter: a logger's filters see only the records logged to it).
+LIBRARY_LOGGERS = (
+    "requests",
+    "urllib3",
+    "urllib3.connection",
+    "urllib3.connectionpool",
+    "urllib3.poolmanager",
+    "urllib3.response",
+    "urllib3.util.retry",
+)
+
+
+def _filter_library_loggers() -> None:
+    known = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if name.split(".")[0] in ("urllib3", "requests")
+    ]
+    for name in {*LIBRARY_LOGGERS, *known}:
+        logger = logging.getLogger(name)
+        if _LIBRARY_REDACTION not in logger.filters:
+            logger.addFilter(_LIBRARY_REDACTION)
 
 
 def check_headers(headers: Mapping[str, str]) -> dict[str, str]:
@@ -140,6 +240,7 @@ class Transport:
         backoff: float = 0.25,
         pacer: Pacer | None = None,
         connection: Connection | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         parts = urlsplit(endpoint)
         if parts.username is not None or parts.password is not None:
@@ -162,14 +263,18 @@ class Transport:
         self.redactor = Redactor([*self._headers.values(), *(value for _, value in self._query)])
         self.timeout = (min(CONNECT_TIMEOUT, timeout), timeout)
         self.backoff = backoff
+        self.clock = clock
         self.pacer = pacer
         #: What carries each exchange: ``requests`` unless a test serves the engine itself.
         self.connection: Connection = connection or RequestsConnection()
         self._lock = threading.Lock()
         self._actor: object = _UNKNOWN
         self._paused_until = 0.0
+        self._bearers: deque[str] = deque(maxlen=_BEARERS_KEPT)
         #: Requests sent (attempts included): what the benchmark counts.
         self.sent = 0
+        _LIVE.add(self)
+        _filter_library_loggers()
 
     # --- the calls the engine makes ---------------------------------------------
 
@@ -223,16 +328,27 @@ class Transport:
             try:
                 return self._attempt(method, path, url, data, key)
             except TinyMemoryError as error:
+                asked = asked_wait(error)
                 if not retry or not error.transient or attempt >= _attempts(error):
                     raise
-            time.sleep(self.backoff * 2 ** (attempt - 1))
+                if asked is not None and asked > MAX_PAUSE:
+                    raise
+            # The pause a 429 or a 503 asked for is waited out at the next attempt.
+            self.clock.sleep(self.backoff * 2 ** (attempt - 1))
 
     def close(self) -> None:
         self.connection.close()
 
     def redact(self, text: str) -> str:
-        """``text`` (a server's words) with no key, token handed out or configured secret."""
-        return self.redactor.redact(self._credential.redact(text))
+        """``text`` (a server's words) with no key, token handed out or configured secret.
+
+        Each in part too: any run of 8 characters of it, or of the header value
+        ``Bearer <token>``, in any spelling (:mod:`.secrets`).
+        """
+        with self._lock:
+            bearers = list(self._bearers)
+        headers = [f"Bearer {bearer}" for bearer in bearers]
+        return self.redactor.redact(self._credential.redact(text), *bearers, *headers)
 
     # --- one attempt -----------------------------------------------------------------
 
@@ -260,20 +376,22 @@ class Transport:
             raise _failure(
                 Unavailable, f"memory API {path} on {self.host}: {failed.reason}", None, None
             ) from None
-        return self._answer(path, reply, bearer)
+        return self._answer(path, reply)
 
-    def _answer(self, path: str, reply: Reply, bearer: str) -> Any:
+    def _answer(self, path: str, reply: Reply) -> Any:
         status = reply.status
         if status in (401, 403):
             with self._lock:
                 self._actor = _UNKNOWN
-        if status == 429:
-            self._pause(reply.headers)
+        wait = None
+        if status in PAUSING_STATUSES:
+            wait = server_wait(reply.headers, self.clock.wall())
+            self._pause(wait)
         if 200 <= status < 300:
-            return self._json(path, reply, bearer)
-        raise self._status_error(path, reply, bearer)
+            return self._json(path, reply)
+        raise self._status_error(path, reply, wait)
 
-    def _json(self, path: str, reply: Reply, bearer: str) -> Any:
+    def _json(self, path: str, reply: Reply) -> Any:
         if len(reply.body) > SUCCESS_BODY_CAP:
             raise _failure(
                 EngineError, f"memory API {path} on {self.host} answered too much", None, None
@@ -292,7 +410,7 @@ class Transport:
         if isinstance(data, dict) and data.get("success") is True and "data" in data:
             return data["data"]
         if isinstance(data, dict) and data.get("success") is False:
-            raise self._status_error(path, reply, bearer)
+            raise self._status_error(path, reply)
         raise _failure(
             EngineError,
             f"memory API {path} on {self.host} answered outside the {{success, data}} envelope",
@@ -303,7 +421,7 @@ class Transport:
     def _enveloped(self, path: str) -> bool:
         return self.wire.enveloped and path not in self.wire.passthrough
 
-    def _status_error(self, path: str, reply: Reply, bearer: str) -> TinyMemoryError:
+    def _status_error(self, path: str, reply: Reply, wait: float | None = None) -> TinyMemoryError:
         status = reply.status
         text = reply.body[: 64 * 1024].decode("utf-8", "replace")
         parsed: Any = None
@@ -333,10 +451,17 @@ class Transport:
             head = f"memory API {path} on {self.host} returned HTTP {status}"
         if hosted or (code == _STATE_CHANGED and status == 503):
             head = f"[{code}] {head}"
-        detail = self.redactor.redact(self._credential.redact(text.strip()), bearer)
+        if wait is not None and wait > MAX_PAUSE:
+            head += (
+                f"; the server asked to wait {_seconds(wait)}, over the engine's cap of "
+                f"{_seconds(MAX_PAUSE)}, so it did not retry"
+            )
+        elif wait is not None:
+            head += f"; the server asked to wait {_seconds(wait)}"
+        detail = self.redact(text).strip()  # redacted first: a run may begin with a space
         if len(detail) > EXCERPT_CHARS:
             detail = detail[:EXCERPT_CHARS] + "…"
-        return _failure(kind, f"{head} — {detail}" if detail else head, status, code)
+        return _failure(kind, f"{head} — {detail}" if detail else head, status, code, wait)
 
     # --- the bearer, the actor and the pause --------------------------------------
 
@@ -357,6 +482,9 @@ class Transport:
                 None,
                 None,
             )
+        with self._lock:
+            if token not in self._bearers:
+                self._bearers.append(token)
         return token
 
     def _actor_header(self, path: str) -> str | None:
@@ -382,33 +510,21 @@ class Transport:
             self._actor = caller if isinstance(caller, str) and caller else _ABSENT
             return self._actor if isinstance(self._actor, str) else None
 
-    def _pause(self, headers: Mapping[str, str]) -> None:
-        """Hold every request until a 429 says: ``Retry-After``, else ``X-RateLimit-Reset``.
-
-        Both in whole seconds (an HTTP-date is ignored); a reset that reads as a
-        Unix time (the CLI shows it as "resets at") is turned into seconds from now.
-        """
-        seconds = None
-        for name in ("retry-after", "x-ratelimit-reset", "ratelimit-reset"):
-            value = headers.get(name, "").strip()
-            if value.isdigit():
-                seconds = float(value)
-                if seconds > _EPOCH_FLOOR:
-                    seconds -= time.time()
-                break
+    def _pause(self, seconds: float | None) -> None:
+        """Hold every request ``seconds`` (what a 429 or a 503 asked), at most the cap."""
         if seconds is None or seconds <= 0:
             return
-        until = time.monotonic() + min(seconds, MAX_PAUSE)
+        until = self.clock.now() + min(seconds, MAX_PAUSE)
         with self._lock:
             self._paused_until = max(self._paused_until, until)
 
     def _wait_out_pause(self) -> None:
         while True:
             with self._lock:
-                left = self._paused_until - time.monotonic()
+                left = self._paused_until - self.clock.now()
             if left <= 0:
                 return
-            time.sleep(left)
+            self.clock.sleep(left)
 
 
 _KINDS: dict[int, type[TinyMemoryError]] = {

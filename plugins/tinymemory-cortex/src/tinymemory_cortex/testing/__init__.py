@@ -17,6 +17,7 @@ as 429 with ``retry_after`` or 503, a dropped connection, a slow answer.
 
 from __future__ import annotations
 
+from .clock import ManualClock
 from .double import CortexDouble
 from .hosted import HostedError, HostedFront
 from .memory import MEMORY_ENDPOINT, InMemoryConnection, connect, serve_in_memory
@@ -33,6 +34,7 @@ __all__ = [
     "HostedError",
     "HostedFront",
     "InMemoryConnection",
+    "ManualClock",
     "Tenant",
     "connect",
     "serve_in_memory",

@@ -6,7 +6,8 @@ by :mod:`.hosted`, in front of these.
 It keeps what CortexDB keeps (an append-only log of events per scope, write
 keys, recall packs, erasures) separately for every bearer token (each token
 is a tenant of its own), and answers as the wire reference's §4 and §12
-describe: newest-first listings that emit each event twice, labels any-of
+describe: newest-first listings (each event once; ``listing_copies=2`` emits
+every event twice, as §4.2 measured on a live server), labels any-of
 with at most 50 per request, closed request bodies (an unknown key is 422),
 the 1 MiB text limit, scope types outside the shipped presets refused, and
 failures in CortexDB's error JSON. It is not a mock that answers whatever is
@@ -34,6 +35,7 @@ from urllib.parse import unquote, unquote_plus
 
 import attrs
 
+from ..clock import SYSTEM_CLOCK, Clock
 from .hosted import HostedFront
 from .state import (
     ANSWER_KEYS,
@@ -47,9 +49,14 @@ from .state import (
     read_json,
 )
 
-#: The scope types every shipped CortexDB preset allows.
+#: The scope types every shipped CortexDB preset allows (§8.1), and the two the vendor's
+#: own clients write: ``ns:`` (cortexdb-mcp 0.8 server.py, a namespace below the scope)
+#: and ``verify:`` (cortexdb-cli 0.6 commands/onboard.py, "caught" by "a live run against
+#: the hosted API").
 ALLOWED_SCOPE_TYPES = frozenset(
     {
+        "ns",
+        "verify",
         "org",
         "dept",
         "team",
@@ -116,6 +123,16 @@ _FORGET_KEYS = {
     "from_preview_id",
 }
 _CASCADES = {"none", "derived_only", "redact_events"}
+#: The forget selector's fields, as cortexdb-cli 0.6 names the server's ForgetSelector
+#: (commands/forget.py); anything else is an empty selector (§4.5).
+_SELECTORS = ("memory_ids", "about_subject", "about_entity", "predicate")
+#: Routes served without a bearer: the liveness and readiness probes (cortexdb-cli 0.6
+#: onboarding.py: "GET /v1/admin/health (unauthenticated)", then /v1/admin/ready, read as
+#: ``{ready, degraded, checks: {name: {ok}}}`` by its ``stage_ready``).
+_PUBLIC: dict[str, dict[str, Any]] = {
+    "v1/admin/health": {"status": "healthy"},
+    "v1/admin/ready": {"ready": True, "degraded": False, "checks": {"storage": {"ok": True}}},
+}
 _ERASURE_KEYS = {"scope", "confirm_all", "selector", "audit_note", "idempotency_key"}
 #: Bulk `ordering` as the CLI sends it (`independent` is its default).
 _ORDERINGS = {"independent", "strict_temporal"}
@@ -134,7 +151,8 @@ class CortexDouble:
     ``X-Cortex-Actor`` (as CortexDB does for minted per-account tokens).
     ``hosted_rate_limit`` is the hosted routes' limit per token as
     ``(requests, seconds)``: the real 300 a minute by default, None for none
-    (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`).
+    (the hosted routes are ``self.hosted``, a :class:`.hosted.HostedFront`),
+    counted on ``clock``.
 
     ``erasures_accepted`` answers an erasure as the SDK describes the
     asynchronous one (``202 {erasure_id, status: "accepted", manifest_url,
@@ -153,9 +171,13 @@ class CortexDouble:
         *,
         require_actor: bool = False,
         hosted_rate_limit: tuple[int, float] | None = (300, 60.0),
+        clock: Clock = SYSTEM_CLOCK,
+        listing_copies: int = 1,
     ) -> None:
         self.tokens = dict(tokens) if tokens is not None else None
         self.require_actor = require_actor
+        #: How many consecutive copies of each event a listing emits (and ``limit`` counts).
+        self.listing_copies = listing_copies
         self.erasures_accepted = False
         self.erasure_status_route = True
         self.pack_token_cap: int | None = None
@@ -166,6 +188,8 @@ class CortexDouble:
         self._faults: deque[Fault] = deque()
         self._lock = threading.RLock()
         self._numbers = 0
+        #: What the rate limiter and a slow answer read (a test shares its clock with the engine).
+        self.clock = clock
         self.hosted = HostedFront(self, hosted_rate_limit)
 
     # --- fault injection -----------------------------------------------------------
@@ -218,6 +242,8 @@ class CortexDouble:
         fault = self._take_fault(route)
         if fault is not None and not fault.after_apply and (fault.drop or fault.status is not None):
             return _faulted(fault)
+        if method == "GET" and route in _PUBLIC:
+            return Answer(200, _PUBLIC[route])
         try:
             tenant = self._tenant(headers, whoami=route == "v1/auth/whoami")
             answer = self._route(tenant, method, route, params, labels_given, body)
@@ -265,7 +291,6 @@ class CortexDouble:
             ("GET", "v1/scopes/list"): lambda: self._scopes(tenant, params),
             ("POST", "v1/erasures"): lambda: self._erase(tenant, read_json(raw)),
             ("GET", "v1/auth/whoami"): lambda: Answer(200, {"caller": tenant.caller}),
-            ("GET", "v1/admin/health"): lambda: Answer(200, {"status": "healthy"}),
             ("GET", "v1/admin/version"): lambda: Answer(
                 200,
                 {
@@ -390,7 +415,7 @@ class CortexDouble:
         wanted = _labels(",".join(labels_given)) if labels_given else None
         log = tenant.logs.get(scope, [])
         chosen = [e for e in reversed(log) if wanted is None or wanted & set(_event_labels(e))]
-        copies = [event for event in chosen for _ in range(2)]
+        copies = [event for event in chosen for _ in range(self.listing_copies)]
         offset = _offset(params.get("cursor"))
         page = copies[offset : offset + limit]
         return Answer(
@@ -431,6 +456,8 @@ class CortexDouble:
         }:
             raise ApiError(422, "INVALID_BODY", "unknown filter")
         wanted = metadata.get("labels")
+        if isinstance(wanted, str):  # cortexdb-cli 0.6 sends one `--filter labels=x` as a string
+            wanted = [wanted]
         if wanted is not None and len(wanted) > MAX_LABELS_PER_QUERY:
             raise ApiError(422, "INVALID_BODY", "at most 50 labels")
         scopes = [
@@ -468,7 +495,20 @@ class CortexDouble:
                     _excerpt_ranges=[[0, len(cut.encode("utf-8", "surrogatepass"))]],
                 )
             listed.append(shown)
-        return Answer(200, {"pack_id": pack_id, "layers": {"events": listed}})
+        include = body.get("include")
+        layers: dict[str, list[Any]] = {}
+        if include is None or "events" in include:
+            layers["events"] = listed
+        for layer in include or ():
+            layers.setdefault(str(layer), [])  # the double derives nothing: other layers are empty
+        # The marker `[role] ` is in the context block only (§4.3), where the vendor's MCP
+        # server reads the pack from: memories between `---` rules, each headed
+        # `[<time> UTC] [<role>] ` (cortexdb-mcp 0.8 render.py, memories_from_context).
+        block = "\n---\n".join(
+            f"[{_shown_time(event)} UTC] [{event['content']['role']}] {event['content']['text']}"
+            for event in layers.get("events", [])
+        )
+        return Answer(200, {"pack_id": pack_id, "layers": layers, "context_block": block})
 
     def _event(self, tenant: Tenant, event_id: str) -> Answer:
         """``GET v1/events/{id}``: the whole event (what a budget excerpt points to)."""
@@ -484,6 +524,12 @@ class CortexDouble:
             raise ApiError(422, "INVALID_BODY", "unknown answer field")
         if body.get("diagnostics", "none") not in _DIAGNOSTICS:
             raise ApiError(422, "INVALID_BODY", "`diagnostics` is none, summary or full")
+        if "use_pack_id" not in body:
+            # No preview pack named: the service recalls for the question itself (the SDK's
+            # and the CLI's answer() never name one).
+            question = {"scope": body.get("scope"), "query": body.get("question")}
+            recalled = self._recall(tenant, {**question, "view": body.get("view", "holistic")})
+            body = {**body, "use_pack_id": recalled.body["pack_id"]}
         pack = tenant.packs.get(str(body.get("use_pack_id")))
         if pack is None:
             raise ApiError(404, "UNKNOWN_PREVIEW_ID", "the pack is gone")
@@ -518,11 +564,16 @@ class CortexDouble:
         scope = body.get("scope")
         check_scope(scope)
         selector = body.get("selector") or {}
-        ids = selector.get("memory_ids") if isinstance(selector, dict) else None
+        chosen = {
+            name: selector[name]
+            for name in _SELECTORS
+            if isinstance(selector, dict) and selector.get(name)
+        }
+        ids = chosen.get("memory_ids")
         confirm = body.get("confirm_all") is True
-        if ids and confirm:
+        if chosen and confirm:
             raise ApiError(400, "AMBIGUOUS_SELECTOR_CONFIRM_ALL", "a selector or confirm_all")
-        if not ids and not confirm:
+        if not chosen and not confirm:
             raise ApiError(
                 422, "EMPTY_SELECTOR_WITHOUT_CONFIRMATION", "an empty selector needs confirm_all"
             )
@@ -530,13 +581,21 @@ class CortexDouble:
         if cascade not in _CASCADES:
             raise ApiError(400, "INVALID_CASCADE", "cascade is none, derived_only or redact_events")
         log = tenant.logs.get(str(scope), [])
-        named = set(ids) if ids else {event.id for event in log}
+        if chosen:
+            # Subjects are the attribution `subject.id` of an event; the double derives no
+            # entities nor predicates, so those select no event.
+            subject = chosen.get("about_subject")
+            named = set(ids or ()) | {
+                event.id for event in log if subject and _subject(event) == subject
+            }
+        else:
+            named = {event.id for event in log}
         removed = (
             [event for event in log if event.id in named] if cascade == "redact_events" else []
         )
         if removed:
             tenant.logs[str(scope)] = [event for event in log if event.id not in named]
-            if ids:
+            if chosen:
                 gone = {event.id for event in removed}
                 for key in [key for key, (event_id, _) in tenant.keys.items() if event_id in gone]:
                     del tenant.keys[key]
@@ -670,6 +729,16 @@ def _labels(joined: str) -> set[str]:
 
 def _event_labels(event: Event) -> list[str]:
     return list((event.body.get("context") or {}).get("labels", []))
+
+
+def _shown_time(listed: dict[str, Any]) -> str:
+    context = listed.get("context") or {}
+    return str(context.get("observed_at") or context.get("recorded_at") or "")
+
+
+def _subject(event: Event) -> str | None:
+    subject = event.body.get("subject")
+    return subject.get("id") if isinstance(subject, dict) else None
 
 
 def _offset(cursor: str | None) -> int:

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 from collections import deque
 from collections.abc import Mapping
 from typing import Any
@@ -87,7 +86,7 @@ def check_hosted_scope(scope: object) -> str:
     return scope
 
 
-def _backend_429(wait: int | None) -> Answer:
+def _backend_429(wait: int | str | None) -> Answer:
     body = {"error": {"message": "Too many requests", "type": "rate_limit_error"}}
     return Answer(429, body, {} if wait is None else {"Retry-After": str(wait)})
 
@@ -171,7 +170,7 @@ class HostedFront:
         limit, window = self.rate_limit
         with self.double._lock:
             sent = self._sent.setdefault(token, deque())
-            now = time.monotonic()
+            now = self.double.clock.now()
             while sent and sent[0] <= now - window:
                 sent.popleft()
             if len(sent) >= limit:

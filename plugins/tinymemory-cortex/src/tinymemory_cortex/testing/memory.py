@@ -16,12 +16,11 @@ one does on the network.
 from __future__ import annotations
 
 import json
-import time
 from urllib.parse import urlsplit
 
 from tinymemory import MemoryEngine
 
-from ..connection import Connection, ConnectionFailed, Reply, Request
+from ..connection import Connection, ConnectionFailed, Reply, Request, timed_out
 from ..engine import CortexEngine
 from .double import CortexDouble
 
@@ -42,9 +41,9 @@ class InMemoryConnection:
         if answer.delay:
             read_timeout = request.timeout[1]
             if answer.delay > read_timeout:
-                time.sleep(read_timeout)
-                raise ConnectionFailed("timed out")
-            time.sleep(answer.delay)
+                self.double.clock.sleep(read_timeout)
+                raise timed_out(request, connecting=False)
+            self.double.clock.sleep(answer.delay)
         if answer.drop:
             raise ConnectionFailed("the request did not complete")
         payload = (

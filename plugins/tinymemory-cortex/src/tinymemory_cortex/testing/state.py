@@ -14,6 +14,8 @@ from typing import Any, Protocol
 
 import attrs
 
+from ..clock import Clock
+
 ANSWER_KEYS = {
     "scope",
     "question",
@@ -48,7 +50,8 @@ class Fault:
 
     ``route`` is a path below the endpoint such as ``v1/events`` (``*`` for
     any). ``status`` answers that status in CortexDB's error JSON (with
-    ``retry_after`` as a ``Retry-After`` header); ``drop`` closes the
+    ``retry_after`` as a ``Retry-After`` header: seconds, or a string such
+    as an HTTP date sent as written); ``drop`` closes the
     connection unanswered; ``delay`` answers normally, that many seconds late.
     """
 
@@ -56,7 +59,7 @@ class Fault:
     times: int = 1
     status: int | None = None
     code: str | None = None
-    retry_after: int | None = None
+    retry_after: int | str | None = None
     drop: bool = False
     delay: float = 0.0
     #: Apply the request first, then fail (a write that landed but whose answer was lost).
@@ -145,6 +148,7 @@ class Backend(Protocol):
 
     tokens: dict[str, str] | None
     tenants: dict[str, Tenant]
+    clock: Clock
     _lock: threading.RLock
 
     def _caller(self, token: str) -> str: ...
