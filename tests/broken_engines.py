@@ -234,6 +234,16 @@ class ListPageOverLimit(Wrapped):
         return self.inner.handle_list(attrs.evolve(request, limit=request.limit + 1))
 
 
+class DropsTagsPastTheVariableLimit(Wrapped):
+    """List reads only the first 999 tags of ``tags_any`` (an old SQLite's bound-variable limit)."""
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        tags = request.filter.tags_any[:999]
+        return self.inner.handle_list(
+            attrs.evolve(request, filter=attrs.evolve(request.filter, tags_any=tags))
+        )
+
+
 class FetchWorstFirst(Wrapped):
     """Fetch hands each page's hits worst first."""
 
@@ -680,6 +690,7 @@ FAULTS: dict[type[Wrapped], str] = {
     StoresOverTheMaximum: "store_many_limits",
     StoresPartOfAnInvalidBatch: "store_many_limits",
     AnswersLimitZero: "refusals",
+    DropsTagsPastTheVariableLimit: "caps",
     FetchPageOverLimit: "paging",
     FetchRepeatsAcrossPages: "paging",
     ListPageOverLimit: "paging",

@@ -253,8 +253,9 @@ class MemoryEngine(abc.ABC):
         The ids are read back with ``get`` under the reach first; nothing found
         means no forget is sent at all.
         """
-        wanted = list(dict.fromkeys(ids))
-        ForgetTarget.by_ids(wanted).validate()
+        named = ForgetTarget.by_ids(ids)  # refuses more ids than its cap before reading them all
+        named.validate()
+        wanted = list(dict.fromkeys(named.ids or ()))
         found: list[str] = []
         for start in range(0, len(wanted), MAX_GET_IDS):
             batch = wanted[start : start + MAX_GET_IDS]

@@ -53,3 +53,33 @@ def set_item_limits(limits: ItemLimits) -> ItemLimits:
         raise ConfigError("set_item_limits takes an ItemLimits")
     previous, _current[0] = _current[0], limits
     return previous
+
+
+# --- caps on a request ------------------------------------------------------
+#
+# Every request field that is not an item is bounded too, so that a request's
+# own size never decides how long a call takes or how much memory it holds.
+# The caps are fixed (a host does not change them): a request that fits
+# one engine fits every engine. docs/contract.md, "Caps on a request", gives
+# each its rule id and the reason for its value.
+
+#: cap-question-length: the UTF-8 bytes of a recall question.
+MAX_QUESTION_BYTES = 16 * 1024
+#: cap-query-length: the UTF-8 bytes of a fetch query (a question by another name).
+MAX_QUERY_BYTES = MAX_QUESTION_BYTES
+#: cap-instructions-length: the UTF-8 bytes of a recall's instructions.
+MAX_INSTRUCTIONS_BYTES = MAX_QUESTION_BYTES
+#: cap-cursor-length: the bytes of a cursor handed back.
+MAX_CURSOR_BYTES = 4 * 1024
+#: cap-filter-value-length: the UTF-8 bytes of each string a filter matches on.
+MAX_FILTER_VALUE_BYTES = 8 * 1024
+#: cap-tags-any: the tags of a filter's ``tags_any``.
+MAX_FILTER_TAGS = 1_000
+#: cap-kinds: the entries of a list of item kinds (repeats allowed; there are 3 kinds).
+MAX_KINDS = 64
+#: cap-sources: the entries of a filter's ``sources`` (repeats allowed; there are 8).
+MAX_SOURCES = 64
+#: cap-forget-ids: the ids of one forget by ids.
+MAX_FORGET_IDS = 1_000
+#: cap-id-length: the UTF-8 bytes of one id named to get or forget.
+MAX_ID_BYTES = 256

@@ -8,19 +8,20 @@ from datetime import datetime
 import attrs
 
 from tinymemory._errors import InvalidRequest
+from tinymemory._limits import MAX_FILTER_TAGS, MAX_FILTER_VALUE_BYTES, MAX_KINDS, MAX_SOURCES
 from tinymemory._namespace import Namespace, Reach, as_namespace
 from tinymemory._timestamps import optional_utc
 from tinymemory._validators import (
     WireEnum,
+    capped_strings,
     instance_of,
     optional_bool,
+    optional_capped_text,
     optional_str,
-    optional_unicode,
     required_str,
     str_tuple,
     to_enum_tuple,
     u32,
-    unicode_tuple,
 )
 
 
@@ -46,12 +47,12 @@ class SourceKind(WireEnum):
 
 
 def item_kinds(values: Iterable[ItemKind | str]) -> tuple[ItemKind, ...]:
-    """Item kinds or their wire values as a tuple of kinds (attrs converter)."""
-    return to_enum_tuple(ItemKind, values)
+    """Item kinds or their wire values as a tuple of kinds, at most 64 (attrs converter)."""
+    return to_enum_tuple(ItemKind, values, cap=("kinds", MAX_KINDS, "cap-kinds"))
 
 
 def _source_kinds(values: Iterable[SourceKind | str]) -> tuple[SourceKind, ...]:
-    return to_enum_tuple(SourceKind, values)
+    return to_enum_tuple(SourceKind, values, cap=("sources", MAX_SOURCES, "cap-sources"))
 
 
 @attrs.frozen
@@ -84,7 +85,21 @@ def _opt_str() -> str | None:
 
 def _filter_str() -> str | None:
     # A filter's strings reach an engine's query as they are, so they must be unicode text.
-    return attrs.field(default=None, validator=optional_unicode)  # type: ignore[no-any-return]
+    return attrs.field(  # type: ignore[no-any-return]
+        default=None,
+        validator=optional_capped_text(MAX_FILTER_VALUE_BYTES, "cap-filter-value-length"),
+    )
+
+
+def _tags_any(values: Iterable[str]) -> tuple[str, ...]:
+    return capped_strings(
+        values,
+        "tags_any",
+        MAX_FILTER_TAGS,
+        "cap-tags-any",
+        entry_bytes=MAX_FILTER_VALUE_BYTES,
+        entry_rule="cap-filter-value-length",
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -160,7 +175,7 @@ class MetaFilter:
     agent_id: str | None = _filter_str()
     tool_call: str | None = _filter_str()
     source_id: str | None = _filter_str()
-    tags_any: tuple[str, ...] = attrs.field(default=(), converter=unicode_tuple)
+    tags_any: tuple[str, ...] = attrs.field(default=(), converter=_tags_any)
     observed_after: datetime | None = attrs.field(default=None, converter=optional_utc)
     observed_before: datetime | None = attrs.field(default=None, converter=optional_utc)
 

@@ -16,12 +16,14 @@ from typing import ClassVar
 import attrs
 
 from tinymemory._errors import InvalidRequest
-from tinymemory._validators import WireEnum
+from tinymemory._validators import WireEnum, shown
 
 #: How deep a namespace may nest (the root is depth 0).
 MAX_DEPTH = 8
 #: The longest segment id.
 MAX_SEGMENT_ID = 128
+
+_TOO_DEEP = f"a namespace nests at most {MAX_DEPTH} deep"
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,128}", re.ASCII)
 _ID_CHAR = re.compile(r"[A-Za-z0-9_-]", re.ASCII)
@@ -50,7 +52,7 @@ class SegmentKind(WireEnum):
             if kind.prefix == prefix:
                 return kind
         kinds = ", ".join(kind.prefix for kind in cls)
-        raise InvalidRequest(f"`{prefix}` is not a namespace segment kind (kinds: {kinds})")
+        raise InvalidRequest(f"`{shown(prefix)}` is not a namespace segment kind (kinds: {kinds})")
 
 
 def _fnv1a_32(data: bytes) -> int:
@@ -63,7 +65,8 @@ def _fnv1a_32(data: bytes) -> int:
 def _check_id(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
     if not isinstance(value, str) or _ID.fullmatch(value) is None:
         raise InvalidRequest(
-            f"namespace id `{value}` must be 1 to 128 characters of A-Z, a-z, 0-9, `_` or `-`"
+            f"namespace id `{shown(value)}` must be 1 to 128 characters of A-Z, a-z, 0-9, "
+            "`_` or `-`"
         )
 
 
@@ -98,7 +101,7 @@ class Segment:
 def _segments(value: Iterable[Segment]) -> tuple[Segment, ...]:
     segments = tuple(value)
     if len(segments) > MAX_DEPTH:
-        raise InvalidRequest("a namespace nests at most 8 deep")
+        raise InvalidRequest(_TOO_DEEP)
     for segment in segments:
         if not isinstance(segment, Segment):
             raise InvalidRequest(f"a namespace holds segments, not {type(segment).__name__}")
@@ -125,11 +128,13 @@ class Namespace:
         text = text.strip()
         if text in ("", "root"):
             return cls.ROOT
+        if text.count("/") >= MAX_DEPTH:  # refused before a huge path is split
+            raise InvalidRequest(_TOO_DEEP)
         segments = []
         for part in text.split("/"):
             prefix, colon, ident = part.partition(":")
             if not colon:
-                raise InvalidRequest(f"namespace segment `{part}` must be written kind:id")
+                raise InvalidRequest(f"namespace segment `{shown(part)}` must be written kind:id")
             segments.append(Segment(SegmentKind.from_prefix(prefix), ident))
         return cls(segments)
 

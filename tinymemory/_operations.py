@@ -15,18 +15,26 @@ import attrs
 from tinymemory._errors import InvalidRequest
 from tinymemory._f32 import to_f32
 from tinymemory._items import Learning, StoreItem
+from tinymemory._limits import (
+    MAX_CURSOR_BYTES,
+    MAX_FORGET_IDS,
+    MAX_ID_BYTES,
+    MAX_INSTRUCTIONS_BYTES,
+    MAX_QUERY_BYTES,
+    MAX_QUESTION_BYTES,
+)
 from tinymemory._meta import ItemKind, MemoryMeta, MetaFilter, SourceKind, as_filter, item_kinds
 from tinymemory._namespace import Namespace, Reach
 from tinymemory._validators import (
     WireEnum,
+    capped_strings,
+    capped_text,
     count,
     instance_of,
     is_blank,
-    optional_unicode,
+    optional_capped_text,
     str_tuple,
     to_tuple_of,
-    unicode_str,
-    unicode_tuple,
 )
 
 #: The most ids one ``get`` takes.
@@ -37,6 +45,30 @@ MAX_BUCKETS = 500
 MAX_SCAN_LIMIT = 50_000
 #: How many items ``explore`` scans when the request does not say.
 DEFAULT_SCAN_LIMIT = 5_000
+
+_cursor = optional_capped_text(MAX_CURSOR_BYTES, "cap-cursor-length")
+
+
+def _forget_ids(values: Iterable[str]) -> tuple[str, ...]:
+    return capped_strings(
+        values,
+        "ids",
+        MAX_FORGET_IDS,
+        "cap-forget-ids",
+        entry_bytes=MAX_ID_BYTES,
+        entry_rule="cap-id-length",
+    )
+
+
+def _get_ids(values: Iterable[str]) -> tuple[str, ...]:
+    return capped_strings(
+        values,
+        "ids",
+        MAX_GET_IDS,
+        "cap-get-ids",
+        entry_bytes=MAX_ID_BYTES,
+        entry_rule="cap-id-length",
+    )
 
 
 def _score(value: float) -> float:
@@ -56,10 +88,13 @@ def _optional_score(value: float | None) -> float | None:
 class RecallRequest:
     """A question to answer from memory, under ``filter``, citing at most ``limit`` items."""
 
-    question: str = attrs.field(validator=unicode_str)
+    question: str = attrs.field(validator=capped_text(MAX_QUESTION_BYTES, "cap-question-length"))
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
-    instructions: str | None = attrs.field(default=None, validator=optional_unicode)
+    instructions: str | None = attrs.field(
+        default=None,
+        validator=optional_capped_text(MAX_INSTRUCTIONS_BYTES, "cap-instructions-length"),
+    )
 
     def validate(self) -> None:
         """Refuse a blank question or a zero limit."""
@@ -118,11 +153,11 @@ class FetchMode(WireEnum):
 class FetchRequest:
     """Raw retrieval: ``query`` ranked by ``mode`` under ``filter``, a page of ``limit`` hits."""
 
-    query: str = attrs.field(validator=unicode_str)
+    query: str = attrs.field(validator=capped_text(MAX_QUERY_BYTES, "cap-query-length"))
     mode: FetchMode = attrs.field(default=FetchMode.HYBRID, converter=FetchMode)
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=10, validator=count)
-    cursor: str | None = attrs.field(default=None, validator=optional_unicode)
+    cursor: str | None = attrs.field(default=None, validator=_cursor)
 
     def validate(self) -> None:
         """Refuse a blank query or a zero limit."""
@@ -206,7 +241,7 @@ class ListRequest:
 
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
     limit: int = attrs.field(default=50, validator=count)
-    cursor: str | None = attrs.field(default=None, validator=optional_unicode)
+    cursor: str | None = attrs.field(default=None, validator=_cursor)
 
     def validate(self) -> None:
         """Refuse a zero limit."""
@@ -236,7 +271,8 @@ class ForgetTarget:
     """
 
     ids: tuple[str, ...] | None = attrs.field(
-        default=None, converter=attrs.converters.optional(unicode_tuple)
+        default=None,
+        converter=attrs.converters.optional(_forget_ids),
     )
     filter: MetaFilter | None = None
 
@@ -408,12 +444,12 @@ class ExplorePage:
 class GetRequest:
     """Read items whole by id, in the order named; ids beyond ``reach`` are left out."""
 
-    ids: tuple[str, ...] = attrs.field(converter=unicode_tuple)
+    ids: tuple[str, ...] = attrs.field(converter=_get_ids)
     reach: Reach | None = attrs.field(default=None, validator=instance_of(Reach, optional=True))
 
     def validate(self) -> None:
-        """Refuse no ids, more than 200, or a blank id."""
-        if not 1 <= len(self.ids) <= MAX_GET_IDS:
+        """Refuse no ids or a blank id (more than 200 are refused when the request is built)."""
+        if not self.ids:
             raise InvalidRequest(f"get takes between 1 and {MAX_GET_IDS} ids")
         if any(not item_id.strip() for item_id in self.ids):
             raise InvalidRequest("an id must not be blank")

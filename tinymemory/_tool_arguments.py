@@ -90,6 +90,9 @@ def refuse_host_fixed(tool: str, value: object) -> None:
                     )
                 _check_text(tool, path + name, name)
             queue.extend((f"{path}{key}.", node[key]) for key in sorted(node, key=str))
+        elif all(isinstance(child, str) for child in node):
+            # A list of strings (tags, ids) is checked in one pass, not a node at a time.
+            _check_text(tool, f"{path.removesuffix('.')}[].", "".join(node))
         else:
             queue.extend((f"{path.removesuffix('.')}[].", child) for child in node)
 
@@ -253,8 +256,12 @@ class Arguments:
 
     def item_ids(self, key: str) -> tuple[str, ...]:
         """From 1 to 200 ids, none blank, repeats dropped (first kept)."""
+        given = self.get(key)
+        # Counted before any id is looked at, so a million ids cost no more than 201.
+        if isinstance(given, (list, tuple)) and not 1 <= len(given) <= MAX_GET_IDS:
+            raise self.error(key, f"must list from 1 to {MAX_GET_IDS} ids")
         ids = self.strings(key)
-        if not 1 <= len(ids) <= MAX_GET_IDS:
+        if not ids:
             raise self.error(key, f"must list from 1 to {MAX_GET_IDS} ids")
         if any(not item_id.strip() for item_id in ids):
             raise self.error(key, "must not hold a blank id")

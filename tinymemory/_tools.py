@@ -29,7 +29,16 @@ import attrs
 
 from tinymemory._engine import MemoryEngine
 from tinymemory._errors import InvalidRequest, Unsupported
-from tinymemory._items import Conversation, Document, Learning, LearningKind, Role, StoreItem, Turn
+from tinymemory._items import (
+    Conversation,
+    Document,
+    Learning,
+    LearningKind,
+    Role,
+    StoreItem,
+    Turn,
+    validate_item,
+)
 from tinymemory._meta import MemoryMeta, MetaFilter, SourceKind, SourceRef
 from tinymemory._namespace import Namespace, Reach, as_namespace
 from tinymemory._operations import (
@@ -93,6 +102,8 @@ __all__ = [
 
 #: What ``call`` accepts as a model's arguments: JSON text, or the parsed object.
 ToolArguments = str | bytes | bytearray | Mapping[str, Any] | None
+#: A checked call's engine work: it returns the tool's result.
+Work = Callable[[], dict[str, Any]]
 _STORE_SHAPES = ("learning", "document", "conversation")
 
 
@@ -216,6 +227,15 @@ class MemoryTools:
         tool on read-only tools or ``memory_fetch`` on an engine serving no
         mode, and whatever the engine raises.
         """
+        return self.prepare(name, arguments)()
+
+    def prepare(self, name: str, arguments: ToolArguments = None) -> Callable[[], str]:
+        """Check a call as :meth:`call` does, without touching the engine; the call, ready to run.
+
+        Every refusal of the arguments (a bad type, a cap of the contract) is
+        raised here, so a server can answer it at once while the engine is
+        busy; calling the result does the engine's work and returns the JSON.
+        """
         if name not in TOOL_NAMES:
             raise InvalidRequest(
                 f"unknown memory tool `{name}`; expected one of {', '.join(TOOL_NAMES)}"
@@ -228,7 +248,7 @@ class MemoryTools:
         if value is not None and not isinstance(value, Mapping):
             raise InvalidRequest(f"{name}: arguments must be a json object")
         refuse_host_fixed(name, value)
-        handlers: dict[str, Callable[[object], dict[str, Any]]] = {
+        handlers: dict[str, Callable[[object], Callable[[], dict[str, Any]]]] = {
             MEMORY_RECALL: self._recall,
             MEMORY_FETCH: self._fetch,
             MEMORY_LIST: self._list,
@@ -237,17 +257,21 @@ class MemoryTools:
             MEMORY_STORE: self._store,
             MEMORY_FORGET: self._forget,
         }
-        result = handlers[name](value)
-        return json.dumps(
-            result, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
-        )
+        work = handlers[name](value)
+
+        def run() -> str:
+            return json.dumps(
+                work(), ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False
+            )
+
+        return run
 
     # --- the reads ------------------------------------------------------------------
 
     def _confined(self, filter: MetaFilter) -> MetaFilter:
         return attrs.evolve(filter, reach=self._scope.reach)
 
-    def _recall(self, value: object) -> dict[str, Any]:
+    def _recall(self, value: object) -> Work:
         args = Arguments.parse(
             MEMORY_RECALL, value, ("question", "filter", "limit", "instructions")
         )
@@ -258,10 +282,15 @@ class MemoryTools:
             limit=args.count("limit", DEFAULT_TOOL_LIMIT, MAX_TOOL_LIMIT),
             instructions=args.string("instructions"),
         )
-        answer = self._engine.recall(request)
-        return {"answer": answer.answer, "citations": [_citation(c) for c in answer.citations]}
+        request.validate()
 
-    def _fetch(self, value: object) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            answer = self._engine.recall(request)
+            return {"answer": answer.answer, "citations": [_citation(c) for c in answer.citations]}
+
+        return run
+
+    def _fetch(self, value: object) -> Work:
         modes = self._engine.descriptor.fetch_modes
         args = Arguments.parse(MEMORY_FETCH, value, ("query", "mode", "filter", "limit", "cursor"))
         filter = self._confined(args.filter())
@@ -272,8 +301,13 @@ class MemoryTools:
             limit=args.count("limit", DEFAULT_TOOL_LIMIT, MAX_TOOL_LIMIT),
             cursor=args.string("cursor"),
         )
-        page = self._engine.fetch(request)
-        return _paged("hits", page.hits, page.next_cursor)
+        request.validate()
+
+        def run() -> dict[str, Any]:
+            page = self._engine.fetch(request)
+            return _paged("hits", page.hits, page.next_cursor)
+
+        return run
 
     def _default_mode(self) -> FetchMode:
         mode = default_mode(self._engine.descriptor.fetch_modes)
@@ -283,40 +317,52 @@ class MemoryTools:
             )
         return mode
 
-    def _list(self, value: object) -> dict[str, Any]:
+    def _list(self, value: object) -> Work:
         args = Arguments.parse(MEMORY_LIST, value, ("filter", "limit", "cursor"))
         request = ListRequest(
             filter=self._confined(args.filter()),
             limit=args.count("limit", DEFAULT_TOOL_LIMIT, MAX_TOOL_LIMIT),
             cursor=args.string("cursor"),
         )
-        page = self._engine.list(request)
-        return _paged("items", page.items, page.next_cursor)
+        request.validate()
 
-    def _get(self, value: object) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            page = self._engine.list(request)
+            return _paged("items", page.items, page.next_cursor)
+
+        return run
+
+    def _get(self, value: object) -> Work:
         args = Arguments.parse(MEMORY_GET, value, ("ids",))
-        ids = args.item_ids("ids")
-        found = self._visible(ids)
-        seen = {hit.id for hit in found}
-        return {
-            "items": [_hit(hit) for hit in found],
-            "missing": [item_id for item_id in ids if item_id not in seen],
-        }
+        request = self._visible(args.item_ids("ids"))
 
-    def _explore(self, value: object) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            found = self._engine.get(request)
+            seen = {hit.id for hit in found}
+            return {
+                "items": [_hit(hit) for hit in found],
+                "missing": [item_id for item_id in request.ids if item_id not in seen],
+            }
+
+        return run
+
+    def _explore(self, value: object) -> Work:
         args = Arguments.parse(MEMORY_EXPLORE, value, ("facet", "filter", "limit"))
         facet = args.choice("facet", EXPLORE_FACETS)
         limit = args.count("limit", DEFAULT_TOOL_LIMIT, MAX_TOOL_LIMIT)
         request = ExploreRequest(facet=facet, filter=self._confined(args.filter()), limit=limit)
-        return _explored(self._engine.explore(request))
+        request.validate()
+        return lambda: _explored(self._engine.explore(request))
 
-    def _visible(self, ids: tuple[str, ...]) -> list[Hit]:
-        """The items of ``ids`` the scope's reach can see, read with ``get``."""
-        return self._engine.get(GetRequest(ids=ids, reach=self._scope.reach))
+    def _visible(self, ids: tuple[str, ...]) -> GetRequest:
+        """The get of ``ids`` the scope's reach can see (checked, not yet read)."""
+        request = GetRequest(ids=ids, reach=self._scope.reach)
+        request.validate()
+        return request
 
     # --- the writes -------------------------------------------------------------------
 
-    def _store(self, value: object) -> dict[str, Any]:
+    def _store(self, value: object) -> Work:
         args = Arguments.parse(MEMORY_STORE, value, (*_STORE_SHAPES, "tags"))
         shapes = [shape for shape in _STORE_SHAPES if args.has(shape)]
         if len(shapes) != 1:
@@ -329,28 +375,37 @@ class MemoryTools:
             tags=args.strings("tags"),
             observed_at=self._clock(),
         )
-        item = _STORE_BUILDERS[shapes[0]](args, meta)
-        receipt = self._engine.store(item)
-        return {"id": receipt.id, "replayed": receipt.replayed}
+        item = validate_item(_STORE_BUILDERS[shapes[0]](args, meta))
 
-    def _forget(self, value: object) -> dict[str, Any]:
+        def run() -> dict[str, Any]:
+            receipt = self._engine.store(item)
+            return {"id": receipt.id, "replayed": receipt.replayed}
+
+        return run
+
+    def _forget(self, value: object) -> Work:
         args = Arguments.parse(MEMORY_FORGET, value, ("ids", "filter"))
         if args.has("ids") == args.has("filter"):
             raise InvalidRequest(f"{MEMORY_FORGET}: pass exactly one of `ids` or `filter`")
         if args.has("ids"):
-            return self._forget_ids(args.item_ids("ids"))
+            request = self._visible(args.item_ids("ids"))
+            return lambda: self._forget_ids(request)
         filter = args.filter()
         if filter.is_empty():
             raise args.error(
                 "filter", "must set at least one field; an empty filter would mean everything"
             )
-        report = self._engine.forget(ForgetTarget.by_filter(self._confined(filter)))
-        return {"forgotten": report.forgotten, "skipped": []}
+        target = ForgetTarget.by_filter(self._confined(filter))
 
-    def _forget_ids(self, ids: tuple[str, ...]) -> dict[str, Any]:
-        found = [hit.id for hit in self._visible(ids)]
+        def run() -> dict[str, Any]:
+            return {"forgotten": self._engine.forget(target).forgotten, "skipped": []}
+
+        return run
+
+    def _forget_ids(self, request: GetRequest) -> dict[str, Any]:
+        found = [hit.id for hit in self._engine.get(request)]
         seen = set(found)
-        skipped = [item_id for item_id in ids if item_id not in seen]
+        skipped = [item_id for item_id in request.ids if item_id not in seen]
         reach = self._scope.reach
         if not found:
             report = ForgetReport(0)

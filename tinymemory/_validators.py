@@ -7,6 +7,7 @@ naming the field, so bad input never reaches an engine.
 from __future__ import annotations
 
 import enum
+import itertools
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
@@ -44,23 +45,67 @@ def utf8_size(text: str, field: str) -> int:
         ) from None
 
 
-def unicode_str(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """Validator: a string that is unicode text (no lone surrogate), so any engine can encode it."""
-    required_str(instance, attribute, value)
-    utf8_size(str(value), attribute.name)
+#: How many characters of a refused value an error message shows.
+_SHOWN = 160
 
 
-def optional_unicode(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
-    """Validator: ``None`` or a string that is unicode text."""
-    if value is not None:
-        unicode_str(instance, attribute, value)
+def shown(value: object) -> str:
+    """``value`` as an error message shows it: cut to 160 characters, so a huge input is never
+    echoed back."""
+    text = str(value)
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN]}… ({len(text):,} characters)"
 
 
-def unicode_tuple(value: Iterable[str]) -> tuple[str, ...]:
-    """Converter: :func:`str_tuple` whose strings are unicode text."""
-    items = str_tuple(value)
-    for item in items:
-        utf8_size(item, "a list entry")
+def check_capped(name: str, text: str, cap: int, rule: str) -> None:
+    """Refuse ``text`` over ``cap`` UTF-8 bytes (or a lone surrogate), naming the rule.
+
+    A text of more characters than ``cap`` is refused without being encoded.
+    """
+    if len(text) > cap or utf8_size(text, name) > cap:
+        raise InvalidRequest(f"`{name}` must be at most {cap} bytes of utf-8 ({rule})")
+
+
+def capped_text(cap: int, rule: str) -> Callable[[Any, Any, Any], None]:
+    """Validator: a string of unicode text of at most ``cap`` UTF-8 bytes."""
+
+    def check(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        required_str(instance, attribute, value)
+        check_capped(attribute.name, str(value), cap, rule)
+
+    return check
+
+
+def optional_capped_text(cap: int, rule: str) -> Callable[[Any, Any, Any], None]:
+    """Validator: ``None`` or :func:`capped_text`."""
+    check = capped_text(cap, rule)
+
+    def optional(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
+        if value is not None:
+            check(instance, attribute, value)
+
+    return optional
+
+
+def capped_entries(values: Iterable[T], name: str, cap: int, rule: str) -> tuple[T, ...]:
+    """The first entries of ``values`` as a tuple; ``InvalidRequest`` when it holds over ``cap``.
+
+    Never more than one entry past the cap is read (``values`` may be a generator).
+    """
+    if isinstance(values, (str, bytes)):
+        raise InvalidRequest("expected a list of strings, not a single string")
+    items = tuple(itertools.islice(values, cap + 1))
+    if len(items) > cap:
+        raise InvalidRequest(f"`{name}` holds at most {cap} entries ({rule})")
+    return items
+
+
+def capped_strings(
+    values: Iterable[str], name: str, cap: int, rule: str, *, entry_bytes: int, entry_rule: str
+) -> tuple[str, ...]:
+    """At most ``cap`` strings of unicode text, each at most ``entry_bytes``, as a tuple."""
+    items = str_tuple(capped_entries(values, name, cap, rule))
+    for index, item in enumerate(items):
+        check_capped(f"{name}[{index}]", item, entry_bytes, entry_rule)
     return items
 
 
@@ -139,13 +184,22 @@ class WireEnum(enum.Enum):
         choices = ", ".join(str(member.value) for member in cls)
         label = _enum_label(cls)
         article = "an" if label[:1] in "aeiou" else "a"
-        raise InvalidRequest(f"`{value}` is not {article} {label} (expected one of {choices})")
+        raise InvalidRequest(
+            f"`{shown(value)}` is not {article} {label} (expected one of {choices})"
+        )
 
 
-def to_enum_tuple(cls: type[E], values: Iterable[E | str]) -> tuple[E, ...]:
-    """Members or wire values as a tuple of members."""
+def to_enum_tuple(
+    cls: type[E], values: Iterable[E | str], *, cap: tuple[str, int, str] | None = None
+) -> tuple[E, ...]:
+    """Members or wire values as a tuple of members.
+
+    ``cap`` is the field's name, the most entries it holds and the rule saying so.
+    """
     if isinstance(values, (str, cls)):
         raise InvalidRequest(f"expected a list of {_enum_label(cls)}s")
+    if cap is not None:
+        values = capped_entries(values, *cap)
     return tuple(cls(value) for value in values)
 
 

@@ -18,6 +18,7 @@ from tinymemory._errors import ConfigError
 
 from . import (
     boundary_checks,
+    cap_checks,
     grid_checks,
     item_checks,
     paging_checks,
@@ -57,6 +58,7 @@ CHECKS: tuple[Check, ...] = (
     Check("store_many", item_checks.check_store_many),
     Check("store_many_limits", boundary_checks.check_store_many_limits),
     Check("refusals", boundary_checks.check_refusals),
+    Check("caps", cap_checks.check_caps),
     Check("paging", paging_checks.check_paging),
     Check("cursors", paging_checks.check_cursors),
     Check("fetch_filters", item_checks.check_fetch_filters),

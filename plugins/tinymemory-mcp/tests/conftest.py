@@ -8,9 +8,10 @@ folder), so the default engine, ``sqlite``, keeps its file there and a later
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sysconfig
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -134,3 +135,86 @@ def result_json(result: Any) -> Any:
     value = json.loads(result_text(result))
     assert result.structured_content == value
     return value
+
+
+#: How long a reply may take on the wire (a host's own timeout is longer).
+REPLY_SECONDS = 10
+
+
+class Wire:
+    """``tinymemory mcp`` in a subprocess, spoken to in raw bytes."""
+
+    def __init__(self, home: Home) -> None:
+        self.process = subprocess.Popen(
+            [TINYMEMORY, "mcp"],
+            env=home.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,  # unbuffered, so select() sees every reply not yet read
+        )
+        self.next_id = 100
+
+    def send(self, line: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + b"\n")
+        self.process.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.next_id += 1
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(json.dumps(message).encode())
+        return self.reply()
+
+    def reply(self) -> dict[str, Any]:
+        """The next line the server writes, an object, which must come within ten seconds."""
+        return dict(self.answer())
+
+    def answer(self) -> Any:
+        """The next line the server writes (an object or an array), within ten seconds."""
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], REPLY_SECONDS)
+        assert ready, f"no reply within {REPLY_SECONDS} s"
+        line = self.process.stdout.readline()
+        assert line, "the server closed stdout"
+        return json.loads(line)
+
+    def unanswered(self, line: bytes) -> None:
+        """Send ``line``, which must get no answer: the next line out answers a ping sent after it.
+
+        The server answers lines in the order it reads them, so no wait is needed.
+        """
+        self.send(line)
+        pong = self.request("ping")
+        assert pong == {"jsonrpc": "2.0", "id": self.next_id, "result": {}}, pong
+
+    def close(self) -> str:
+        """Close the server's stdin and wait for it to stop; its log."""
+        _, stderr = self.process.communicate(timeout=30)
+        return stderr.decode()
+
+
+@pytest.fixture(scope="module")
+def wire(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Wire]:
+    talking = Wire(Home(tmp_path_factory.mktemp("home")))
+    try:
+        answer = talking.request(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"},
+            },
+        )
+        assert answer["result"]["serverInfo"]["name"] == "tinymemory"
+        talking.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        yield talking
+        log = talking.close()  # the end of its input stops the server
+        assert talking.process.returncode == 0, log
+        assert "Traceback" not in log
+    finally:
+        if talking.process.poll() is None:
+            talking.process.kill()
+            talking.process.communicate()

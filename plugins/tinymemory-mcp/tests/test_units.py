@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import pytest
 from conftest import result_text, run_async
 from mcp import Client
@@ -178,3 +181,55 @@ def test_a_server_needs_memory_tools_and_a_context_spec() -> None:
     with pytest.raises(tm.InvalidRequest, match="must be a ContextSpec"):
         MemoryServer(tm.MemoryTools(reference()), context={"budget": 1})  # type: ignore[arg-type]
     assert CONTEXT_URI == "tinymemory://context.md"
+
+
+# --- a busy engine does not hold a refusal ------------------------------------------------------
+
+
+class HeldEngine(EngineWrapper):
+    """An engine whose ``list`` waits until the test lets it go (a slow call, without a clock)."""
+
+    def __init__(self, inner: tm.MemoryEngine) -> None:
+        super().__init__(inner)
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def handle_list(self, request: tm.ListRequest) -> tm.ListPage:
+        self.entered.set()
+        assert self.release.wait(timeout=60), "the test never let the call go"
+        return super().handle_list(request)
+
+
+def test_a_refused_call_is_answered_while_the_engine_is_busy_with_another() -> None:
+    engine = HeldEngine(reference())
+    server = MemoryServer(tm.MemoryTools(engine))
+    refusals: list[Any] = []
+
+    async def scenario() -> Any:
+        async with Client(server.sdk_server()) as client:
+            async with anyio.create_task_group() as group:
+                slow: list[Any] = []
+
+                async def slow_call() -> None:
+                    slow.append(await client.call_tool("memory_list", {}))
+
+                group.start_soon(slow_call)
+                await anyio.to_thread.run_sync(engine.entered.wait)
+                # The engine is held inside the first call: each refusal must still come back.
+                for arguments in (
+                    {"question": "q" * (1024 * 1024)},
+                    {"question": "q", "filter": {"tags_any": ["t"] * 1_000_000}},
+                    {"question": " "},
+                    {"question": "q", "limit": 0},
+                ):
+                    refusals.append(await client.call_tool("memory_recall", arguments))
+                assert not slow, "the slow call ended before it was let go"
+                engine.release.set()
+            return slow[0]
+
+    slow_result = run_async(scenario)
+    assert slow_result.is_error is False
+    texts = [result_text(result) for result in refusals]
+    assert all(result.is_error for result in refusals), texts
+    assert "cap-question-length" in texts[0]
+    assert "cap-tags-any" in texts[1]

@@ -386,10 +386,10 @@ def test_a_cursor_at_sqlites_largest_offset_with_any_limit_is_an_empty_page(
         (["list", "--workspace", "\udcff"], "workspace"),
         (["fetch", "caf\udce9", "--mode", "keyword"], "query"),
         (["recall", "\udcff?"], "question"),
-        (["list", "--tag", "ok", "--tag", "\udcfe"], "a list entry"),
+        (["list", "--tag", "ok", "--tag", "\udcfe"], "tags_any[1]"),
         (["forget", "--workspace", "\udcff"], "workspace"),
-        (["get", "\udcff", "--json"], "a list entry"),
-        (["forget", "ok", "\udcff"], "a list entry"),
+        (["get", "\udcff", "--json"], "ids[0]"),
+        (["forget", "ok", "\udcff"], "ids[1]"),
     ],
 )
 def test_argument_bytes_that_are_not_utf8_are_a_clean_error(

@@ -100,7 +100,7 @@ def test_a_preview_of_more_ids_than_a_get_takes_is_a_400(
     ids = [f"{n:040x}" for n in range(tm.MAX_GET_IDS + 1)]
     answer = ui_client(app_engine, writes=True).post("/forget/preview", {"ids": ids})
     assert answer.status_code == 400
-    assert f"between 1 and {tm.MAX_GET_IDS} ids" in answer.text
+    assert f"holds at most {tm.MAX_GET_IDS} entries (cap-get-ids)" in answer.text
 
 
 def test_erase_needs_the_node_typed_again(

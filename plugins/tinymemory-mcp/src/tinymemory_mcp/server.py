@@ -10,7 +10,9 @@ sends can change it.
 The SDK's asyncio stays in here: :meth:`MemoryServer.serve_stdio` is a
 blocking call. Engine work runs on a worker thread, one call at a time, so
 the event loop keeps answering while a call runs and the engine never sees
-two calls at once.
+two calls at once. A call is checked (its arguments and the contract's caps
+on a request) before it waits for the engine, so a refused call is answered
+at once, whatever call the engine is busy with; a valid call waits its turn.
 """
 
 from __future__ import annotations
@@ -32,11 +34,12 @@ import mcp.types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
 from mcp.types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 import tinymemory as tm
 
-from .wire import StdinLines
+from .wire import StdinMessages
 
 __all__ = ["CONTEXT_PROMPT", "CONTEXT_URI", "MemoryServer"]
 
@@ -137,8 +140,33 @@ class MemoryServer:
 
     def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """One tool call's MCP result: the tool's JSON, or a tool error with the contract's text."""
+        prepared = self.checked(name, arguments)
+        if isinstance(prepared, types.CallToolResult):
+            return prepared
+        return self.run(name, prepared)
+
+    def checked(
+        self, name: str, arguments: dict[str, Any] | None
+    ) -> Callable[[], str] | types.CallToolResult:
+        """The call checked without the engine: ready to :meth:`run`, or the tool error refusing it.
+
+        Bad arguments and requests over the contract's caps are refused here,
+        so the refusal never waits for the engine.
+        """
+        return self._guarded(name, lambda: self.tools.prepare(name, arguments))
+
+    def run(self, name: str, work: Callable[[], str]) -> types.CallToolResult:
+        """Run a checked call alone on the engine: its JSON, or a tool error."""
+        text = self._guarded(name, lambda: self._run_locked(work))
+        if isinstance(text, types.CallToolResult):
+            return text
+        return types.CallToolResult(
+            content=[types.TextContent(text=text)], structured_content=json.loads(text)
+        )
+
+    def _guarded(self, name: str, step: Callable[[], T]) -> T | types.CallToolResult:
         try:
-            text = self._run_locked(lambda: self.tools.call(name, arguments))
+            return step()
         except tm.TinyMemoryError as error:
             return _tool_error(str(error))
         except Exception:
@@ -146,9 +174,6 @@ class MemoryServer:
             # (stderr), never to the client.
             logger.exception("memory tool %s failed", name)
             return _tool_error(f"{name} failed inside the memory server; see the server's log")
-        return types.CallToolResult(
-            content=[types.TextContent(text=text)], structured_content=json.loads(text)
-        )
 
     def context_markdown(self) -> str:
         """context.md for the tools' scope, compiled now (empty when memory has nothing)."""
@@ -180,7 +205,14 @@ class MemoryServer:
         async def call_tool(
             ctx: Context, params: types.CallToolRequestParams
         ) -> types.CallToolResult:
-            return await blocking(lambda: self.call(params.name, params.arguments))
+            # Checked on a thread of its own, not behind the call the engine is serving:
+            # a refusal is answered at once.
+            prepared = await anyio.to_thread.run_sync(
+                lambda: self.checked(params.name, params.arguments)
+            )
+            if isinstance(prepared, types.CallToolResult):
+                return prepared
+            return await blocking(lambda: self.run(params.name, prepared))
 
         async def list_resources(
             ctx: Context, params: types.PaginatedRequestParams | None
@@ -261,12 +293,15 @@ class MemoryServer:
         server = self.sdk_server()
 
         async def serve() -> None:
-            # Stdin is read by StdinLines, which answers a line the SDK cannot parse.
-            lines = StdinLines(sys.stdin.buffer)
-            async with stdio_server(stdin=cast("anyio.AsyncFile[str]", lines)) as streams:
-                read_stream, write_stream = streams
-                lines.answer_on(write_stream)
-                await server.run(read_stream, write_stream, server.create_initialization_options())
+            # Stdin is read by StdinMessages, which parses each line once and answers a line
+            # the SDK cannot take; the SDK's stdio transport writes stdout.
+            stdin = StdinMessages(sys.stdin.buffer)
+            async with stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as streams:
+                _, write_stream = streams
+                sent, received = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+                async with anyio.create_task_group() as group:
+                    group.start_soon(stdin.serve, sent, write_stream)
+                    await server.run(received, write_stream, server.create_initialization_options())
 
         if stop_on_signals:
             for signum in (signal.SIGTERM, signal.SIGINT):

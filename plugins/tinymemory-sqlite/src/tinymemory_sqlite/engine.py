@@ -102,7 +102,7 @@ class SqliteEngine(tm.MemoryEngine):
             self._connections.close()
             raise
         # A purge another engine could not finish is finished by the first to open the file.
-        self._purge_wanted = self.pending_purge > 0
+        self._purge_wanted = False
         self._retry_purge()
 
     @cached_property
@@ -354,7 +354,15 @@ class SqliteEngine(tm.MemoryEngine):
         return [(kind, node) for _, kind, node in doomed]
 
     def _retry_purge(self) -> None:
-        if self._purge_wanted:
+        """Finish a purge left pending by this engine or by any other on the file.
+
+        The count is the file's (``pending_purge``), so the next writer, whichever
+        process it is in, purges what a reader held up, once that reader is gone,
+        however it went (a reader killed by SIGKILL lets go with its process).
+        """
+        if self._connections.in_memory or self._connections.read_only:
+            return
+        if self._purge_wanted or self.pending_purge > 0:
             self._purge()
 
     def _purge(self) -> None:

@@ -38,7 +38,7 @@ from tinymemory.plugin import to_data
 from tinymemory.retrieval import PIECE_TARGET, cut_pieces
 
 from . import overview
-from .forms import SearchForm
+from .forms import SearchForm, shown
 from .security import RESPONSE_HEADERS, Guard
 
 #: Hits or items per page of a search.
@@ -49,8 +49,17 @@ EXPORT_PAGE = 200
 MAX_FORGET = 1000
 #: The routes that change memory: refused unless the server was started with ``--write``.
 WRITE_ROUTES = frozenset({"forget_preview", "forget", "erase"})
-#: A citation marker in an answer: ``[1]``.
-_MARKER = re.compile(r"\[(\d+)\]")
+#: A citation marker in an answer: ``[1]`` (ASCII digits, no more than an answer can cite).
+_MARKER = re.compile(r"\[([0-9]{1,4})\]", re.ASCII)
+#: The highest page number a search link may carry (a page is display only; the cursor reads).
+MAX_PAGE = 10**9
+#: A page number as a link writes it: ASCII digits, no sign, no leading zero.
+_PAGE = re.compile(r"[1-9][0-9]{0,9}", re.ASCII)
+#: The largest request body: a forget of ``MAX_FORGET`` ids with its form fields fits many
+#: times over. Waitress refuses a longer body before the app reads it.
+MAX_BODY_BYTES = 1024 * 1024
+#: The most fields one form may post: the forget form's ids and its other fields.
+MAX_FORM_FIELDS = MAX_FORGET + 50
 
 log = logging.getLogger("tinymemory_ui")
 
@@ -74,6 +83,8 @@ def create_app(engine: tm.MemoryEngine, guard: Guard, *, reach: tm.Reach | None 
     ``reach`` confines every read whose form names no node (``--at``/``--reach``).
     """
     app = Flask("tinymemory_ui")
+    # Bounds werkzeug enforces as it reads a request (a 413 page past them).
+    app.config.update(MAX_CONTENT_LENGTH=MAX_BODY_BYTES, MAX_FORM_PARTS=MAX_FORM_FIELDS)
     state = UiState(engine=engine, guard=guard, reach=reach)
     pages = Pages(state)
     app.add_url_rule("/", "index", pages.search)
@@ -149,7 +160,9 @@ class Pages:
         filter = form.filter(self.state.reach)
         mode = form.mode or "recall"
         if mode not in self.modes():
-            raise tm.InvalidRequest(f"mode must be one of {', '.join(self.modes())}, not `{mode}`")
+            raise tm.InvalidRequest(
+                f"mode must be one of {', '.join(self.modes())}, not `{shown(mode)}`"
+            )
         if form.q and mode == "recall":
             answer = self.engine.recall(tm.RecallRequest(question=form.q, filter=filter))
             context.update(results="answer", parts=_answer_parts(answer), answer=answer)
@@ -345,4 +358,9 @@ def _answer_parts(answer: tm.RecallAnswer) -> list[tuple[str, int | None]]:
 
 
 def _page_number(given: str | None) -> int:
-    return int(given) if given and given.isdigit() and int(given) > 0 else 1
+    """The ``page`` of a search link: 1 when absent; anything but a page number is a 400."""
+    if given is None:
+        return 1
+    if _PAGE.fullmatch(given) is None or int(given) > MAX_PAGE:
+        raise tm.InvalidRequest(f"page must be a whole number from 1 to {MAX_PAGE}")
+    return int(given)

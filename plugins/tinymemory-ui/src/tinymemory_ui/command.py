@@ -32,6 +32,9 @@ from tinymemory.commands import (
 HOST = "127.0.0.1"
 #: The threads answering requests (one person's browser).
 THREADS = 4
+#: The longest request line and headers: a search link with a question at its cap
+#: (16 KiB, up to three times that percent-encoded), a cursor and every other field fits.
+MAX_HEADER_BYTES = 128 * 1024
 
 
 @click.command("ui")
@@ -62,7 +65,7 @@ def ui_command(
     """
     from waitress.server import create_server
 
-    from .app import create_app
+    from .app import MAX_BODY_BYTES, create_app
     from .security import Guard
 
     _log_to_stderr()
@@ -75,7 +78,15 @@ def ui_command(
     with engine:
         guard = Guard(port=listener.getsockname()[1], writes=write)
         app = create_app(engine, guard, reach=reach_from(at, reach_kind))
-        server = create_server(app, sockets=[listener], threads=THREADS, ident="tinymemory-ui")
+        server = create_server(
+            app,
+            sockets=[listener],
+            threads=THREADS,
+            ident="tinymemory-ui",
+            # Waitress answers 413 or 431 itself, before buffering past these.
+            max_request_body_size=MAX_BODY_BYTES,
+            max_request_header_size=MAX_HEADER_BYTES,
+        )
         mode = "read-write" if write else "read-only"
         # The handlers are in place before the URL is printed: whoever reads the line may
         # stop the server at once, and that is a clean stop (exit 0) too.

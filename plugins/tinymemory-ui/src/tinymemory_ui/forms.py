@@ -64,8 +64,15 @@ class SearchForm:
     def _reach(self) -> tm.Reach | None:
         at, reach = self.fields["at"], self.fields["reach"]
         if reach and reach not in REACH_KINDS:
-            raise tm.InvalidRequest(f"reach must be one of {', '.join(REACH_KINDS)}, not `{reach}`")
+            raise tm.InvalidRequest(
+                f"reach must be one of {', '.join(REACH_KINDS)}, not `{shown(reach)}`"
+            )
         return reach_from(tm.Namespace.parse(at) if at else None, reach or None)
+
+
+def shown(text: str) -> str:
+    """A refused field as an error page shows it: at most 80 characters of it."""
+    return text if len(text) <= 80 else f"{text[:80]}…"
 
 
 def _list(text: str) -> tuple[str, ...]:
@@ -76,7 +83,7 @@ def _kinds(text: str) -> tuple[tm.ItemKind, ...]:
     known = [kind.value for kind in tm.ItemKind]
     wrong = next((kind for kind in _list(text) if kind not in known), None)
     if wrong is not None:
-        raise tm.InvalidRequest(f"kind must be among {', '.join(known)}, not `{wrong}`")
+        raise tm.InvalidRequest(f"kind must be among {', '.join(known)}, not `{shown(wrong)}`")
     return tuple(tm.ItemKind(kind) for kind in _list(text))
 
 
@@ -93,6 +100,7 @@ def _moment(field: str, text: str, *, end_of_day: bool) -> datetime | None:
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise tm.InvalidRequest(
-            f"{field} must be an ISO date or datetime (2026-12-04, 2026-12-04T09:30), not `{text}`"
+            f"{field} must be an ISO date or datetime (2026-12-04, 2026-12-04T09:30), "
+            f"not `{shown(text)}`"
         ) from None
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
