@@ -59,6 +59,7 @@ __all__ = [
     "blocked_plugins",
     "command_manager",
     "undeclared_command_manager",
+    "default_embedder",
     "default_fetcher",
     "document_converters",
     "embedder_named",
@@ -404,6 +405,33 @@ def embedders(name: str | None = None) -> dict[str, Embedder]:
 def embedder_named(name: object) -> Embedder:
     """The installed embedder ``name``; ``ConfigError`` listing the installed ones when none is."""
     return _one_named("embedder", name, embedders)
+
+
+def default_embedder() -> Embedder:
+    """The embedder an engine uses when its settings name none: the one the plugin
+    implementing ``tinymemory_default_embedder`` names, else the core's ``hashing``.
+
+    Two plugins naming one is ``ConfigError`` naming both; so is a name that is
+    not a string, or that no installed embedder has.
+    """
+    named: list[tuple[str, object]] = []
+    manager = _manager_for("tinymemory_default_embedder")
+    for impl in manager.hook.tinymemory_default_embedder.get_hookimpls():
+        name = impl.function()
+        if name is not None:
+            named.append((impl.plugin_name, name))
+    if len(named) > 1:
+        plugins = ", ".join(plugin for plugin, _ in named)
+        raise ConfigError(
+            f"two plugins name the default embedder ({plugins}); turn one off with "
+            f"{PLUGINS_VARIABLE} or the configuration's `plugins` table, or name the "
+            "embedder in the engine's settings"
+        )
+    if not named:
+        from tinymemory._hashing_embedder import HashingEmbedder
+
+        return HashingEmbedder()
+    return embedder_named(named[0][1])
 
 
 def answerers(name: str | None = None) -> dict[str, Answerer]:

@@ -20,12 +20,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import embedder_identity, engine_answerer, item_from_json
+from tinymemory.plugin import (
+    default_embedder,
+    embedder_identity,
+    engine_answerer,
+    item_from_json,
+    memory_embedder,
+)
 from tinymemory.retrieval import (
     LARGEST_POSITION,
     Clause,
     CursorCodec,
-    HashingEmbedder,
     ListPaging,
     Prepared,
     Ranked,
@@ -72,7 +77,9 @@ class SqliteEngine(tm.MemoryEngine):
 
     ``path`` defaults to ``$TINYMEMORY_SQLITE_PATH``, else
     ``$XDG_DATA_HOME/tinymemory/memory.db``. ``embedder`` makes the vectors
-    (the dependency-free :class:`HashingEmbedder` by default); a file records
+    (by default the one an installed plugin names, else the core's dependency-free
+    ``hashing``; a file filled by another installed embedder keeps it until
+    :meth:`reindex`, said once with a ``KeptEmbedderWarning``); a file records
     the embedder it was first written with (name, dimensions, identity), and
     an engine opened with another one refuses what would mix their vectors
     (store, vector and hybrid fetch, recall) until :meth:`reindex` re-embeds
@@ -92,11 +99,11 @@ class SqliteEngine(tm.MemoryEngine):
         synchronous: str = "normal",
     ) -> None:
         self.path = database_path(path)
-        self.embedder: Embedder = embedder or HashingEmbedder()
-        self.answerer = engine_answerer(answerer, self.embedder)
-        self._record = _record(self.embedder)
         self._connections = Connections(self.path, synchronous=synchronous)
         try:
+            self.embedder: Embedder = embedder or self._kept_embedder()
+            self.answerer = engine_answerer(answerer, self.embedder)
+            self._record = _record(self.embedder)
             self._cursors = CursorCodec(self._claim_memory(), engine="sqlite")
         except BaseException:
             self._connections.close()
@@ -151,6 +158,18 @@ class SqliteEngine(tm.MemoryEngine):
 
     def __repr__(self) -> str:
         return f"<SqliteEngine {self.path!r}>"
+
+    def _kept_embedder(self) -> Embedder:
+        """The embedder when none is given: the default, or the installed one that filled the
+        file when that is another (it keeps answering until a reindex; said once)."""
+        with self._connections.reading() as connection:
+            row = connection.execute("SELECT value FROM settings WHERE key = 'embedder'").fetchone()
+            filled = row is not None and _has_vectors(connection)
+        if not filled:
+            return default_embedder()
+        recorded = json.loads(row[0])
+        identity = recorded.get("identity", f"{recorded['name']}:{recorded['dimensions']}")
+        return memory_embedder(recorded["name"], identity, f"the sqlite database `{self.path}`")
 
     def _claim_memory(self) -> bytes:
         """Record the embedder on a new file, or an older one holding no record (or one

@@ -2,9 +2,10 @@
 
 Engine options (``[engines.sqlite]`` in the configuration, or
 ``EngineSettings(options=...)``): ``path`` (the database file, or
-``:memory:``), ``embedder`` (the name of any installed embedder; ``hashing``
-by default), ``answerer`` (the name of any installed answerer; ``extractive``
-by default) and ``synchronous`` (``normal`` or ``full``).
+``:memory:``), ``embedder`` (the name of any installed embedder; by default
+the one an installed plugin names, else ``hashing``), ``answerer`` (the name of
+any installed answerer; ``extractive`` by default) and ``synchronous``
+(``normal`` or ``full``).
 """
 
 from __future__ import annotations
