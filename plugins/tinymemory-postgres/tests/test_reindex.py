@@ -128,10 +128,9 @@ def test_a_schema_filled_under_the_old_default_keeps_it_until_reindexed(
     with tm.build_engine("postgres", settings, scrub=False) as engine:
         engine.store_many(tm.Learning(text=t) for t in texts(3))  # filled with `hashing`
     with registered(NamesCountingTheDefault(), name="names-counting"):
-        with (
-            pytest.warns(tm.KeptEmbedderWarning, match=r"postgres memory at .*`hashing`"),
-            tm.build_engine("postgres", settings, scrub=False) as engine,
-        ):
+        with pytest.warns(tm.KeptEmbedderWarning, match=r"postgres memory at .*`hashing`"):
+            engine = tm.build_engine("postgres", settings, scrub=False)
+        with engine:
             assert engine.embedder.name == "hashing"  # type: ignore[attr-defined]
             assert len(vector_ids(engine, "payment card")) == 3
             engine.reindex(default_embedder())  # type: ignore[attr-defined]
