@@ -13,7 +13,7 @@ import pytest
 import tinymemory as tm
 from tinymemory.plugin import Reindexer, default_embedder, hookimpl
 from tinymemory.retrieval import HashingEmbedder
-from tinymemory.testing import registered
+from tinymemory.testing import only_plugins, registered
 from tinymemory_postgres import PostgresEngine
 from tinymemory_postgres.settings import ServerSettings
 
@@ -125,17 +125,20 @@ class NamesCountingTheDefault:
 def test_a_schema_filled_under_the_old_default_keeps_it_until_reindexed(
     settings: tm.EngineSettings,
 ) -> None:
-    with tm.build_engine("postgres", settings, scrub=False) as engine:
-        engine.store_many(tm.Learning(text=t) for t in texts(3))  # filled with `hashing`
-    with registered(NamesCountingTheDefault(), name="names-counting"):
-        with pytest.warns(tm.KeptEmbedderWarning, match=r"postgres memory at .*`hashing`"):
-            engine = tm.build_engine("postgres", settings, scrub=False)
-        with engine:
-            assert engine.embedder.name == "hashing"  # type: ignore[attr-defined]
-            assert len(vector_ids(engine, "payment card")) == 3
-            engine.reindex(default_embedder())  # type: ignore[attr-defined]
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")
-            with tm.build_engine("postgres", settings, scrub=False) as engine:
-                assert engine.embedder.name == "counting"  # type: ignore[attr-defined]
+    # The built-ins and this plugin (no installed plugin names a default), then one that does.
+    builtins = ("tinymemory.reference", "tinymemory.hashing", "tinymemory.answerers")
+    with only_plugins(*builtins, "postgres"):
+        with tm.build_engine("postgres", settings, scrub=False) as engine:
+            engine.store_many(tm.Learning(text=t) for t in texts(3))  # filled with `hashing`
+        with registered(NamesCountingTheDefault(), name="names-counting"):
+            with pytest.warns(tm.KeptEmbedderWarning, match=r"postgres memory at .*`hashing`"):
+                engine = tm.build_engine("postgres", settings, scrub=False)
+            with engine:
+                assert engine.embedder.name == "hashing"  # type: ignore[attr-defined]
                 assert len(vector_ids(engine, "payment card")) == 3
+                engine.reindex(default_embedder())  # type: ignore[attr-defined]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with tm.build_engine("postgres", settings, scrub=False) as engine:
+                    assert engine.embedder.name == "counting"  # type: ignore[attr-defined]
+                    assert len(vector_ids(engine, "payment card")) == 3
