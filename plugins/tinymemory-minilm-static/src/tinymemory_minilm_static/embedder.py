@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 #: The shipped model's folder.
 MODEL = Path(__file__).resolve().parent / "model"
 
-_models: dict[Path, tuple[Any, npt.NDArray[np.float32]]] = {}
+_models: dict[Path, tuple[Any, npt.NDArray[np.floating[Any]]]] = {}
 _lock = threading.Lock()
 
 
@@ -79,12 +79,12 @@ class StaticModelEmbedder:
         for row, encoding in enumerate(encoded):
             ids = [token for token in encoding.ids if token != unknown]
             if ids:
-                matrix[row] = vectors[ids].mean(axis=0)
+                matrix[row] = vectors[ids].mean(axis=0, dtype=np.float32)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix /= np.where(norms > 0, norms, np.float32(1.0))
         return matrix
 
-    def _loaded(self) -> tuple[Any, npt.NDArray[np.float32]]:
+    def _loaded(self) -> tuple[Any, npt.NDArray[np.floating[Any]]]:
         """The tokenizer and the vectors, read once per process and folder (an embedder is
         made afresh for every listing of the installed ones)."""
         with _lock:
@@ -92,8 +92,7 @@ class StaticModelEmbedder:
                 _models[self.folder] = self._load()
             return _models[self.folder]
 
-    def _load(self) -> tuple[Any, npt.NDArray[np.float32]]:
-        import numpy as np
+    def _load(self) -> tuple[Any, npt.NDArray[np.floating[Any]]]:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -116,7 +115,9 @@ class StaticModelEmbedder:
                 f"`{self.folder}` holds vectors of shape {vectors.shape}, not "
                 f"{self.dimensions} columns as its config.json says"
             )
-        return tokenizer, vectors.astype(np.float32)
+        # Kept as stored (float16): converting the whole table would cost a recall process
+        # more than every lookup it serves; each text's rows are averaged in float32.
+        return tokenizer, vectors
 
 
 def _json(path: Path) -> dict[str, Any]:
