@@ -126,7 +126,7 @@ def test_the_default_embedder_is_hashing_unless_a_plugin_names_one() -> None:
         assert default_embedder().name == "named"
         with (
             registered(NamesOther(), name="names-other"),
-            pytest.raises(tm.ConfigError, match=r"two plugins name the default embedder \(.*"),
+            pytest.raises(tm.ConfigError, match=r"two plugins offer the default embedder \(.*"),
         ):
             default_embedder()
 
