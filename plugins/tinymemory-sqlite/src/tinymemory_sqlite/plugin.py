@@ -38,11 +38,12 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
     if not isinstance(synchronous, str):
         raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
     # Loaded with the first engine, so listing plugins or engines never loads numpy.
-    from .engine import SqliteEngine
+    from .engine import SqliteEngine, kept_embedder
 
+    path = database_path(settings.options.get("path"))
     return SqliteEngine(
-        settings.options.get("path"),
-        embedder=None if embedder is None else embedder_named(embedder),
+        path,
+        embedder=kept_embedder(path) if embedder is None else embedder_named(embedder),
         answerer=None if answerer is None else answerer_named(answerer),
         synchronous=synchronous,
     )
