@@ -1,14 +1,24 @@
 """Choosing an embedder by name (``embedder_named``), the identity a memory records of it
-(``embedder_identity``), and listing embedders without running their attributes."""
+(``embedder_identity``), listing embedders without running their attributes, the default
+embedder (``default_embedder``) and the one a memory filled by another keeps
+(``memory_embedder``)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import pytest
 
 import tinymemory as tm
-from tinymemory.plugin import embedder_identity, embedder_named, embedders, hookimpl
+from tinymemory.plugin import (
+    default_embedder,
+    embedder_identity,
+    embedder_named,
+    embedders,
+    hookimpl,
+    memory_embedder,
+)
 from tinymemory.testing import registered
 
 
@@ -89,3 +99,52 @@ def test_something_that_is_no_embedder_is_refused() -> None:
 
     with registered(Offers(), name="broken-plugin"), pytest.raises(tm.ConfigError, match="NoEmbed"):
         embedders()
+
+
+class NamesDefault:
+    """A plugin naming ``named`` (which it offers) the default embedder."""
+
+    @hookimpl
+    def tinymemory_embedders(self) -> list[object]:
+        return [Named()]
+
+    @hookimpl
+    def tinymemory_default_embedder(self) -> str:
+        return "named"
+
+
+class NamesOther:
+    @hookimpl
+    def tinymemory_default_embedder(self) -> str:
+        return "hashing"
+
+
+@pytest.mark.usefixtures("builtin_plugins")
+def test_the_default_embedder_is_hashing_unless_a_plugin_names_one() -> None:
+    assert default_embedder().name == "hashing"
+    with registered(NamesDefault(), name="names-default"):
+        assert default_embedder().name == "named"
+        with (
+            registered(NamesOther(), name="names-other"),
+            pytest.raises(tm.ConfigError, match=r"two plugins offer the default embedder \(.*"),
+        ):
+            default_embedder()
+
+
+@pytest.mark.usefixtures("builtin_plugins")
+def test_a_memory_filled_by_another_installed_embedder_keeps_it_and_says_so_once() -> None:
+    with registered(NamesDefault(), name="names-default"):
+        with pytest.warns(tm.KeptEmbedderWarning, match=r"memory `a` .* `hashing` \(hashing:256\)"):
+            kept = memory_embedder("hashing", "hashing:256", "memory `a`")
+        assert kept.name == "hashing"
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert memory_embedder("hashing", "hashing:256", "memory `a`").name == "hashing"
+            # Filled by the default itself: nothing to say.
+            assert memory_embedder("named", "named:model-a:8", "memory `b`").name == "named"
+            # Filled by an embedder not installed, or of another identity: the default,
+            # which refuses to mix vectors as for any other.
+            assert memory_embedder("gone", "gone:8", "memory `c`").name == "named"
+            assert memory_embedder("hashing", "hashing:64", "memory `d`").name == "named"
+        with pytest.warns(tm.KeptEmbedderWarning, match="memory `e`"):
+            memory_embedder("hashing", "hashing:256", "memory `e`")

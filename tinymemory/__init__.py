@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tinymemory._context import Brief, ContextCompiler, ContextDoc, ContextSpec, compile_context
+    from tinymemory._embedder_choice import KeptEmbedderWarning
     from tinymemory._engine import (
         EngineDescriptor,
         EngineHealth,
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
 # the plugin system (pluggy, entry points, TOML), the memory tools and the
 # context compiler each come with the first name that needs them.
 _LAZY = {
+    "tinymemory._embedder_choice": ("KeptEmbedderWarning",),
     "tinymemory._engine": (
         "EngineDescriptor",
         "EngineHealth",
@@ -321,6 +323,7 @@ __all__ = [
     "InvalidRequest",
     "ItemKind",
     "ItemLimits",
+    "KeptEmbedderWarning",
     "Learning",
     "LearningKind",
     "ListPage",

@@ -297,6 +297,15 @@ class HookSpecs:
         """Named text embedders engines with vector search may choose by name."""
 
     @hookspec
+    def tinymemory_default_embedder(self) -> str | None:
+        """The name of the embedder an engine uses when its settings name none, or ``None``.
+
+        At most one installed plugin may name one (two is ``ConfigError``
+        naming both); with none, the default is the core's ``hashing``. The
+        embedder itself comes from ``tinymemory_embedders``, of any plugin.
+        """
+
+    @hookspec
     def tinymemory_answerers(self) -> list[Answerer]:  # type: ignore[empty-body]
         """Named answer writers the engines that do not answer natively may choose by name."""
 

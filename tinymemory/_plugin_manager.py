@@ -59,6 +59,7 @@ __all__ = [
     "blocked_plugins",
     "command_manager",
     "undeclared_command_manager",
+    "default_embedder",
     "default_fetcher",
     "document_converters",
     "embedder_named",
@@ -406,6 +407,25 @@ def embedder_named(name: object) -> Embedder:
     return _one_named("embedder", name, embedders)
 
 
+def default_embedder() -> Embedder:
+    """The embedder an engine uses when its settings name none: the one the plugin
+    implementing ``tinymemory_default_embedder`` names, else the core's ``hashing``.
+
+    Two plugins naming one is ``ConfigError`` naming both; so is a name that is
+    not a string, or that no installed embedder has.
+    """
+    named = _one_offer(
+        "tinymemory_default_embedder",
+        "the default embedder",
+        ", or name the embedder in the engine's settings",
+    )
+    if named is None:
+        from tinymemory._hashing_embedder import HashingEmbedder
+
+        return HashingEmbedder()
+    return embedder_named(named[1])
+
+
 def answerers(name: str | None = None) -> dict[str, Answerer]:
     """Every installed answerer by name; with ``name``, only the plugins that may offer it load."""
     from tinymemory._hookspecs import Answerer
@@ -461,21 +481,29 @@ def default_fetcher() -> Fetcher | None:
     """
     from tinymemory._hookspecs import Fetcher
 
-    offered: list[tuple[str, Fetcher]] = []
-    manager = _manager_for("tinymemory_http_fetcher")
-    for impl in manager.hook.tinymemory_http_fetcher.get_hookimpls():
-        fetcher = impl.function()
-        if fetcher is None:
-            continue
-        if not isinstance(fetcher, Fetcher):
-            raise ConfigError(
-                f"plugin `{impl.plugin_name}` offered {type(fetcher).__name__} as the http fetcher"
-            )
-        offered.append((impl.plugin_name, fetcher))
+    offered = _one_offer("tinymemory_http_fetcher", "the default http fetcher")
+    if offered is None:
+        return None
+    plugin, fetcher = offered
+    if not isinstance(fetcher, Fetcher):
+        raise ConfigError(f"plugin `{plugin}` offered {type(fetcher).__name__} as the http fetcher")
+    return fetcher
+
+
+def _one_offer(hook_name: str, what: str, remedy: str = "") -> tuple[str, object] | None:
+    """What the one plugin implementing ``hook_name`` (a hook offering one thing, or None)
+    offers, with that plugin's name; None when none offers it. Two plugins offering
+    one is ``ConfigError`` naming both (``remedy`` adds what else the user may do)."""
+    manager = _manager_for(hook_name)
+    offered = [
+        (impl.plugin_name, value)
+        for impl in getattr(manager.hook, hook_name).get_hookimpls()
+        if (value := impl.function()) is not None
+    ]
     if len(offered) > 1:
-        names = ", ".join(name for name, _ in offered)
+        names = ", ".join(plugin for plugin, _ in offered)
         raise ConfigError(
-            f"two plugins offer the default http fetcher ({names}); turn one off with "
-            f"{PLUGINS_VARIABLE} or the configuration's `plugins` table"
+            f"two plugins offer {what} ({names}); turn one off with {PLUGINS_VARIABLE} "
+            f"or the configuration's `plugins` table{remedy}"
         )
-    return offered[0][1] if offered else None
+    return offered[0] if offered else None

@@ -21,8 +21,10 @@ without breaking a plugin. Each name is declared once, by its import below
   (:func:`canonical_json`), a stored item's canonical JSON and id in one
   writing (:func:`json_and_id`) and read back (:func:`item_from_json`),
   :func:`build_explore_page`, the installed embedders by name
-  (:func:`embedders`, one of them: :func:`embedder_named`), the identity a
-  memory records of its embedder (:func:`embedder_identity`), the installed
+  (:func:`embedders`, one of them: :func:`embedder_named`), the default one
+  (:func:`default_embedder`), the identity a memory records of its embedder
+  (:func:`embedder_identity`) and the embedder an engine whose settings name
+  none opens a memory with (:func:`memory_embedder`), the installed
   answerers by name (:func:`answerers`, :func:`answerer_named`) and the
   default one (:class:`ExtractiveAnswerer`; :func:`engine_answerer` gives it an
   engine's embedder), UTC timestamps (:func:`to_utc`);
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
     from tinymemory._canonical import fingerprint_json as fingerprint_json
     from tinymemory._config_file import plugin_settings as plugin_settings
     from tinymemory._embedder_choice import embedder_identity as embedder_identity
+    from tinymemory._embedder_choice import memory_embedder as memory_embedder
     from tinymemory._engine import EngineWrapper as EngineWrapper
     from tinymemory._engine import MemoryEngine as MemoryEngine
     from tinymemory._engine import build_explore_page as build_explore_page
@@ -69,6 +72,7 @@ if TYPE_CHECKING:
     from tinymemory._item_json import json_and_id as json_and_id
     from tinymemory._plugin_manager import answerer_named as answerer_named
     from tinymemory._plugin_manager import answerers as answerers
+    from tinymemory._plugin_manager import default_embedder as default_embedder
     from tinymemory._plugin_manager import embedder_named as embedder_named
     from tinymemory._plugin_manager import embedders as embedders
     from tinymemory._scrubbing import item_texts as item_texts
@@ -89,7 +93,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "fingerprint_json",
         ),
         "tinymemory._config_file": ("plugin_settings",),
-        "tinymemory._embedder_choice": ("embedder_identity",),
+        "tinymemory._embedder_choice": ("embedder_identity", "memory_embedder"),
         "tinymemory._engine": (
             "EngineWrapper",
             "MemoryEngine",
@@ -118,6 +122,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "tinymemory._plugin_manager": (
             "answerer_named",
             "answerers",
+            "default_embedder",
             "embedder_named",
             "embedders",
         ),

@@ -15,8 +15,9 @@ from __future__ import annotations
 import importlib
 import io
 import sys
-from collections.abc import Sequence
-from typing import NamedTuple
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import click
 
@@ -167,17 +168,34 @@ def cli() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line (with plugin commands added); returns the exit status."""
     _echo_bytes_as_given()
-    try:
-        _add_undeclared_commands()
-        # Standalone mode shows click's own errors and ends every run with
-        # SystemExit, which carries the status a command chose through
-        # ctx.exit() or sys.exit(); non-standalone mode loses it.
-        cli.main(args=list(argv) if argv is not None else None, prog_name="tinymemory")
-    except SystemExit as done:
-        return _status(done.code)
-    except TinyMemoryError as error:
-        click.echo(f"tinymemory: {error}", err=True)
-        return 1
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_notices_as_lines(warnings.showwarning)
+        try:
+            _add_undeclared_commands()
+            # Standalone mode shows click's own errors and ends every run with
+            # SystemExit, which carries the status a command chose through
+            # ctx.exit() or sys.exit(); non-standalone mode loses it.
+            cli.main(args=list(argv) if argv is not None else None, prog_name="tinymemory")
+        except SystemExit as done:
+            return _status(done.code)
+        except TinyMemoryError as error:
+            click.echo(f"tinymemory: {error}", err=True)
+            return 1
+
+
+def _show_notices_as_lines(shown: Callable[..., None]) -> Callable[..., None]:
+    """``warnings.showwarning`` that writes the SDK's notices to a user (a memory keeping
+    its embedder) as one ``tinymemory: note: ...`` line on stderr, and others as ``shown``."""
+
+    def show(message: Warning | str, category: type[Warning], *rest: Any, **named: Any) -> None:
+        from tinymemory._embedder_choice import KeptEmbedderWarning
+
+        if issubclass(category, KeptEmbedderWarning):
+            click.echo(f"tinymemory: note: {message}", err=True)
+        else:
+            shown(message, category, *rest, **named)
+
+    return show
 
 
 def _add_undeclared_commands() -> None:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import warnings
 from typing import Any
 
 import attrs
 import click
 
-from tinymemory._embedder_choice import embedder_identity
+from tinymemory._embedder_choice import KeptEmbedderWarning, embedder_identity
 from tinymemory._engine import MemoryEngine
 from tinymemory._errors import Unsupported
 from tinymemory._hookspecs import Reindexer
-from tinymemory._plugin_manager import embedder_named
+from tinymemory._plugin_manager import default_embedder, embedder_named
 from tinymemory._registry import MemoryConfig, build_engine
 from tinymemory._settings import EngineCredential
 
@@ -32,7 +33,8 @@ def reindexer_of(engine: MemoryEngine) -> Reindexer:
     "--embedder",
     "name",
     metavar="NAME",
-    help="The embedder to re-embed with (default: the one the engine's settings name).",
+    help="The embedder to re-embed with (default: the one the engine's settings name, else "
+    "the default embedder).",
 )
 @click.option(
     "--batch-size",
@@ -53,10 +55,15 @@ def reindex_command(name: str | None, batch_size: int) -> None:
     settings = config.settings_for(config.engine)
     if name is not None:
         settings = attrs.evolve(settings, options={**settings.options, "embedder": name})
-    embedder = embedder_named(name or settings.options.get("embedder", "hashing"))
-    # Nothing is stored, so nothing is scrubbed: the bare engine, which may reindex.
+    named = name or settings.options.get("embedder")
+    embedder = default_embedder() if named is None else embedder_named(named)
+    # Nothing is stored, so nothing is scrubbed: the bare engine, which may reindex. The
+    # notice that a memory keeps the embedder it was filled with is this command's cue.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", KeptEmbedderWarning)
+        opened = build_engine(config.engine, settings, EngineCredential.from_env(), scrub=False)
     with (
-        build_engine(config.engine, settings, EngineCredential.from_env(), scrub=False) as engine,
+        opened as engine,
         contextlib.ExitStack() as stack,
     ):
         bars: list[Any] = []  # the bar, drawn from the first batch on when stderr is a terminal

@@ -14,6 +14,7 @@ from conftest import OpenSqlite, write_config
 import tinymemory as tm
 from tinymemory.plugin import embedder_identity, embedder_named, embedders
 from tinymemory.testing import Sandbox
+from tinymemory_embeddings import lazy_model
 from tinymemory_embeddings.model2vec_embedder import Model2VecEmbedder
 from tinymemory_embeddings.testing import build_tiny_model2vec
 
@@ -91,8 +92,23 @@ def test_without_model2vec_it_is_a_config_error(
     tiny_model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "model2vec", None)  # what an import of a missing one does
+    monkeypatch.setattr(lazy_model, "_shared", {})  # a process that loaded no model yet
     with pytest.raises(tm.ConfigError, match="needs the `model2vec` package"):
         Model2VecEmbedder(model=str(tiny_model)).embed(["payment"])
+
+
+def test_a_model_loads_once_per_process(tiny_model: Path) -> None:
+    first, second = (Model2VecEmbedder(model=str(tiny_model)) for _ in range(2))
+    first.embed(["payment"])
+    second.embed(["payment"])
+    assert first._loaded() is second._loaded()
+    other = Model2VecEmbedder(model=str(tiny_model), dimensions=64)
+    assert other._loaded() is not first._loaded()  # other settings: a model of their own
+
+
+def test_no_model_configured_is_a_config_error_naming_the_routes() -> None:
+    with pytest.raises(tm.ConfigError, match=r"needs `model`: .*offline routes.*minilm-static"):
+        _ = Model2VecEmbedder().model
 
 
 def test_without_the_extra_sentence_transformers_is_a_config_error(

@@ -1,16 +1,19 @@
 """``reindex`` on a schema: interrupted and rerun, every item re-embedded exactly once and
-nothing lost; reads meanwhile on the old vectors; the new embedder's identity recorded."""
+nothing lost; reads meanwhile on the old vectors; the new embedder's identity recorded; a
+schema filled under an earlier default keeps its embedder until reindexed."""
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Sequence
 
 import pytest
 
 import tinymemory as tm
-from tinymemory.plugin import Reindexer
+from tinymemory.plugin import Reindexer, default_embedder, hookimpl
 from tinymemory.retrieval import HashingEmbedder
+from tinymemory.testing import only_plugins, registered
 from tinymemory_postgres import PostgresEngine
 from tinymemory_postgres.settings import ServerSettings
 
@@ -105,3 +108,37 @@ def test_items_stored_and_forgotten_during_a_reindex(settings: tm.EngineSettings
 
 def _stop(done: int, total: int) -> None:
     raise Stop
+
+
+class NamesCountingTheDefault:
+    """A plugin offering ``counting`` and naming it the default embedder."""
+
+    @hookimpl
+    def tinymemory_embedders(self) -> list[object]:
+        return [Counting()]
+
+    @hookimpl
+    def tinymemory_default_embedder(self) -> str:
+        return "counting"
+
+
+def test_a_schema_filled_under_the_old_default_keeps_it_until_reindexed(
+    settings: tm.EngineSettings,
+) -> None:
+    # The built-ins and this plugin (no installed plugin names a default), then one that does.
+    builtins = ("tinymemory.reference", "tinymemory.hashing", "tinymemory.answerers")
+    with only_plugins(*builtins, "postgres"):
+        with tm.build_engine("postgres", settings, scrub=False) as engine:
+            engine.store_many(tm.Learning(text=t) for t in texts(3))  # filled with `hashing`
+        with registered(NamesCountingTheDefault(), name="names-counting"):
+            with pytest.warns(tm.KeptEmbedderWarning, match=r"postgres memory at .*`hashing`"):
+                engine = tm.build_engine("postgres", settings, scrub=False)
+            with engine:
+                assert engine.embedder.name == "hashing"  # type: ignore[attr-defined]
+                assert len(vector_ids(engine, "payment card")) == 3
+                engine.reindex(default_embedder())  # type: ignore[attr-defined]
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with tm.build_engine("postgres", settings, scrub=False) as engine:
+                    assert engine.embedder.name == "counting"  # type: ignore[attr-defined]
+                    assert len(vector_ids(engine, "payment card")) == 3

@@ -4,7 +4,8 @@ another plugin needs (the start-up figures of ``benchmarks/import_time.py`` rest
 Each fetch runs in a new process, which names the modules it imported: through the public API
 (``tinymemory.build_engine``, as the README builds an engine) and through :class:`SqliteEngine`.
 Every other tinymemory plugin installed beside this one stays unimported (the safety plugin's
-scrubbers load with the first store, not with a read).
+scrubbers load with the first store, not with a read), but the one naming the default
+embedder, which the registry builds the engine with (its model loads with the first embed).
 """
 
 from __future__ import annotations
@@ -45,10 +46,13 @@ VECTORS = {"numpy", "numkong"}
 
 
 def other_plugins() -> set[str]:
-    """The top-level packages of every other tinymemory plugin installed here."""
-    return {entry.module.split(".")[0] for entry in entry_points(group="tinymemory")} - {
-        "tinymemory_sqlite"
-    }
+    """The top-level packages of every other tinymemory plugin installed here, but the one
+    naming the default embedder (through the registry, the engine is built with it)."""
+
+    def packages(group: str) -> set[str]:
+        return {entry.module.split(".")[0] for entry in entry_points(group=group)}
+
+    return packages("tinymemory") - packages("tinymemory.default_embedder") - {"tinymemory_sqlite"}
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,9 @@
-"""What the embedders of this distribution share: settings read and a model loaded on first use.
+"""What the embedders of this distribution share: settings read and a model loaded on first use,
+once per process whatever the number of embedders made for the same settings.
 
 A subclass names itself (``name``), its table's keys (``KEYS``), the model
-used when the table names none (``DEFAULT_MODEL``), how a model is loaded
+used when the table names none (``DEFAULT_MODEL``; None: the table must name
+one, ``MISSING_MODEL`` says how), how a model is loaded
 (``_load``) and how it embeds (``_encode``); ``dimensions`` it may answer
 without loading the model when it can.
 """
@@ -12,6 +14,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from tinymemory import ConfigError
+
 from .settings import embedder_table
 
 if TYPE_CHECKING:
@@ -19,12 +23,19 @@ if TYPE_CHECKING:
     import numpy.typing as npt
 
 
+#: Every model loaded in this process, by embedder name and settings: an embedder is made
+#: afresh for each listing (each engine built), and a model loads once all the same.
+_shared: dict[tuple[str, str, tuple[tuple[str, Any], ...]], Any] = {}
+_shared_lock = threading.Lock()
+
+
 class LazyModelEmbedder:
     """An embedder over a model named by its table (or by the arguments, which skip the file)."""
 
     name: str
     KEYS: ClassVar[Mapping[str, type]]
-    DEFAULT_MODEL: ClassVar[str]
+    DEFAULT_MODEL: ClassVar[str | None]
+    MISSING_MODEL: ClassVar[str] = ""
 
     def __init__(self, **given: Any) -> None:
         self._given = {key: value for key, value in given.items() if value is not None}
@@ -37,8 +48,14 @@ class LazyModelEmbedder:
 
     @property
     def model(self) -> str:
-        """The folder or model id the vectors come from."""
-        return str(self._configured().get("model", self.DEFAULT_MODEL))
+        """The folder or model id the vectors come from; ``ConfigError`` when none is set and
+        the embedder has no default."""
+        model = self._configured().get("model", self.DEFAULT_MODEL)
+        if model is None:
+            raise ConfigError(
+                f"[plugins.embeddings.{self.name}] needs `model`: {self.MISSING_MODEL}"
+            )
+        return str(model)
 
     @property
     def dimensions(self) -> int:
@@ -74,7 +91,12 @@ class LazyModelEmbedder:
     def _loaded(self) -> Any:
         with self._lock:
             if self._model is None:
-                self._model = self._load(self._configured())
+                settings = self._configured()
+                key = (self.name, self.model, tuple(sorted(settings.items())))
+                with _shared_lock:
+                    if key not in _shared:
+                        _shared[key] = self._load(settings)
+                    self._model = _shared[key]
             return self._model
 
     def _load(self, settings: Mapping[str, Any]) -> Any:

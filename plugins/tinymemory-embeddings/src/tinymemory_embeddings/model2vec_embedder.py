@@ -2,10 +2,12 @@
 
 Configured in ``[plugins.embeddings.model2vec]``:
 
-- ``model``: a local folder holding a model2vec model (``config.json``,
-  ``model.safetensors``, ``tokenizer.json``), or a model id that model2vec's
-  own loader fetches once onto this machine (default
-  ``minishlab/potion-base-8M``);
+- ``model`` (required): a local folder holding a model2vec model
+  (``config.json``, ``model.safetensors``, ``tokenizer.json``; one distilled
+  offline, docs/recall.md says how), or a model id that model2vec's own loader
+  fetches once onto this machine. No default: a model id would need the
+  network, and the static model that works offline ships as its own embedder,
+  ``minilm-static`` (the ``tinymemory-minilm-static`` plugin);
 - ``dimensions`` (optional): keep only the first ``dimensions`` of each vector
   (models trained for it); when given, opening a memory never loads the model.
 
@@ -35,7 +37,12 @@ class Model2VecEmbedder(LazyModelEmbedder):
 
     name = "model2vec"
     KEYS: ClassVar[Mapping[str, type]] = {"model": str, "dimensions": int}
-    DEFAULT_MODEL = "minishlab/potion-base-8M"
+    DEFAULT_MODEL = None
+    MISSING_MODEL = (
+        "a folder holding a model2vec model (distilled offline: docs/recall.md, "
+        '"Embedders: offline routes"), or a model id model2vec downloads once; the '
+        'static model shipped with tinymemory-minilm-static is embedder = "minilm-static"'
+    )
 
     def __init__(self, model: str | None = None, dimensions: int | None = None) -> None:
         super().__init__(model=model, dimensions=dimensions)

@@ -9,15 +9,18 @@ Needs the ``sentence-transformers`` extra (torch). Configured in
 - ``device`` (optional): where it runs, ``cpu`` by default.
 
 The model is loaded on the first ``embed`` or the first question about its
-``dimensions`` (which only the model knows), never when plugins are listed.
+``dimensions`` (which only the model knows), never when plugins are listed,
+and once per process (:mod:`.lazy_model`); neither loading nor embedding
+draws a progress bar on stderr.
 A missing folder, a model that cannot be loaded and the extra not installed
 are ``ConfigError``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 from tinymemory import ConfigError
@@ -51,7 +54,24 @@ class SentenceTransformersEmbedder(LazyModelEmbedder):
         return _load(self.model, str(settings.get("device", "cpu")))
 
     def _encode(self, model: Any, texts: list[str]) -> Any:
-        return model.encode(texts, convert_to_numpy=True)
+        # No bar on stderr: a command's output is the user's, not the library's.
+        return model.encode(texts, convert_to_numpy=True, show_progress_bar=False)
+
+
+@contextlib.contextmanager
+def _quiet_transformers() -> Iterator[None]:
+    """transformers' weight-loading bar and load report kept off stderr while a model loads,
+    its own settings given back afterwards (they are the host program's)."""
+    logging: Any = importlib.import_module("transformers.utils.logging")
+    verbosity, bars = logging.get_verbosity(), logging.is_progress_bar_enabled()
+    logging.set_verbosity_error()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        logging.set_verbosity(verbosity)
+        if bars:
+            logging.enable_progress_bar()
 
 
 def _load(model: str, device: str) -> Any:
@@ -65,9 +85,10 @@ def _load(model: str, device: str) -> Any:
         ) from None
     folder = local_folder(model)
     try:
-        return library.SentenceTransformer(
-            str(folder) if folder is not None else model, device=device
-        )
+        with _quiet_transformers():
+            return library.SentenceTransformer(
+                str(folder) if folder is not None else model, device=device
+            )
     except Exception as error:
         where = f"the folder `{folder}`" if folder is not None else f"the model id `{model}`"
         raise ConfigError(

@@ -14,6 +14,7 @@ from test_reworded_question import INCIDENT, OTHERS, QUESTION, store_all, vector
 import tinymemory as tm
 from tinymemory.plugin import embedder_named
 from tinymemory.testing import Sandbox
+from tinymemory_embeddings import lazy_model
 from tinymemory_embeddings.sentence_transformers_embedder import SentenceTransformersEmbedder
 
 
@@ -48,3 +49,18 @@ def test_a_folder_without_a_model_is_a_config_error(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text("{}", encoding="utf-8")
     with pytest.raises(tm.ConfigError, match="sentence-transformers could not load the folder"):
         SentenceTransformersEmbedder(model=str(tmp_path)).embed(["anything"])
+
+
+@pytest.mark.usefixtures("configured")
+def test_the_model_loads_once_per_process_and_draws_nothing_on_stderr(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lazy_model, "_shared", {})  # a process that loaded no model yet
+    capfd.readouterr()
+    first, second = embedder_named("sentence-transformers"), embedder_named("sentence-transformers")
+    assert first is not second  # an embedder is made for each listing ...
+    vectors = first.embed(["card charges failed"] * 40)  # more than one batch of 32
+    assert len(second.embed(["card charges failed"])[0]) == 384
+    assert first._loaded() is second._loaded()  # ... and the model loads once
+    assert vectors[0] == pytest.approx(second.embed(["card charges failed"])[0], abs=1e-6)
+    assert capfd.readouterr().err == ""

@@ -48,9 +48,11 @@ from tinymemory.plugin import (
     Answerer,
     Embedder,
     ReindexReport,
+    default_embedder,
     embedder_identity,
     engine_answerer,
     item_from_json,
+    memory_embedder,
 )
 
 from . import reindex
@@ -68,7 +70,10 @@ class PostgresEngine(MemoryEngine):
 
     ``settings`` say where the server is and which schema holds the memory
     (:class:`~tinymemory_postgres.settings.ServerSettings`); ``credential``'s
-    key is the password. ``embedder`` makes the vectors; a schema records the
+    key is the password. ``embedder`` makes the vectors (by default the one an
+    installed plugin names, else ``hashing``; a schema filled by another
+    installed embedder keeps it until :meth:`reindex`, said once with a
+    ``KeptEmbedderWarning``); a schema records the
     identity of the embedder it was first written with, and an engine opened
     with another refuses what would mix their vectors (store, vector and
     hybrid fetch, recall) until :meth:`reindex` re-embeds the schema; keyword
@@ -82,15 +87,15 @@ class PostgresEngine(MemoryEngine):
         settings: ServerSettings,
         credential: EngineCredential,
         *,
-        embedder: Embedder,
+        embedder: Embedder | None = None,
         answerer: Answerer | None = None,
     ) -> None:
         self.settings = settings
-        self.embedder = embedder
-        self.answerer = engine_answerer(answerer, self.embedder)
-        self._identity = embedder_identity(embedder)
         self._server = Server(settings, credential)
         try:
+            self.embedder = embedder or self._kept_embedder()
+            self.answerer = engine_answerer(answerer, self.embedder)
+            self._identity = embedder_identity(self.embedder)
             secret = self._server.run(self._claim_memory, write=True)
         except BaseException:
             self._server.close()
@@ -121,6 +126,15 @@ class PostgresEngine(MemoryEngine):
 
     def __repr__(self) -> str:
         return f"<PostgresEngine {self.settings.where}>"
+
+    def _kept_embedder(self) -> Embedder:
+        """The embedder when none is given: the default, or the installed one that filled the
+        schema when that is another (it keeps answering until a reindex; said once)."""
+        identity = self._server.run(_filled_by)
+        if identity is None:
+            return default_embedder()
+        where = f"the postgres memory at {self.settings.where}"
+        return memory_embedder(identity.split(":")[0], identity, where)
 
     def _claim_memory(self, connection: Connection) -> bytes:
         """Record the embedder on a new schema, or one holding no vectors; the schema's cursor
@@ -375,6 +389,14 @@ class PostgresEngine(MemoryEngine):
 
 #: The identity of the embedder a schema's vectors are from.
 _RECORDED_EMBEDDER = "SELECT value FROM settings WHERE key = 'embedder'"
+
+
+def _filled_by(connection: Connection) -> str | None:
+    """The identity of the embedder the schema's vectors are from; None while it has none."""
+    row = connection.execute(
+        f"SELECT ({_RECORDED_EMBEDDER}) WHERE EXISTS (SELECT 1 FROM pieces)"
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 def _server_version(connection: Connection) -> int:

@@ -25,7 +25,7 @@ from .settings import ServerSettings
 def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngine:
     """The engine for these settings; an unknown option, embedder or answerer is ``ConfigError``."""
     server = ServerSettings.from_options(settings.options)
-    embedder = embedder_named(server.embedder)
+    embedder = None if server.embedder is None else embedder_named(server.embedder)
     named = settings.options.get("answerer")
     answerer = None if named is None else answerer_named(named)
     from .engine import PostgresEngine

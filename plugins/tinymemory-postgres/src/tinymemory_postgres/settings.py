@@ -7,7 +7,8 @@ Options (``[engines.postgres]`` in the configuration, or
 ``connect_timeout`` (seconds); ``pool_size`` (most connections held, 4 by
 default); ``schema`` (the schema holding this memory, ``tinymemory`` by
 default, so several memories share one database), ``embedder`` (an
-installed embedder's name, ``hashing`` by default) and ``answerer`` (an
+installed embedder's name; by default the one an installed plugin names, else
+``hashing``) and ``answerer`` (an
 installed answerer's name, ``extractive`` by default; the plugin looks it
 up). The password is the
 engine's credential (a static key), never an option, so it is never printed.
@@ -50,7 +51,7 @@ class ServerSettings:
     parts: Mapping[str, str]
     schema: str = DEFAULT_SCHEMA
     pool_size: int = DEFAULT_POOL_SIZE
-    embedder: str = "hashing"
+    embedder: str | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> ServerSettings:
@@ -110,8 +111,8 @@ class ServerSettings:
             or not 1 <= pool_size <= 100
         ):
             raise ConfigError("the postgres engine's `pool_size` must be a whole number, 1 to 100")
-        embedder = options.get("embedder", "hashing")
-        if not isinstance(embedder, str) or not embedder:
+        embedder = options.get("embedder")
+        if embedder is not None and (not isinstance(embedder, str) or not embedder):
             raise ConfigError("the postgres engine's `embedder` must be an embedder's name")
         return cls(parts=parts, schema=schema, pool_size=pool_size, embedder=embedder)
 

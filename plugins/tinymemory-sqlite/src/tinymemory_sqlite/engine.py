@@ -9,6 +9,7 @@ answerer (by default sentences taken from them, each cited).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -20,7 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 
 import tinymemory as tm
-from tinymemory.plugin import embedder_identity, engine_answerer, item_from_json
+from tinymemory.plugin import (
+    default_embedder,
+    embedder_identity,
+    engine_answerer,
+    item_from_json,
+    memory_embedder,
+)
 from tinymemory.retrieval import (
     LARGEST_POSITION,
     Clause,
@@ -53,7 +60,7 @@ from .connections import Connections
 from .descriptor import DESCRIPTOR
 from .dialect import SQLITE
 from .item_rows import existing, write
-from .location import database_path
+from .location import IN_MEMORY, database_path
 from .purge import add_pending_purge, pending_purges
 from .ranking import admitted, few_admitted, keyword_ranking, ranked_hits, read_bound
 
@@ -72,7 +79,8 @@ class SqliteEngine(tm.MemoryEngine):
 
     ``path`` defaults to ``$TINYMEMORY_SQLITE_PATH``, else
     ``$XDG_DATA_HOME/tinymemory/memory.db``. ``embedder`` makes the vectors
-    (the dependency-free :class:`HashingEmbedder` by default); a file records
+    (the dependency-free :class:`HashingEmbedder` when none is given: built
+    through the registry, the engine is given :func:`kept_embedder`'s); a file records
     the embedder it was first written with (name, dimensions, identity), and
     an engine opened with another one refuses what would mix their vectors
     (store, vector and hybrid fetch, recall) until :meth:`reindex` re-embeds
@@ -506,6 +514,35 @@ def _vector_size(connection: sqlite3.Connection) -> int | None:
         "SELECT length(vectors) * 8 / length(pieces) FROM vector_blocks LIMIT 1"
     ).fetchone()
     return None if row is None else int(row[0])
+
+
+def kept_embedder(path: str) -> Embedder:
+    """The embedder for the file at ``path`` (as :func:`database_path` gives it) when the
+    settings name none: the default embedder, or the installed one that filled the file
+    when that is another (it keeps answering until a reindex, and says so once).
+
+    Chosen by the registry's build, not by :class:`SqliteEngine` itself, so an engine made
+    directly for a keyword read loads no part of the plugin system."""
+    recorded = None if path == IN_MEMORY else _filled_by(Path(path))
+    if recorded is None:
+        return default_embedder()
+    identity = recorded.get("identity", f"{recorded['name']}:{recorded['dimensions']}")
+    return memory_embedder(recorded["name"], identity, f"the sqlite database `{path}`")
+
+
+def _filled_by(path: Path) -> dict[str, Any] | None:
+    """The embedder record of the file at ``path`` when it holds vectors, read only."""
+    if not path.is_file():
+        return None
+    read = "SELECT value FROM settings WHERE key = 'embedder'"
+    try:
+        uri = f"{path.resolve().as_uri()}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as connection:
+            row = connection.execute(read).fetchone()
+            filled = row is not None and _has_vectors(connection)
+    except sqlite3.Error:
+        return None  # a file the engine migrates, or refuses, when it opens it
+    return json.loads(row[0]) if filled else None
 
 
 def _has_vectors(connection: sqlite3.Connection) -> bool:

@@ -2,9 +2,10 @@
 
 Engine options (``[engines.sqlite]`` in the configuration, or
 ``EngineSettings(options=...)``): ``path`` (the database file, or
-``:memory:``), ``embedder`` (the name of any installed embedder; ``hashing``
-by default), ``answerer`` (the name of any installed answerer; ``extractive``
-by default) and ``synchronous`` (``normal`` or ``full``).
+``:memory:``), ``embedder`` (the name of any installed embedder; by default
+the one an installed plugin names, else ``hashing``), ``answerer`` (the name of
+any installed answerer; ``extractive`` by default) and ``synchronous``
+(``normal`` or ``full``).
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ def build(settings: EngineSettings, credential: EngineCredential) -> MemoryEngin
     if not isinstance(synchronous, str):
         raise ConfigError("the sqlite engine's `synchronous` must be `normal` or `full`")
     # Loaded with the first engine, so listing plugins or engines never loads numpy.
-    from .engine import SqliteEngine
+    from .engine import SqliteEngine, kept_embedder
 
+    path = database_path(settings.options.get("path"))
     return SqliteEngine(
-        settings.options.get("path"),
-        embedder=None if embedder is None else embedder_named(embedder),
+        path,
+        embedder=kept_embedder(path) if embedder is None else embedder_named(embedder),
         answerer=None if answerer is None else answerer_named(answerer),
         synchronous=synchronous,
     )
