@@ -12,6 +12,10 @@ Reading gives the key and the value back exactly as put.
 A put stores the new document first and then forgets the entry's earlier
 ones, so a crash between the two leaves both and a read takes the newest;
 putting an unchanged value again is a replay (its ``updated_at`` stays).
+The engine's scrubbers (``build_engine`` wraps every engine in them) see
+the document like any other: a secret in a value is redacted in what is
+kept; a scrubbed entry that no longer reads back as its key and a JSON
+object is forgotten again and the put refused (``tinymemory.InvalidRequest``).
 A search with a ``query`` ranks with the engine's own ``fetch`` (hybrid when
 the engine serves it); without one it lists in the engine's order. The
 namespace prefix is a ``Reach.subtree`` and "is a LangGraph entry" the tag
@@ -166,9 +170,27 @@ class TinyMemoryStore(BaseStore):
                 ),
             )
             kept = self._engine.store(document).id
+            if kept != document.fingerprint():
+                self._check_scrubbed(kept, op.key)
             stale = [item_id for item_id in stale if item_id != kept]
         if stale:
             self._engine.forget(tm.ForgetTarget.by_ids(stale))
+
+    def _check_scrubbed(self, item_id: str, key: str) -> None:
+        """A scrubber rewrote the entry as it was stored: it must still read as an entry.
+
+        When it does not (the value is no longer a JSON object, or the key
+        changed), the stored item is forgotten and the put refused, so an entry
+        is never kept in a form the store cannot give back.
+        """
+        stored = self._engine.get(tm.GetRequest(ids=[item_id]))
+        entry = self._entry(stored[0]) if stored else None
+        if entry is None or entry.key != key:
+            self._engine.forget(tm.ForgetTarget.by_ids([item_id]))
+            raise tm.InvalidRequest(
+                "a scrubber rewrote this entry into one that no longer reads as a key and a "
+                "JSON value; it was not kept"
+            )
 
     def _search(self, op: SearchOp) -> list[SearchItem]:
         meta = tm.MetaFilter(
