@@ -16,6 +16,14 @@ import tinymemory as tm
 from tinymemory_langgraph import TinyMemoryStore
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # trustcall, which LangMem imports, imports `Send` from `langgraph.constants`, a path
+    # LangGraph 1.x deprecates: the repository turns warnings into errors.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:Importing Send from langgraph.constants is deprecated"
+    )
+
+
 def engine_on(name: str, folder: Path) -> tm.MemoryEngine:
     """The engine ``name``: sqlite keeps its file ``memory.db`` in ``folder``."""
     if name == "sqlite":
