@@ -45,7 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     env = dict(os.environ, TINYMEMORY_LANGGRAPH_ENGINE=args.engine)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "langgraph_swap"]
-    command += ["-o", "addopts=", "tests/test_store.py", *args.pytest_args]
+    # The sdist's own pytest options are kept but its addopts (-vv, --durations); the loop
+    # scope is set so that pytest-asyncio does not warn of its coming default.
+    command += ["-o", "addopts=", "-o", "asyncio_default_fixture_loop_scope=function"]
+    command += ["tests/test_store.py", *args.pytest_args]
     return subprocess.run(command, cwd=folder, env=env, check=False).returncode
 
 

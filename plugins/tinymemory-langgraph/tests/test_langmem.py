@@ -8,7 +8,10 @@ import json
 import re
 from typing import Any
 
-from langmem import create_manage_memory_tool, create_search_memory_tool
+from langmem import (  # type: ignore[import-untyped]
+    create_manage_memory_tool,
+    create_search_memory_tool,
+)
 
 from tinymemory_langgraph import TinyMemoryStore
 
