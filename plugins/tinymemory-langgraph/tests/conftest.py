@@ -1,7 +1,7 @@
 """The plugin's fixtures: a TinyMemoryStore on each engine the LangGraph suite runs on.
 
-``store`` is parametrized over ``sqlite`` (a file in the test's temporary
-folder) and ``reference``; ``sqlite_store`` is the sqlite one alone, for the
+``store`` is parametrized over the engines of :mod:`engines` (sqlite,
+reference, the CortexDB double); ``sqlite_store`` is the sqlite one alone, for the
 tests that read the same file with the CLI or the web view.
 """
 
@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from engines import NAMES, engine_named
 
 import tinymemory as tm
 from tinymemory_langgraph import TinyMemoryStore
@@ -24,19 +25,10 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-def engine_on(name: str, folder: Path) -> tm.MemoryEngine:
-    """The engine ``name``: sqlite keeps its file ``memory.db`` in ``folder``."""
-    if name == "sqlite":
-        return tm.build_engine(
-            "sqlite", tm.EngineSettings(options={"path": str(folder / "memory.db")})
-        )
-    return tm.build_engine(name)
-
-
-@pytest.fixture(params=["sqlite", "reference"])
+@pytest.fixture(params=NAMES)
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tm.MemoryEngine]:
     """A fresh engine of each kind."""
-    with engine_on(request.param, tmp_path) as opened:
+    with engine_named(request.param, tmp_path) as opened:
         yield opened
 
 
@@ -55,5 +47,6 @@ def sqlite_file(tmp_path: Path) -> Path:
 @pytest.fixture
 def sqlite_store(sqlite_file: Path) -> Iterator[TinyMemoryStore]:
     """A store at the root of a fresh sqlite engine on :func:`sqlite_file`."""
-    with engine_on("sqlite", sqlite_file.parent) as opened:
+    settings = tm.EngineSettings(options={"path": str(sqlite_file)})
+    with tm.build_engine("sqlite", settings) as opened:
         yield TinyMemoryStore(opened)

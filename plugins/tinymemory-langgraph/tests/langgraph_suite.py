@@ -17,6 +17,8 @@ import sys
 import tarfile
 from pathlib import Path
 
+from engines import NAMES
+
 #: The langgraph-checkpoint release whose tests judge the store.
 VERSION = "4.3.2"
 HERE = Path(__file__).resolve().parent
@@ -37,7 +39,7 @@ def unpacked(work: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.partition("\n")[0])
-    parser.add_argument("--engine", choices=("sqlite", "reference"), required=True)
+    parser.add_argument("--engine", choices=NAMES, required=True)
     parser.add_argument("--work", type=Path, required=True, help="where the sdist is kept")
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest")
     args = parser.parse_args(argv)

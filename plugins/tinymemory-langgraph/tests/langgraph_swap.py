@@ -5,7 +5,9 @@ stores as ``InMemoryStore(**kwargs)`` (directly, and inside its
 ``MockAsyncBatchedStore``); for each test this plugin puts
 :class:`SuiteStore` in that name's place: a ``TinyMemoryStore`` on a fresh
 engine (``TINYMEMORY_LANGGRAPH_ENGINE``: ``sqlite``, a file in the test's
-temporary folder, or ``reference``), handed the same keyword arguments.
+temporary folder; ``reference``; or ``cortexdb``, a tenant of its own on the
+CortexDB double of ``tinymemory-cortex`` over loopback), handed the same
+keyword arguments.
 The tests that do not pass are marked strict ``xfail`` with the reason
 (:data:`EXPECTED`), so one that starts to pass fails the run as well.
 ``langgraph_suite.py`` loads it with ``-p langgraph_swap``.
@@ -20,11 +22,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from engines import engine_named
 
 import tinymemory as tm
 from tinymemory_langgraph import TinyMemoryStore
 
-ENGINES = ("sqlite", "reference")
 #: The reason every test that builds its store with an ``index`` fails.
 INDEX = (
     "builds the store with a LangGraph `index` (an `embed` function and `dims`), which "
@@ -65,16 +67,7 @@ class SuiteStore(TinyMemoryStore):
 def fresh_engine() -> tm.MemoryEngine:
     """A new, empty engine of the kind the run names."""
     name = os.environ["TINYMEMORY_LANGGRAPH_ENGINE"]
-    if name not in ENGINES:
-        raise tm.ConfigError(
-            f"TINYMEMORY_LANGGRAPH_ENGINE is one of {', '.join(ENGINES)}, not {name!r}"
-        )
-    settings = None
-    if name == "sqlite":
-        assert SuiteStore.folder is not None
-        path = SuiteStore.folder / f"memory-{len(SuiteStore.engines)}.db"
-        settings = tm.EngineSettings(options={"path": str(path)})
-    engine = tm.build_engine(name, settings)
+    engine = engine_named(name, SuiteStore.folder)
     SuiteStore.engines.append(engine)
     SuiteStore.built = True
     return engine
