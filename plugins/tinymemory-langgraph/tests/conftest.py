@@ -1,7 +1,7 @@
 """The plugin's fixtures: a TinyMemoryStore on each engine the LangGraph suite runs on.
 
 ``store`` is parametrized over the engines of :mod:`engines` (sqlite,
-reference, the CortexDB double); ``sqlite_store`` is the sqlite one alone, for the
+reference, the CortexDB double, PostgreSQL); ``sqlite_store`` is the sqlite one alone, for the
 tests that read the same file with the CLI or the web view.
 """
 
