@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import pytest
-from langgraph.store.base import GetOp, InvalidNamespaceError, PutOp, SearchOp
+from langgraph.store.base import GetOp, InvalidNamespaceError, Item, PutOp, SearchOp
 
 import tinymemory as tm
 from tinymemory.plugin import EngineWrapper
@@ -43,7 +43,7 @@ def test_an_entry_is_a_json_document_whose_key_and_value_read_back_exactly(
     assert hit.text.endswith(body)
     assert hit.text == tm.Document(title=key, body=body).render_text()
     item = store.get(("users", "ada"), key)
-    assert item is not None
+    assert type(item) is Item  # a get answers an Item, a search SearchItems
     assert (item.key, item.namespace) == (key, ("users", "ada"))
     assert item.value == VALUE
     assert json.dumps(item.value, ensure_ascii=False) == body

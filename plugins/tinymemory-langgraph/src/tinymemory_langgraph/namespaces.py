@@ -71,12 +71,12 @@ def decode_label(written: str) -> str | None:
                 return None
         position = found.end()
     label = "".join(parts)
-    if position != len(written) or not label or encode_label_quietly(label) != written:
+    if position != len(written) or not label or _encoded_or_none(label) != written:
         return None
     return label
 
 
-def encode_label_quietly(label: str) -> str | None:
+def _encoded_or_none(label: str) -> str | None:
     """:func:`encode_label`, None instead of an error."""
     try:
         return encode_label(label)

@@ -139,7 +139,16 @@ class TinyMemoryStore(BaseStore):
 
     def _get(self, namespace: tuple[str, ...], key: str) -> Item | None:
         held = self._held(namespace, key)
-        return max(held, key=lambda entry: entry[1].updated_at)[1] if held else None
+        if not held:
+            return None
+        newest = max((entry for _, entry in held), key=lambda entry: entry.updated_at)
+        return Item(
+            value=newest.value,
+            key=newest.key,
+            namespace=newest.namespace,
+            created_at=newest.created_at,
+            updated_at=newest.updated_at,
+        )
 
     def _held(self, namespace: tuple[str, ...], key: str) -> list[tuple[str, SearchItem]]:
         """The ids and entries stored for ``key`` at ``namespace``."""
