@@ -4,10 +4,10 @@
 stores as ``InMemoryStore(**kwargs)`` (directly, and inside its
 ``MockAsyncBatchedStore``); for each test this plugin puts
 :class:`SuiteStore` in that name's place: a ``TinyMemoryStore`` on a fresh
-engine (``TINYMEMORY_LANGGRAPH_ENGINE``: ``sqlite``, a file in the test's
-temporary folder; ``reference``; or ``cortexdb``, a tenant of its own on the
-CortexDB double of ``tinymemory-cortex`` over loopback), handed the same
-keyword arguments.
+engine of :mod:`engines` (``TINYMEMORY_LANGGRAPH_ENGINE`` names it:
+``sqlite``, a file in the test's temporary folder; ``reference``;
+``cortexdb``, a tenant of the CortexDB double; ``postgres``, a schema of a
+throwaway cluster), handed the same keyword arguments.
 The tests that do not pass are marked strict ``xfail`` with the reason
 (:data:`EXPECTED`), so one that starts to pass fails the run as well.
 ``langgraph_suite.py`` loads it with ``-p langgraph_swap``.
