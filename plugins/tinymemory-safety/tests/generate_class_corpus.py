@@ -17,6 +17,7 @@ example numbers. Run ``python generate_class_corpus.py`` to rewrite the file;
 ``test_corpus.py`` checks the file is what this script writes.
 """
 
+# ruff: noqa: E501  (the corpus's sentences and layouts are data, kept whole)
 from __future__ import annotations
 
 import base64
@@ -58,8 +59,9 @@ def draw(rng: random.Random, alphabet: str, length: int) -> str:
 TOKENS: dict[str, Callable[[random.Random], str]] = {
     "github": lambda r: "ghp_" + draw(r, ALNUM, 36),
     "openai": lambda r: "sk-proj-" + draw(r, ALNUM, 20) + "T3BlbkFJ" + draw(r, ALNUM, 20),
-    "slack": lambda r: f"xoxb-{r.randint(10**11, 10**12)}-{r.randint(10**11, 10**12)}-"
-    + draw(r, ALNUM, 24),
+    "slack": lambda r: (
+        f"xoxb-{r.randint(10**11, 10**12)}-{r.randint(10**11, 10**12)}-" + draw(r, ALNUM, 24)
+    ),
     "stripe": lambda r: "sk_live_" + draw(r, ALNUM, 48),
     "gitlab": lambda r: "glpat-" + draw(r, ALNUM + "-_", 20),
     "anthropic": lambda r: "sk-ant-api03-" + draw(r, ALNUM + "-_", 93) + "AA",
@@ -67,18 +69,23 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
     "google": lambda r: "AIza" + draw(r, ALNUM + "-_", 35),
     "sendgrid": lambda r: "SG." + draw(r, ALNUM + "-_", 22) + "." + draw(r, ALNUM + "-_", 43),
     "npm": lambda r: "npm_" + draw(r, string.ascii_lowercase + string.digits, 36),
-    "jwt": lambda r: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
-    + "eyJ"
-    + draw(r, ALNUM + "-_", 60)
-    + "."
-    + draw(r, ALNUM + "-_", 43),
+    "jwt": lambda r: (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+        + "eyJ"
+        + draw(r, ALNUM + "-_", 60)
+        + "."
+        + draw(r, ALNUM + "-_", 43)
+    ),
 }
 
 
 def password(rng: random.Random) -> str:
     """A password with no keyword in it: letters, digits and a symbol or two."""
-    return draw(rng, string.ascii_letters, 5) + draw(rng, string.digits, 3) + rng.choice("!#%*-") + (
-        draw(rng, ALNUM, 4)
+    return (
+        draw(rng, string.ascii_letters, 5)
+        + draw(rng, string.digits, 3)
+        + rng.choice("!#%*-")
+        + (draw(rng, ALNUM, 4))
     )
 
 
@@ -114,8 +121,10 @@ def de_idnr(r: random.Random) -> str:
 def fr_nir(r: random.Random) -> str:
     number = complete(
         r,
-        lambda: f"{r.choice('12')}{r.randint(50, 99)}{r.randint(1, 12):02d}"
-        f"{r.randint(1, 95):02d}{r.randint(1, 999):03d}{r.randint(1, 999):03d}",
+        lambda: (
+            f"{r.choice('12')}{r.randint(50, 99)}{r.randint(1, 12):02d}"
+            f"{r.randint(1, 95):02d}{r.randint(1, 999):03d}{r.randint(1, 999):03d}"
+        ),
         nir.is_valid,
         width=2,
     )
@@ -175,8 +184,10 @@ def dk_cpr(r: random.Random) -> str:
 
     return complete(
         r,
-        lambda: f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}-"
-        + draw(r, string.digits, 3),
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}-"
+            + draw(r, string.digits, 3)
+        ),
         valid,
     )
 
@@ -184,8 +195,10 @@ def dk_cpr(r: random.Random) -> str:
 def fi_hetu(r: random.Random) -> str:
     return complete(
         r,
-        lambda: f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}-"
-        + f"{r.randint(2, 899):03d}",
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}-"
+            + f"{r.randint(2, 899):03d}"
+        ),
         hetu.is_valid,
         "0123456789ABCDEFHJKLMNPRSTUVWXY",
     )
@@ -334,7 +347,11 @@ def csv_azure(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], 
 
 def csv_hmac(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
     access, secret = "GOOG1E" + draw(r, string.ascii_uppercase + string.digits, 30), aws_secret(r)
-    return (["Access key", "Secret", "State"], ",", "gcs_hmac"), [access, secret, "ACTIVE"], [secret]
+    return (
+        (["Access key", "Secret", "State"], ",", "gcs_hmac"),
+        [access, secret, "ACTIVE"],
+        [secret],
+    )
 
 
 def csv_quoted(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
@@ -474,7 +491,7 @@ def longer_numbers(split: Split) -> None:
         for _ in range(2):
             while True:
                 digits = draw(r, string.digits, 22)
-                if any(_luhn(digits[i : i + 16]) for i in range(0, 7)):
+                if any(_luhn(digits[i : i + 16]) for i in range(7)):
                     break
             grouped = " ".join(digits[i : i + 4] for i in range(0, 22, 4))
             split.negative("longer_number", "tracking", form.format(n=digits, g=grouped))
@@ -500,10 +517,7 @@ def structured_lookalikes(split: Split) -> None:
     r = split.rng
     for key in split.config["configmap_keys"]:
         value = base64.b64encode(draw(r, string.ascii_lowercase, 12).encode()).decode()
-        text = (
-            f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n"
-            f"data:\n  {key}: {value}\n"
-        )
+        text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  {key}: {value}\n"
         split.negative("record_lookalike", "configmap", text)
     for width in split.config["columns"]:
         words = " ".join(r.choice(PROSE) for _ in range(60))
@@ -514,8 +528,7 @@ def structured_lookalikes(split: Split) -> None:
     )
 
 
-PROSE = ("deploy the release after review and merge the branch when checks pass on "
-         "staging tomorrow morning with the team").split()  # fmt: skip
+PROSE = ["deploy", "the", "release", "after", "review", "and", "merge", "the", "branch", "when", "checks", "pass", "on", "staging", "tomorrow", "morning", "with", "the", "team"]  # fmt: skip
 
 DEV: dict[str, Any] = {
     "csv_layouts": [csv_aws, csv_generic, csv_tabs],
@@ -525,7 +538,7 @@ DEV: dict[str, Any] = {
     "wrap_leads": ["Here is the new deploy token: ", "$ export API_TOKEN=", "use this one "],
     "json_keys": ["password", "client_secret", "apiKey"],
     "json_shapes": [
-        '2024-05-01T10:00:00Z INFO request body={once}',
+        "2024-05-01T10:00:00Z INFO request body={once}",
         'level=error msg="login failed" payload={twice}',
     ],
     "k8s_keys": ["DATABASE_PASSWORD", "connection", "credentials.json"],

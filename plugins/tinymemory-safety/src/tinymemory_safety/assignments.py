@@ -28,6 +28,7 @@ from tinymemory_safety.credentials import (
     token_run,
 )
 from tinymemory_safety.hits import Hit
+from tinymemory_safety.lookalikes import elided_end, placeholder_value
 
 _QUOTES = "\"'`"
 #: A key's words: ``DB_PASSWORD`` is db, password; ``AccountKey`` account, key.
@@ -98,6 +99,8 @@ def is_value(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` may be a secret: not a template, a name, code or a dummy."""
     value = text[start:end]
     if not value or placeholder(value) or value.lower() in _DUMMY_VALUES:
+        return False
+    if placeholder_value(text[start : elided_end(text, end)]):
         return False
     if value.startswith(_BEGIN_PUBLIC) or "EXAMPLE" in value or "example" in value:
         return False

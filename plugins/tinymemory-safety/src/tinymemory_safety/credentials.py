@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 
 from tinymemory_safety.hits import Hit
+from tinymemory_safety.lookalikes import placeholder_value
 
 REDACTED = "[REDACTED]"
 PRIVATE_KEY_TOKEN = "[REDACTED_PRIVATE_KEY]"
@@ -96,12 +97,15 @@ def placeholder(value: str) -> bool:
     """Template values and documentation stand-ins that are not secrets (as gitleaks allows).
 
     ``${VAR}``, ``{{ var }}``, ``<your-key>``, ``%VAR%``, ``$VAR``, runs of one
-    character (``****``, ``xxxx``), and values ending in ``EXAMPLE``.
+    character (``****``, ``xxxx``), values ending in ``EXAMPLE``, and the
+    stand-ins of :func:`tinymemory_safety.lookalikes.placeholder_value`
+    (``sk-ant-...``, ``ghp_XXXX…``).
     """
     return (
         value[:1] in {"$", "{", "<", "%", "["}
         or len(set(value.lower())) == 1
         or value.endswith("EXAMPLE")
+        or placeholder_value(value)
     )
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from tinymemory_safety.credentials import REDACTED, SHAPE_PASS, Scan
 from tinymemory_safety.hits import Hit
+from tinymemory_safety.lookalikes import elided_end, placeholder_value
 
 #: (class, pattern, whether the token's length is fixed so it must end a word).
 _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
@@ -173,6 +174,8 @@ def provider_tokens(scan: Scan) -> Iterator[Hit]:
         for match in pattern.finditer(text):
             start, end = match.span()
             if not scan.starts_word(start) or "EXAMPLE" in match.group():
+                continue
+            if placeholder_value(scan.text[start : elided_end(scan.text, end)]):
                 continue
             if fixed and not scan.ends_word(end):
                 continue

@@ -154,6 +154,7 @@ class SafetyScrubber:
             emails=self.policy.redact_emails,
             region=self.policy.default_region,
             ip_addresses=self.policy.ip_addresses,
+            keep_public_addresses=self.policy.keep_public_addresses,
         )
         self._lock = threading.Lock()
         self._totals = Redactions()
