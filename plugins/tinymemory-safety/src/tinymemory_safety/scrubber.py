@@ -26,7 +26,7 @@ from tinymemory_safety.assignments import (
     urls_and_commands,
 )
 from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, token_shapes
-from tinymemory_safety.folding import ASCII_LOWER, fold
+from tinymemory_safety.folding import ASCII_LOWER, Folded, fold, wrap_breaks
 from tinymemory_safety.hits import Hit, settle, splice
 from tinymemory_safety.personal_data import CLASSES, PersonalData
 from tinymemory_safety.policy import Policy
@@ -53,6 +53,10 @@ _SHAPE_DETECTORS = (
 def _shapes(scan: Scan) -> Iterator[Hit]:
     for detect in _SHAPE_DETECTORS:
         yield from detect(scan)
+
+
+def _scan(folded: Folded) -> Scan:
+    return Scan(folded.text, folded.text.translate(ASCII_LOWER))
 
 
 def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
@@ -182,8 +186,10 @@ class SafetyScrubber:
             return ScrubbedText(text, _NONE)
         passes = (private_keys, markers, _shapes, self._host_hits, self._personal.find)
         kinds: list[str] = []
+        if "\n" in text and wrap_breaks(text):
+            text = self._wrapped(text, kinds, compact=compact)
         folded = fold(text)
-        scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+        scan = _scan(folded)
         for detect in passes:
             # Again until it finds nothing: a find its neighbour kept back (an
             # overlap, or no word boundary before ``...1117+1 415...`` until the
@@ -196,8 +202,28 @@ class SafetyScrubber:
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
                 folded = fold(text)
-                scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+                scan = _scan(folded)
         return ScrubbedText(text, Redactions.of(kinds))
+
+    @staticmethod
+    def _wrapped(text: str, kinds: list[str], *, compact: bool) -> str:
+        """``text`` with the secrets a hard wrap cut across lines redacted whole.
+
+        The markers and shapes passes read the text with its wrapped lines
+        joined; only what they find across a line break is taken here, the
+        rest is left to the passes over the text as written.
+        """
+        folded = fold(text, join_wraps=True)
+        scan = _scan(folded)
+        crossing = [
+            hit
+            for hit in settle([*markers(scan), *_shapes(scan)])
+            if "\n" in text[slice(*folded.original_span(hit.start, hit.end))]
+        ]
+        if not crossing:
+            return text
+        kinds.extend(hit.kind for hit in crossing)
+        return splice(text, folded, crossing, compact=compact)
 
     def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
         """``item`` with its texts scrubbed: title and text body, turns, learning, ``meta.url``.
