@@ -32,6 +32,7 @@ from tinymemory_safety.personal_data import CLASSES, PersonalData
 from tinymemory_safety.policy import Policy
 from tinymemory_safety.prefilter import may_hold_secret
 from tinymemory_safety.providers import provider_tokens
+from tinymemory_safety.records import basic_credentials, kubernetes_secrets, table_columns
 
 _log = logging.getLogger("tinymemory_safety")
 _PERSONAL = frozenset(CLASSES)
@@ -47,6 +48,9 @@ _SHAPE_DETECTORS = (
     auth_headers,
     urls_and_commands,
     stated_secrets,
+    table_columns,
+    kubernetes_secrets,
+    basic_credentials,
 )
 
 
