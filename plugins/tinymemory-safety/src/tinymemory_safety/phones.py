@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import phonenumbers
 
 from tinymemory_safety.credentials import Scan
+from tinymemory_safety.regions import text_regions
 
 _CANDIDATE = re.compile(r"(?a)(?:\+|00)?\(?\d[\d \-.()/]{5,24}+")
 _NON_DIGITS = re.compile(r"(?a)\D")
@@ -102,12 +103,17 @@ def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> b
         number = _parse("+" + digits[2:] if candidate.startswith("00") else candidate, None)
         return number is not None and phonenumbers.is_valid_number(number)
     number = _parse(candidate, region)
-    if number is not None and phonenumbers.is_valid_number(number):
-        # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
-        # is a phone number, "2062 100 100" three counts.
-        return vouched or _groups(candidate) == _groups(
-            phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
-        )
+    # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
+    # is a phone number, "2062 100 100" three counts.
+    valid = number is not None and phonenumbers.is_valid_number(number)
+    if valid and (vouched or _written_as(candidate, number)):  # type: ignore[arg-type]
+        return True
+    if candidate != digits and any(
+        _written_as(candidate, other)
+        for other in (_parse(candidate, hinted) for hinted in text_regions(text, start))
+        if other is not None and phonenumbers.is_valid_number(other)
+    ):
+        return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
         return False
     if number is not None and phonenumbers.is_possible_number(number):
@@ -117,6 +123,13 @@ def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> b
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _written_as(candidate: str, number: phonenumbers.PhoneNumber) -> bool:
+    """Whether ``candidate`` is grouped as the number's region writes it nationally."""
+    return _groups(candidate) == _groups(
+        phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    )
 
 
 def _groups(written: str) -> list[int]:
