@@ -41,14 +41,37 @@ ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").union(
 _QUOTES = "\"'`"
 
 
+#: The shortest word a long-word detector reads (provider tokens are 15 or more).
+LONG_WORD = 12
+
+
 class Scan:
     """The folded text a detector reads, with its ASCII-lowered twin (same length)."""
 
-    __slots__ = ("lower", "text")
+    __slots__ = ("_long", "lower", "text")
 
     def __init__(self, text: str, lower: str) -> None:
         self.text = text
         self.lower = lower
+        self._long: list[tuple[int, int]] | None = None
+
+    def long_words(self) -> list[tuple[int, int]]:
+        """The spans of the white-space-separated words of :data:`LONG_WORD` or more characters.
+
+        Provider tokens, JWTs and base64 never hold white space, so the detectors
+        of those read only these spans: one C-speed split of the text, found once.
+        """
+        if self._long is None:
+            spans = []
+            at = 0
+            text = self.text
+            for word in text.split():
+                if len(word) >= LONG_WORD:
+                    at = text.find(word, at)
+                    spans.append((at, at + len(word)))
+                    at += len(word)
+            self._long = spans
+        return self._long
 
     def starts_word(self, at: int) -> bool:
         """Whether no ASCII letter or digit comes right before ``at``."""

@@ -24,7 +24,8 @@ import phonenumbers
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.regions import text_regions
 
-_CANDIDATE = re.compile(r"(?a)(?:\+|00)?\(?\d[\d \-.()/]{5,24}+")
+#: Digit-led, so ``re`` skips to the digits; a ``(`` or ``+`` before is taken in code.
+_CANDIDATE = re.compile(r"(?a)\d[\d \-.()/]{5,24}+")
 _NON_DIGITS = re.compile(r"(?a)\D")
 _DIGIT_GROUPS = re.compile(r"(?a)\d+")
 #: Words that say a number is a phone number (English and a few other languages).
@@ -58,12 +59,19 @@ def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
     """The spans of the phone numbers of ``scan``, national ones read in ``region``."""
     text = scan.text
     for found in _CANDIDATE.finditer(text):
-        candidate = found.group().rstrip(" -./(")
+        start = found.start()
+        if text[start - 1 : start] == "(" and start > 0:
+            start -= 1
+        if text[start - 1 : start] == "+" and start > 0:
+            start -= 1
+        candidate = text[start : found.end()].rstrip(" -./(")
         if candidate.count("(") != candidate.count(")"):
             candidate = candidate.rstrip(")")
-        start = found.start()
         if not scan.starts_word(start) or text[start - 1 : start] in {"+", "-", ".", "/"}:
             continue  # part of something longer: a range, a path, a version
+        international = candidate.startswith(("+", "00"))
+        if not international and (_DATE.fullmatch(candidate) or _YEAR_FIRST.search(candidate)):
+            continue  # a date (checked first: most numbers in prose are)
         # An international number ends where libphonenumber says it does: of a run that
         # holds more (``+44 20 7946 0958 4111 1111 ...``), the longest valid start.
         cuts = [candidate]

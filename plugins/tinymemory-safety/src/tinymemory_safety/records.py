@@ -161,17 +161,25 @@ _USERINFO = re.compile(r"(?a)[\w.@+-]{1,64}:[!-~]{4,256}")
 
 
 def basic_credentials(scan: Scan) -> Iterator[Hit]:
-    """A base64 run, anywhere, that decodes to ``user:password``."""
+    """A base64 run, anywhere, that decodes to ``user:password`` (only long words are read)."""
     text = scan.text
-    for found in _BASE64.finditer(text):
-        run = found.group()
-        if len(run) % 4 or not scan.starts_word(found.start()) or not scan.ends_word(found.end()):
-            continue
-        if run.islower() or run.isupper() or run.isalpha():
-            continue  # a word or a constant, not base64 of mixed text
-        try:
-            decoded = base64.b64decode(run, validate=True).decode("ascii")
-        except (binascii.Error, UnicodeDecodeError, ValueError):
-            continue
-        if _USERINFO.fullmatch(decoded) and credential_like(decoded.split(":", 1)[1], relaxed=True):
-            yield Hit(*found.span(), REDACTED, "basic_credentials", (SHAPE_PASS, 106))
+    for start, end in scan.long_words():
+        for found in _BASE64.finditer(text, start, end):
+            if _userinfo_base64(scan, found):
+                yield Hit(*found.span(), REDACTED, "basic_credentials", (SHAPE_PASS, 106))
+
+
+def _userinfo_base64(scan: Scan, found: re.Match[str]) -> bool:
+    """Whether a base64 run is a whole word that decodes to ``user:password``."""
+    run = found.group()
+    if len(run) % 4 or not scan.starts_word(found.start()) or not scan.ends_word(found.end()):
+        return False
+    if run.islower() or run.isupper() or run.isalpha():
+        return False  # a word or a constant, not base64 of mixed text
+    try:
+        decoded = base64.b64decode(run, validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return False
+    return bool(_USERINFO.fullmatch(decoded)) and credential_like(
+        decoded.split(":", 1)[1], relaxed=True
+    )

@@ -59,6 +59,17 @@ def _shapes(scan: Scan) -> Iterator[Hit]:
         yield from detect(scan)
 
 
+#: What may stand right after or before a find without keeping a neighbour back.
+_BOUNDARY = frozenset(" \t\r\n.,;:!?\"'`()[]{}<>/=&|")
+
+
+def _touches(text: str, hit: Hit) -> bool:
+    """Whether a find has a character on either side that may start or end another find."""
+    after = text[hit.end : hit.end + 1]
+    before = text[hit.start - 1 : hit.start] if hit.start else ""
+    return bool(after and after not in _BOUNDARY) or bool(before and before not in _BOUNDARY)
+
+
 def _scan(folded: Folded) -> Scan:
     return Scan(folded.text, folded.text.translate(ASCII_LOWER))
 
@@ -195,18 +206,25 @@ class SafetyScrubber:
         folded = fold(text)
         scan = _scan(folded)
         for detect in passes:
-            # Again until it finds nothing: a find its neighbour kept back (an
-            # overlap, or no word boundary before ``...1117+1 415...`` until the
-            # neighbour is a token) is found on the next round. The bound only
-            # guards against host patterns that feed each other.
+            # Once, and again only while a find may have kept another back: it
+            # overlapped one (settle dropped it), or it touches its neighbour with
+            # no word boundary between (``...1117+1 415...``), which the neighbour
+            # starts once the find is a token. The bound only guards against host
+            # patterns that feed each other.
             for _ in range(_MAX_ROUNDS):
-                settled = settle(detect(scan))
+                found = list(detect(scan))
+                settled = settle(found)
                 if not settled:
                     break
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
+                again = len(settled) < len(found) or any(
+                    _touches(scan.text, hit) for hit in settled
+                )
                 folded = fold(text)
                 scan = _scan(folded)
+                if not again:
+                    break
         return ScrubbedText(text, Redactions.of(kinds))
 
     @staticmethod
