@@ -48,12 +48,14 @@ LONG_WORD = 12
 class Scan:
     """The folded text a detector reads, with its ASCII-lowered twin (same length)."""
 
-    __slots__ = ("_long", "lower", "text")
+    __slots__ = ("_long", "lower", "regions", "text")
 
     def __init__(self, text: str, lower: str) -> None:
         self.text = text
         self.lower = lower
         self._long: list[tuple[int, int]] | None = None
+        #: The regions each block of the text points to (``regions.text_regions``).
+        self.regions: dict[int, tuple[str, ...]] = {}
 
     def long_words(self) -> list[tuple[int, int]]:
         """The spans of the white-space-separated words of :data:`LONG_WORD` or more characters.

@@ -42,11 +42,13 @@ ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 #: What one fold undoes: invisible characters, escaping backslashes before a quote or
 #: slash (every layer: ``\\\\\\"`` is a quote), and ``%XX`` of URL punctuation.
 _SPECIAL = re.compile(f"[{INVISIBLE}]+" + r'|\\++(?=["/])|%(?:2[13-6A-Fa-f]|3[ABDFabdf]|40)')
-#: Where a hard wrap may have cut a token: a credential character ending a line, the
-#: next line's prefix (a quote marker, an indent), a credential character.
-_WRAP = re.compile(r"(?a)[\w+/=.-]\n([ \t>]*+)[\w+/=.-]")
+#: Where a hard wrap may have cut a token: a run of credential characters ending a line,
+#: the next line's prefix (a quote marker, an indent), a run opening the next line.
+_WRAP = re.compile(r"(?a)([\w+/=.-]++)\n([ \t>]*+)([\w+/=.-]++)")
 #: The shortest line a wrap leaves: wrap columns are 64 to 132 in practice.
 WRAP_COLUMN = 40
+#: The shortest token a joined wrap can make: the shortest provider tokens are 15 long.
+WRAPPED_TOKEN = 16
 
 
 @attrs.frozen
@@ -95,30 +97,39 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
     """The line breaks (with the next line's prefix) a hard wrap made inside a token.
 
     A break is one when the line before it is at least :data:`WRAP_COLUMN`
-    long and opens with the same prefix as the next, and a credential
-    character stands on both sides of it.
+    long and opens with the same prefix as the next, and the runs of credential
+    characters on both sides make a token: :data:`WRAPPED_TOKEN` characters or
+    more, with a digit, and not two words of prose (both all lowercase letters).
     """
     breaks = []
-    for found in _WRAP.finditer(text):
-        newline = found.start() + 1
+    at = 0
+    while (found := _WRAP.search(text, at)) is not None:
+        at = found.start(3)  # the next line's run may end a line too
+        newline = found.end(1)
         line_start = text.rfind("\n", 0, newline) + 1
-        prefix = found.group(1)
-        if newline - line_start >= WRAP_COLUMN and text.startswith(prefix, line_start):
-            breaks.append((newline, found.end(1)))
+        left, prefix, right = found.group(1, 2, 3)
+        if newline - line_start < WRAP_COLUMN or not text.startswith(prefix, line_start):
+            continue
+        joined = left + right
+        if len(joined) < WRAPPED_TOKEN or not any(char.isdigit() for char in joined):
+            continue
+        if left.isalpha() and left.islower() and right.isalpha() and right.islower():
+            continue
+        breaks.append((newline, found.end(2)))
     return breaks
 
 
-def fold(text: str, *, join_wraps: bool = False) -> Folded:
-    """``text`` folded for matching; ``join_wraps``: hard-wrapped tokens joined too."""
-    if text.isascii() and "\\" not in text and "%" not in text and not join_wraps:
+def fold(text: str, breaks: list[tuple[int, int]] | None = None) -> Folded:
+    """``text`` folded for matching; ``breaks`` (:func:`wrap_breaks`): lines joined there too."""
+    if text.isascii() and "\\" not in text and "%" not in text and not breaks:
         return Folded(text)
     text_folded = text if text.isascii() else text.translate(_FOLD)
     changes = [
         (found.start(), found.end(), _decoded(found.group()))
         for found in _SPECIAL.finditer(text_folded)
     ]
-    if join_wraps:
-        changes += [(start, end, "") for start, end in wrap_breaks(text_folded)]
+    if breaks:
+        changes += [(start, end, "") for start, end in breaks]
         changes.sort()
     if not changes:
         return Folded(text_folded)

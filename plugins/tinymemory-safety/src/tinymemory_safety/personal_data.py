@@ -183,18 +183,21 @@ class PersonalData:
     def find(self, scan: Scan) -> Iterator[Hit]:
         """Every validated personal-data span of ``scan``, overlaps left to :func:`settle`."""
         text = scan.text
+        shaped: list[Hit] = []
         # The numeric shapes are looked for only around runs of digits long
         # enough to hold one, so prose with a date and a count costs one scan.
         for run in _NUMBER_RUN.finditer(text):
             if run.end() - run.start() >= _SHORTEST_NUMBER:
                 lo, hi = max(0, run.start() - _LEAD), min(len(text), run.end() + _TAIL)
-                yield from self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
-        if "+" in text:
-            yield from _e164(scan)
+                shaped += self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
         for found in _LETTERS_THEN_DIGIT.finditer(text):
             if scan.starts_word(found.start()):
-                yield from _letter_led(scan, found.start())
-        for start, end in phone_numbers(scan, self.region):
+                shaped += _letter_led(scan, found.start())
+        yield from shaped
+        if "+" in text:
+            yield from _e164(scan)
+        taken = [(hit.start, hit.end) for hit in shaped]
+        for start, end in phone_numbers(scan, self.region, taken):
             yield _hit(start, end, "phone")
         for start, end, kind in (*labelled(scan), *dates_of_birth(scan)):
             yield _hit(start, end, kind)

@@ -58,6 +58,22 @@ def _cells(line: str, offset: int, sep: str) -> list[tuple[int, int]] | None:
         at += 1
 
 
+#: A header names its columns in a few words each, with no sentence punctuation.
+_HEADER_CELL = re.compile(r"(?a)[^.!?:]{1,40}")
+_HEADER_WORDS_MAX = 5
+#: A header line is short: a line longer than this is prose, not a table's head.
+_HEADER_LINE = 512
+
+
+def _header(text: str, cells: list[tuple[int, int]]) -> bool:
+    """Whether the cells read as column names: short, few words, no sentence punctuation."""
+    for start, end in cells:
+        name = text[start:end]
+        if not _HEADER_CELL.fullmatch(name) or len(name.split()) > _HEADER_WORDS_MAX:
+            return False
+    return True
+
+
 def table_columns(scan: Scan) -> Iterator[Hit]:
     """The cells under a header cell that names a secret, in every row of the table."""
     text = scan.text
@@ -68,6 +84,8 @@ def table_columns(scan: Scan) -> Iterator[Hit]:
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
     for index, line in enumerate(lines[:-1]):
+        if len(line) > _HEADER_LINE:
+            continue
         lower = scan.lower[offsets[index] : offsets[index] + len(line)]
         if not _HEADER_WORDS.search(lower):
             continue
@@ -75,7 +93,7 @@ def table_columns(scan: Scan) -> Iterator[Hit]:
             if sep not in line:
                 continue
             header = _cells(line, offsets[index], sep)
-            if header is None or len(header) < 2:
+            if header is None or len(header) < 2 or not _header(text, header):
                 continue
             secret = [
                 column for column, span in enumerate(header) if is_secret_key(text[slice(*span)])
@@ -101,6 +119,8 @@ def _column_cells(
             return
         for column in columns:
             start, end = row[column]
+            if " " in scan.text[start:end]:
+                continue  # a secret is one word; a cell of words is a note
             if (
                 end > start
                 and is_value(scan.text, start, end)

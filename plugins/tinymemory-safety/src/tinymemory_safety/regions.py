@@ -13,7 +13,7 @@ policy's default region, the text around it says which:
   a language, the words any stop-word list opens with, not words of any
   one sentence), and the regions where that language is the national one.
 
-Only a window of the text around the number is read (:data:`WINDOW`
+Only a window of the text around the number is read (about :data:`WINDOW`
 characters each side), so a long document costs what its numbers cost.
 """
 
@@ -23,6 +23,8 @@ import functools
 import re
 
 import phonenumbers
+
+from tinymemory_safety.credentials import Scan
 
 #: How far on each side of a number the text is read for its regions.
 WINDOW = 240
@@ -156,9 +158,22 @@ def _country_names() -> dict[str, tuple[tuple[str, str], ...]]:
     return {word: tuple(names) for word, names in index.items()}
 
 
-def text_regions(text: str, at: int) -> tuple[str, ...]:
-    """The regions the text around ``at`` points to, by name, calling code, script, language."""
-    window = text[max(0, at - WINDOW) : at + WINDOW]
+def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
+    """The regions the text around ``at`` points to, by name, calling code, script, language.
+
+    The text is read in blocks of :data:`WINDOW` characters: the block of ``at``
+    and one on each side, each reading kept on ``scan``, so a text full of
+    numbers is read about three times, not once a number.
+    """
+    block = at // WINDOW
+    if block not in scan.regions:
+        scan.regions[block] = _regions(
+            scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
+        )
+    return scan.regions[block]
+
+
+def _regions(window: str) -> tuple[str, ...]:
     lower = window.lower()
     regions: list[str] = []
     for found in _CALLING_CODE.finditer(window):

@@ -8,6 +8,7 @@ scrub a text or an item directly and read what was redacted.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import threading
 from collections import Counter
@@ -61,6 +62,23 @@ def _shapes(scan: Scan) -> Iterator[Hit]:
 
 #: What may stand right after or before a find without keeping a neighbour back.
 _BOUNDARY = frozenset(" \t\r\n.,;:!?\"'`()[]{}<>/=&|")
+
+
+def _kept_back(text: str, found: list[Hit], settled: list[Hit]) -> bool:
+    """Whether a find may have kept another back: see :meth:`SafetyScrubber.scrub_text`."""
+    if any(_touches(text, hit) for hit in settled):
+        return True
+    if len(settled) == len(found):
+        return False
+    taken = {(hit.start, hit.end) for hit in settled}
+    starts = [hit.start for hit in settled]
+    for hit in found:
+        if (hit.start, hit.end) in taken:
+            continue
+        at = bisect.bisect_right(starts, hit.start) - 1
+        if at < 0 or settled[at].end < hit.end:
+            return True  # dropped, and not inside the find that won: its rest may stand
+    return False
 
 
 def _touches(text: str, hit: Hit) -> bool:
@@ -201,8 +219,9 @@ class SafetyScrubber:
             return ScrubbedText(text, _NONE)
         passes = (private_keys, markers, _shapes, self._host_hits, self._personal.find)
         kinds: list[str] = []
-        if "\n" in text and wrap_breaks(text):
-            text = self._wrapped(text, kinds, compact=compact)
+        breaks = wrap_breaks(text) if "\n" in text else []
+        if breaks:
+            text = self._wrapped(text, breaks, kinds, compact=compact)
         folded = fold(text)
         scan = _scan(folded)
         for detect in passes:
@@ -218,9 +237,7 @@ class SafetyScrubber:
                     break
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
-                again = len(settled) < len(found) or any(
-                    _touches(scan.text, hit) for hit in settled
-                )
+                again = _kept_back(scan.text, found, settled)
                 folded = fold(text)
                 scan = _scan(folded)
                 if not again:
@@ -228,14 +245,16 @@ class SafetyScrubber:
         return ScrubbedText(text, Redactions.of(kinds))
 
     @staticmethod
-    def _wrapped(text: str, kinds: list[str], *, compact: bool) -> str:
+    def _wrapped(
+        text: str, breaks: list[tuple[int, int]], kinds: list[str], *, compact: bool
+    ) -> str:
         """``text`` with the secrets a hard wrap cut across lines redacted whole.
 
         The markers and shapes passes read the text with its wrapped lines
         joined; only what they find across a line break is taken here, the
         rest is left to the passes over the text as written.
         """
-        folded = fold(text, join_wraps=True)
+        folded = fold(text, breaks)
         scan = _scan(folded)
         crossing = [
             hit
