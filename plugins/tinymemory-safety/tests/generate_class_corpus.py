@@ -7,7 +7,7 @@ seeded PRNG over several vendors, wrap columns, quote prefixes, countries
 and record formats. Two halves are drawn from disjoint choices:
 
 - ``dev``: seed 4501, one set of vendors, wrap columns, countries and layouts;
-- ``heldout``: seed 4502, the others. The plugin's tests assert only the dev
+- ``heldout``: seed 4503, the others. The plugin's tests assert only the dev
   half; ``benchmarks/scrub_bench.py`` scores both.
 
 Every value is synthetic: tokens are random strings in the providers'
@@ -32,19 +32,26 @@ from typing import Any
 
 import phonenumbers
 from stdnum.br import cpf
+from stdnum.cz import rc
 from stdnum.de import idnr
 from stdnum.dk import cpr
+from stdnum.ee import ik
 from stdnum.es import dni, nie
 from stdnum.fi import hetu
 from stdnum.fr import nir
+from stdnum.hr import oib
 from stdnum.in_ import aadhaar
 from stdnum.it import codicefiscale
 from stdnum.nl import bsn
 from stdnum.pl import pesel
 from stdnum.pt import nif
+from stdnum.ro import cnp
 from stdnum.se import personnummer
 
 OUT = Path(__file__).with_name("scrub-cases-classes.json")
+#: The held-out half's seed: 4502 was read during development, so its draw and the
+#: choices added with this seed (countries, vendors, layouts) were scored unseen once.
+HELDOUT_SEED = 4503
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
 Case = dict[str, Any]
@@ -69,6 +76,8 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
     "google": lambda r: "AIza" + draw(r, ALNUM + "-_", 35),
     "sendgrid": lambda r: "SG." + draw(r, ALNUM + "-_", 22) + "." + draw(r, ALNUM + "-_", 43),
     "npm": lambda r: "npm_" + draw(r, string.ascii_lowercase + string.digits, 36),
+    "digitalocean": lambda r: "dop_v1_" + draw(r, "0123456789abcdef", 64),
+    "databricks": lambda r: "dapi" + draw(r, "0123456789abcdef", 32),
     "jwt": lambda r: (
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
         + "eyJ"
@@ -204,6 +213,31 @@ def fi_hetu(r: random.Random) -> str:
     )
 
 
+def ro_cnp(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: (
+            r.choice("1256") + yymmdd(r) + f"{r.randint(1, 46):02d}" + draw(r, string.digits, 3)
+        ),
+        cnp.is_valid,
+    )
+
+
+def cz_rc(r: random.Random) -> str:
+    number = complete(r, lambda: yymmdd(r) + draw(r, string.digits, 3), rc.is_valid)
+    return number[:6] + "/" + number[6:]
+
+
+def hr_oib(r: random.Random) -> str:
+    return complete(r, lambda: str(r.randint(1, 9)) + draw(r, string.digits, 9), oib.is_valid)
+
+
+def ee_ik(r: random.Random) -> str:
+    return complete(
+        r, lambda: r.choice("3456") + yymmdd(r) + draw(r, string.digits, 3), ik.is_valid
+    )
+
+
 #: (country, id maker, labels written in the country's language, a sentence template).
 IDS_DEV = [
     ("DE", de_idnr, ["Steuer-ID", "Steuerliche Identifikationsnummer", "Steueridentifikationsnummer"],
@@ -234,6 +268,14 @@ IDS_HELDOUT = [
      "Dit {label} er {value}, oplys det ved henvendelse."),
     ("FI", fi_hetu, ["henkilötunnus", "HETU"],
      "Asiakkaan {label} on {value} ja se on tarkistettu."),
+    ("RO", ro_cnp, ["CNP", "codul numeric personal"],
+     "Vă rugăm să completați {label}: {value} în formular."),
+    ("CZ", cz_rc, ["rodné číslo", "Rodné číslo"],
+     "Pacient uvedl {label} {value} při registraci."),
+    ("HR", hr_oib, ["OIB", "osobni identifikacijski broj"],
+     "Molimo upišite {label} {value} u obrazac."),
+    ("EE", ee_ik, ["isikukood", "Isikukood"],
+     "Kliendi {label} on {value}."),
 ]  # fmt: skip
 
 #: (region, sentences in the region's language holding {phone} in national format, no phone word).
@@ -262,6 +304,12 @@ PHONES_HELDOUT = [
             "O escritório no Brasil atende pelo {phone}."]),
     ("SE", ["Du når mig på {phone} efter lunch.",
             "Kontoret i Sverige: {phone}."]),
+    ("AT", ["Sie können uns unter {phone} erreichen.",
+            "Unsere Filiale in Österreich: {phone}."]),
+    ("MX", ["Nos puede contactar al {phone} en horario de oficina.",
+            "La sucursal de México atiende en el {phone}."]),
+    ("BE", ["Vous pouvez nous appeler au {phone} en semaine.",
+            "Notre bureau en Belgique : {phone}."]),
 ]  # fmt: skip
 
 
@@ -350,6 +398,15 @@ def csv_hmac(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], l
     return (
         (["Access key", "Secret", "State"], ",", "gcs_hmac"),
         [access, secret, "ACTIVE"],
+        [secret],
+    )
+
+
+def csv_markdown(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM, 24)
+    return (
+        (["| service ", " owner ", " signing secret |"], "|", "markdown_table"),
+        ["| billing ", " ada ", f" {secret} |"],
         [secret],
     )
 
@@ -600,8 +657,8 @@ DEV: dict[str, Any] = {
     "configmap_keys": ["app.properties", "FEATURE_FLAGS"],
 }
 HELDOUT: dict[str, Any] = {
-    "csv_layouts": [csv_azure, csv_hmac, csv_quoted],
-    "vendors": ["anthropic", "huggingface", "google", "sendgrid", "npm", "jwt"],
+    "csv_layouts": [csv_azure, csv_hmac, csv_quoted, csv_markdown],
+    "vendors": ["anthropic", "huggingface", "google", "sendgrid", "npm", "jwt", "digitalocean", "databricks"],
     "columns": [72, 80, 100],
     "prefixes": ["    ", "> > "],
     "wrap_leads": ["token=", "Please rotate ", "The key we leaked was "],
@@ -639,6 +696,9 @@ HELDOUT: dict[str, Any] = {
         "token = '{a}'",
         "password = XXXXXXXX",
         "SENDGRID_API_KEY=SG.xxxxx.yyyyy",
+        "DO_TOKEN=dop_v1_<your-token>",
+        "Bearer ********",
+        "NPM_TOKEN=npm_…",
     ],
     "versions": [
         "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:{major}.0) Gecko/20100101 Firefox/{major}.0",
@@ -655,12 +715,16 @@ HELDOUT: dict[str, Any] = {
         "example: ping 203.0.113.{o}",
         "APIPA address 169.254.{o}.7 assigned",
         "documentation prefix 2001:db8:85a3::8a2e:370:7334 in the README",
+        "test net 198.51.100.{o} is reserved for examples",
+        "IMDSv2: PUT http://169.254.169.254/latest/api/token",
     ],
-    "long_numbers": ["UPS 1Z {n} delivered", "Sendungsnummer {g}"],
+    "long_numbers": ["UPS 1Z {n} delivered", "Sendungsnummer {g}", "ref-{n}"],
     "role_mails": [
         "Spam complaints go to abuse@mail.example.net.",
         "Bounces are sent to postmaster@example.org by the relay.",
         "For general questions contact info@example.co.uk or hello@startup.example.",
+        "Security issues: psirt@vendor.example (PGP key on the site).",
+        "Unsubscribe: newsletter@shop.example",
     ],
     "licence_mails": [
         " * Copyright © 2021 Erika Mustermann <erika@mustermann.example>\n * Licensed under the Apache License, Version 2.0",
@@ -675,7 +739,7 @@ GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records
 
 
 def build() -> dict[str, Any]:
-    halves = [Split("dev", 4501, DEV), Split("heldout", 4502, HELDOUT)]
+    halves = [Split("dev", 4501, DEV), Split("heldout", HELDOUT_SEED, HELDOUT)]
     for split in halves:
         for generate in GENERATORS:
             generate(split)
