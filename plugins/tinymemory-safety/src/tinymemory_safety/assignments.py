@@ -109,8 +109,11 @@ def is_value(text: str, start: int, end: int) -> bool:
     quoted = start > 0 and text[start - 1] in _QUOTES and text[end : end + 1] == text[start - 1]
     if _DOTTED_NAME.fullmatch(value) or (not quoted and _VARIABLE_NAME.fullmatch(value)):
         return False  # a name (unquoted ``GITHUB_TOKEN``), not a value
-    # ``os.getenv("X")``, ``vault[...]``: what follows makes it a call or a lookup.
-    return text[end : end + 1] not in {"(", "["}
+    # ``os.getenv("X")``, ``vault[...]``: what follows makes it a call or a lookup;
+    # ``dop_v1_<your-token>``, ``sk_${KEY}``: a template, its prefix written out.
+    if text.startswith("<", end) and not text.startswith("</", end):
+        return False
+    return text[end : end + 1] not in {"(", "["} and not text.startswith(("${", "{{"), end)
 
 
 def _value_span(text: str, at: int) -> tuple[int, int] | None:

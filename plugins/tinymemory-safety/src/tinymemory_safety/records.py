@@ -40,7 +40,13 @@ _HEADER_WORDS = re.compile(
 
 
 def _cells(line: str, offset: int, sep: str) -> list[tuple[int, int]] | None:
-    """The spans of a line's cells (a quoted cell's inside), or None if it is not a row."""
+    """The spans of a line's cells (a quoted cell's inside), or None if it is not a row.
+
+    A Markdown table's row opens and closes with its separator: those are not cells.
+    """
+    if sep == "|" and line.strip().startswith("|") and line.strip().endswith("|"):
+        lead = line.index("|") + 1
+        offset, line = offset + lead, line[lead : line.rindex("|")]
     spans = []
     at = 0
     cell = _CELLS[sep]
@@ -49,7 +55,10 @@ def _cells(line: str, offset: int, sep: str) -> list[tuple[int, int]] | None:
         if found is None:  # pragma: no cover - the pattern matches the empty cell
             return None
         group = 1 if found.group(1) is not None else 2
-        spans.append((offset + found.start(group), offset + found.end(group)))
+        start, end = found.span(group)
+        while end > start and line[end - 1] == " ":
+            end -= 1  # an unquoted cell's padding is not its value
+        spans.append((offset + start, offset + end))
         at = found.end()
         if at >= len(line):
             return spans
@@ -58,6 +67,8 @@ def _cells(line: str, offset: int, sep: str) -> list[tuple[int, int]] | None:
         at += 1
 
 
+#: The rule under a Markdown table's header: ``---``, ``:---:``.
+_RULE = re.compile(r"[ :-]*-[ :-]*")
 #: A header names its columns in a few words each, with no sentence punctuation.
 _HEADER_CELL = re.compile(r"(?a)[^.!?:]{1,40}")
 _HEADER_WORDS_MAX = 5
@@ -117,6 +128,8 @@ def _column_cells(
         row = _cells(lines[row_index], offsets[row_index], sep)
         if row is None or len(row) != width:
             return
+        if row_index == first and all(_RULE.fullmatch(scan.text[slice(*cell)]) for cell in row):
+            continue  # a Markdown table's rule under its header
         for column in columns:
             start, end = row[column]
             if " " in scan.text[start:end]:
