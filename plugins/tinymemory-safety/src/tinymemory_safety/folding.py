@@ -99,7 +99,7 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
     A break is one when the line before it is at least :data:`WRAP_COLUMN`
     long and opens with the same prefix as the next, and the runs of credential
     characters on both sides make a token: :data:`WRAPPED_TOKEN` characters or
-    more, with a digit, and not two words of prose (both all lowercase letters).
+    more, with a digit, and neither side a word of prose (all lowercase letters).
     """
     breaks = []
     at = 0
@@ -113,10 +113,16 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
         joined = left + right
         if len(joined) < WRAPPED_TOKEN or not any(char.isdigit() for char in joined):
             continue
-        if left.isalpha() and left.islower() and right.isalpha() and right.islower():
-            continue
+        if (left.isalpha() and left.islower()) or (right.isalpha() and right.islower()):
+            continue  # a word of prose on either side: the line ended there
+        if not (_alnum(left) and _alnum(right)):
+            continue  # a rule (``---``), a path's slash: no token goes on
         breaks.append((newline, found.end(2)))
     return breaks
+
+
+def _alnum(run: str) -> bool:
+    return any(char.isalnum() for char in run)
 
 
 def fold(text: str, breaks: list[tuple[int, int]] | None = None) -> Folded:

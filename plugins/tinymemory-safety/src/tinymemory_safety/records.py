@@ -11,8 +11,8 @@
   value under ``data:`` (base64) and ``stringData:`` is a secret by the
   manifest's own word, whatever its key is called. A ``ConfigMap``'s are not.
 - **Basic credentials, base64-encoded.** A base64 run that decodes to
-  ``user:password`` (the form HTTP Basic, proxies and registries carry) is
-  redacted wherever it travels, header or not.
+  ``user:password`` (the form HTTP Basic, proxies and registries carry) or
+  to a URL with a password in it is redacted wherever it travels.
 """
 
 from __future__ import annotations
@@ -190,11 +190,13 @@ def _data_values(scan: Scan, at: int, end: int, indent: int) -> Iterator[Hit]:
 
 #: A base64 run long enough to hold ``u:pass`` (8 bytes, 12 characters), padded to fours.
 _BASE64 = re.compile(r"(?a)[A-Za-z0-9+/]{12,684}+={0,2}")
-_USERINFO = re.compile(r"(?a)[\w.@+-]{1,64}:[!-~]{4,256}")
+_USERINFO = re.compile(r"(?a)[\w.@+-]{1,64}:(?!//)[!-~]{4,256}")
+#: A URL with a password in it (``postgres://app:pw@db``), the other form Basic travels in.
+_URL_USERINFO = re.compile(r"(?a)[A-Za-z][\w+.-]{0,30}://[^/\s:@]{1,64}:([^/\s@]{1,256})@")
 
 
 def basic_credentials(scan: Scan) -> Iterator[Hit]:
-    """A base64 run, anywhere, that decodes to ``user:password`` (only long words are read)."""
+    """Base64, anywhere, of ``user:password`` or of a URL holding one (long words only)."""
     text = scan.text
     for start, end in scan.long_words():
         for found in _BASE64.finditer(text, start, end):
@@ -203,7 +205,7 @@ def basic_credentials(scan: Scan) -> Iterator[Hit]:
 
 
 def _userinfo_base64(scan: Scan, found: re.Match[str]) -> bool:
-    """Whether a base64 run is a whole word that decodes to ``user:password``."""
+    """Whether a base64 run is a whole word that decodes to credentials."""
     run = found.group()
     if len(run) % 4 or not scan.starts_word(found.start()) or not scan.ends_word(found.end()):
         return False
@@ -213,6 +215,7 @@ def _userinfo_base64(scan: Scan, found: re.Match[str]) -> bool:
         decoded = base64.b64decode(run, validate=True).decode("ascii")
     except (binascii.Error, UnicodeDecodeError, ValueError):
         return False
-    return bool(_USERINFO.fullmatch(decoded)) and credential_like(
-        decoded.split(":", 1)[1], relaxed=True
-    )
+    if _USERINFO.fullmatch(decoded):
+        return credential_like(decoded.split(":", 1)[1], relaxed=True)
+    url = _URL_USERINFO.search(decoded)
+    return url is not None and credential_like(url.group(1), relaxed=True)
