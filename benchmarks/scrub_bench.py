@@ -39,6 +39,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tinymemory_safety import SafetyScrubber
 
@@ -240,7 +241,7 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
     return met
 
 
-def corpora() -> list[tuple[str, str, dict[str, list[dict[str, object]]]]]:
+def corpora() -> list[tuple[str, str, dict[str, Any]]]:
     """(file, label, cases) of each corpus; the generated one split into its two halves."""
     found = []
     for name, label in [("scrub-cases.json", "shared"), ("scrub-cases-own.json", "own")]:
