@@ -7,7 +7,9 @@ Chile's RUT, the US ITIN) is found anywhere and kept only when stdnum
 validates it (its check digits, and its date where it holds one). A number
 that could be anything (nine or eleven digits) is a national identifier
 only after its label: "BSN 111222333", "NHS number: 943 476 5919",
-"PESEL 44051401359"; the label picks the validators tried. Passport and
+"PESEL 44051401359"; the label picks the validators tried. A label is known
+in the number's own language: besides this module's own, each number answers
+to the names stdnum's docstring gives it (:func:`stdnum_labels`). Passport and
 driving-licence numbers, bank accounts and dates of birth have no checksum
 anyone publishes: their label alone makes them personal data.
 """

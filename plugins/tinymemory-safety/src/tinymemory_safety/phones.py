@@ -6,7 +6,9 @@ A candidate is a run of digits and the separators numbers are written with,
 ``(415) 555-0132``) it is parsed in the policy's default region. It is a
 phone number when libphonenumber says it is a valid number there and its
 digits are grouped as that region writes them (so "2062 100 100" stays a
-list of counts); or, when
+list of counts), there or in a region the text around it points to (its
+language, script, a country named or dialled: :mod:`tinymemory_safety.regions`);
+or, when
 a word such as "call", "mobile", "tel" or "WhatsApp" comes shortly before
 it, when it is a possible number of the default region or valid in any of
 thirty-five regions. A bare run of digits (no
