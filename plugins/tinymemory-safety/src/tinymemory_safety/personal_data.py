@@ -87,6 +87,8 @@ _LEAD, _TAIL = 4, 2
 #: Two to five capitals before a digit: where an IBAN, NINO, RFC or PAN may start.
 _LETTERS_THEN_DIGIT = re.compile(r"(?a)[A-Z&\u00d1]{2,6}+ ?\d")
 _BARE_RUN = re.compile(r"(?a)\d{9,}+")
+#: A run that is a date and nothing more (``2025-03-04``, ``14/03/2024``) holds no shape.
+_DATE = re.compile(r"(?a)\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2\d{2,4}")
 _GROUPED_CARD = re.compile(r"(?a)\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}+|\d{4}([ -])\d{6}\2\d{4,5}+")
 _CPF = re.compile(r"(?a)\d{3}\.\d{3}\.\d{3}-\d{2}")
 _CNPJ = re.compile(r"(?a)\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}")
@@ -187,7 +189,9 @@ class PersonalData:
         # The numeric shapes are looked for only around runs of digits long
         # enough to hold one, so prose with a date and a count costs one scan.
         for run in _NUMBER_RUN.finditer(text):
-            if run.end() - run.start() >= _SHORTEST_NUMBER:
+            if run.end() - run.start() >= _SHORTEST_NUMBER and not _DATE.fullmatch(
+                run.group().rstrip(" .-/(")
+            ):
                 lo, hi = max(0, run.start() - _LEAD), min(len(text), run.end() + _TAIL)
                 shaped += self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
         for found in _LETTERS_THEN_DIGIT.finditer(text):
