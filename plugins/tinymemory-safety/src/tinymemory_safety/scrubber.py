@@ -224,6 +224,7 @@ class SafetyScrubber:
             text = self._wrapped(text, breaks, kinds, compact=compact)
         folded = fold(text)
         scan = _scan(folded)
+        stale = False  # the text changed since ``scan`` was read
         for detect in passes:
             # Once, and again only while a find may have kept another back: it
             # overlapped one (settle dropped it), or it touches its neighbour with
@@ -231,16 +232,18 @@ class SafetyScrubber:
             # starts once the find is a token. The bound only guards against host
             # patterns that feed each other.
             for _ in range(_MAX_ROUNDS):
+                if stale:
+                    folded = fold(text)
+                    scan = _scan(folded)
+                    stale = False
                 found = list(detect(scan))
                 settled = settle(found)
                 if not settled:
                     break
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
-                again = _kept_back(scan.text, found, settled)
-                folded = fold(text)
-                scan = _scan(folded)
-                if not again:
+                stale = True
+                if not _kept_back(scan.text, found, settled):
                     break
         return ScrubbedText(text, Redactions.of(kinds))
 
