@@ -154,12 +154,70 @@ _LABELS = re.compile(
     + "|".join(f"(?P<o{index}>{label})" for index, (_, label) in enumerate(_LABEL_ONLY))
     + r")(?![a-z])"
 )
-#: Where a label may start: the same alternation without its groups, behind a word's start,
-#: which lets ``re`` skip most positions at once (a tenth of the named pattern's time).
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of ``pattern`` (``|`` outside groups and classes)."""
+    found: list[str] = []
+    depth = 0
+    current: list[str] = []
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            current.append(pattern[at : at + 2])
+            at += 2
+            continue
+        if char == "[":
+            close = pattern.index("]", at + 1)
+            current.append(pattern[at : close + 1])
+            at = close + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "|" and depth == 0:
+            found.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        at += 1
+    found.append("".join(current))
+    return found
+
+
+def _by_first_letter(labels: list[str]) -> str:
+    """One alternation of ``labels`` grouped by their first letter, in their order.
+
+    ``re`` tries the alternatives of a branch one by one at every position; grouped,
+    it tests one letter per group and enters only the group that letter opens (the
+    label scan takes half the time).
+    """
+    groups: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for label in labels:
+        if label[:1].isalpha() and label[1:2] not in {"?", "*", "{", "+"}:
+            groups.setdefault(label[0], []).append(label[1:])
+        else:
+            rest.append(label)
+    parts = [f"{re.escape(first)}(?:{'|'.join(tails)})" for first, tails in groups.items()]
+    return "(?:" + "|".join([*parts, *rest]) + ")"
+
+
+#: Where a label may start: every label's alternatives, grouped by first letter, behind a
+#: word's start, which lets ``re`` skip most positions at once.
 _LABEL_START = re.compile(
-    r"(?a)(?<![a-z0-9_])(?=[a-z\u0080-\uffff])(?:"
-    + re.sub(r"\(\?P<\w+>", "(?:", _LABELS.pattern.removeprefix("(?a)"))
-    + ")"
+    r"(?a)(?<![a-z0-9_])(?=[a-z\u0080-\uffff])"
+    + _by_first_letter(
+        [
+            alternative
+            for label in (
+                *(label for _, _, label in _LABELLED),
+                _GENERIC_LABEL,
+                _ROUTING_LABEL,
+                *(label for _, label in _LABEL_ONLY),
+            )
+            for alternative in _alternatives(label)
+        ]
+    )
 )
 #: After a label: a few joining words ("is", "ein", "er", "no", any of four letters or
 #: fewer, in any language), then the value (a digit among its first characters).
