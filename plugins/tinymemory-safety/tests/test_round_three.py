@@ -247,3 +247,17 @@ def test_a_card_inside_a_longer_grouped_number_stays_and_a_card_alone_goes() -> 
     tracking = "9400 1000 0000 0000 0000 00"
     assert SCRUB(f"tracking: {tracking}").text == f"tracking: {tracking}"
     assert SCRUB("card 4111 1111 1111 1111.").text == "card [REDACTED_PII_CREDIT_CARD]."
+
+
+def test_wrapped_tokens_far_apart_in_a_long_text_are_each_redacted_whole() -> None:
+    prose = "deploy the release after review and merge the branch when checks pass"
+    other = "glpat-" + "Qw7Er9Ty1Ui3Op5As7Df"
+    wrapped = [
+        f"> deploy token for the staging cluster is {TOKEN[:30]}\n> {TOKEN[30:]} ok",
+        f"> the gitlab token for the mirror job is {other[:10]}\n> {other[10:]} ok",
+    ]
+    text = "\n".join([*[prose] * 30, wrapped[0], *[prose] * 30, wrapped[1], prose])
+    scrubbed = SCRUB(text).text
+    for piece in (TOKEN[:30], TOKEN[30:], other[:10], other[10:]):
+        assert piece not in scrubbed
+    assert scrubbed.count(prose) == 61

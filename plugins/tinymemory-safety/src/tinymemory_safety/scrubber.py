@@ -88,6 +88,29 @@ def _touches(text: str, hit: Hit) -> bool:
     return bool(after and after not in _BOUNDARY) or bool(before and before not in _BOUNDARY)
 
 
+def _wrapped_blocks(
+    text: str, breaks: list[tuple[int, int]]
+) -> Iterator[tuple[int, int, list[tuple[int, int]]]]:
+    """Whole lines around each run of wrap breaks: (start, end, the breaks inside)."""
+    at = 0
+    while at < len(breaks):
+        inside = [breaks[at]]
+        line_start = text.rfind("\n", 0, breaks[at][0]) + 1
+        start = text.rfind("\n", 0, line_start - 1) + 1 if line_start else 0
+        end = _line_end(text, _line_end(text, breaks[at][1]) + 1)
+        at += 1
+        while at < len(breaks) and breaks[at][0] < end:
+            inside.append(breaks[at])
+            end = _line_end(text, _line_end(text, breaks[at][1]) + 1)
+            at += 1
+        yield start, end, inside
+
+
+def _line_end(text: str, at: int) -> int:
+    found = text.find("\n", min(at, len(text)))
+    return len(text) if found < 0 else found
+
+
 def _scan(folded: Folded) -> Scan:
     return Scan(folded.text, folded.text.translate(ASCII_LOWER))
 
@@ -253,21 +276,25 @@ class SafetyScrubber:
     ) -> str:
         """``text`` with the secrets a hard wrap cut across lines redacted whole.
 
-        The markers and shapes passes read the text with its wrapped lines
-        joined; only what they find across a line break is taken here, the
+        The markers and shapes passes read, around each run of wrap breaks, the
+        lines from the one before the first break to the one after the last,
+        joined there; only what they find across a line break is taken here, the
         rest is left to the passes over the text as written.
         """
-        folded = fold(text, breaks)
-        scan = _scan(folded)
-        crossing = [
-            hit
-            for hit in settle([*markers(scan), *_shapes(scan)])
-            if "\n" in text[slice(*folded.original_span(hit.start, hit.end))]
-        ]
+        crossing: list[Hit] = []
+        for start, end, inside in _wrapped_blocks(text, breaks):
+            block = text[start:end]
+            folded = fold(block, [(at - start, stop - start) for at, stop in inside])
+            scan = _scan(folded)
+            for hit in settle([*markers(scan), *_shapes(scan)]):
+                first, last = folded.original_span(hit.start, hit.end)
+                if "\n" in block[first:last]:
+                    crossing.append(hit._replace(start=start + first, end=start + last))
+        crossing = settle(crossing)  # blocks may share a line of context
         if not crossing:
             return text
         kinds.extend(hit.kind for hit in crossing)
-        return splice(text, folded, crossing, compact=compact)
+        return splice(text, Folded(text), crossing, compact=compact)
 
     def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
         """``item`` with its texts scrubbed: title and text body, turns, learning, ``meta.url``.
