@@ -1,28 +1,29 @@
-"""Print the safety scrubber's per-item latency, throughput and worst inputs beside a floor.
-
-Two seeded sets of 1 KB prose items (words, capitalised names, dates,
-counts, punctuation; no secret in the first set, three secrets or pieces of
-personal data in each item of the second) are scrubbed one text at a time
-with ``SafetyScrubber().scrub_text``: p50 and p95 per item, and MB/s over
-the set, in wall-clock time; the p95 of the process's CPU time beside them,
-since a busy machine inflates the wall clock. The floor, measured in the
-same run over the same texts, is one bare compiled regular-expression pass
-(``finditer`` of a digit-run pattern): what any scrubber costs at the least
-to look at the text once.
+"""Print the safety scrubber's detection per class and its speed beside a bare-regex floor.
 
 First, detection: recall (secrets redacted) and false redactions
-(look-alikes altered) per class over both scrub corpora, the shared one and
-the plugin's own (``plugins/tinymemory-safety/tests/scrub-cases*.json``).
-The target on our own corpus: at least 98 % recall in every class and no
-look-alike altered.
+(look-alikes altered) per class over the scrub corpora: the shared one, the
+plugin's own, and round three's generated classes
+(``scrub-cases-classes.json``), whose dev half the tests assert and whose
+held-out half (other seeds, vendors, wrap columns, countries and record
+layouts) is only scored here; each half is reported apart. The target on
+our corpora: at least 99 % recall in every class and no look-alike altered.
 
-Then 100 KB adversarial inputs, each built to make a careless pattern
-backtrack (long runs of digits, of base64, ``a=a=a=``, repeated ``Bearer ``
-and others): the median of three scrubs of each, beside the same floor over
-that input. The target is p95 at most 1 ms per 1 KB item and no adversarial
-input over 0.2 s.
+Then speed, in the process's CPU time (a busy machine inflates the wall
+clock), each beside the floor: one bare compiled regular-expression pass
+(``finditer`` of a digit-run pattern) over the same texts, what any scrubber
+costs at the least to look at the text once.
 
-    python benchmarks/scrub_bench.py [--items 2000] [--seed 7] [--corpus-only]
+- two seeded sets of 1 KB prose items (words, names, dates, counts; no
+  secret in the first set, three secrets or pieces of personal data in each
+  item of the second): p50 and p95 per item. Targets: p95 at most 0.3 ms
+  and 0.6 ms;
+- one text of 1 MiB and one of 10 MiB packed with secrets (six per KB):
+  the time of one scrub. Targets: 1 s and 10 s;
+- 100 KB adversarial inputs built against careless patterns (long runs of
+  digits, of base64, ``a=a=a=``, repeated ``Bearer ``…): the median of three
+  scrubs of each. Target: none over 0.2 s.
+
+    python benchmarks/scrub_bench.py [--items 2000] [--seed 7] [--corpus-only] [--no-10mib]
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from tinymemory_safety import SafetyScrubber
 
@@ -204,8 +206,7 @@ def adversarial(rng: random.Random) -> dict[str, str]:
 def corpus_report(scrubber: SafetyScrubber) -> bool:
     """Print recall and false redactions per class of each corpus; whether our targets hold."""
     met = True
-    for name, label in [("scrub-cases.json", "shared"), ("scrub-cases-own.json", "own")]:
-        data = json.loads((CORPORA / name).read_text(encoding="utf-8"))
+    for name, label, data in corpora():
         found: Counter[str] = Counter()
         secrets: Counter[str] = Counter()
         altered: Counter[str] = Counter()
@@ -233,11 +234,26 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
             f"  {'all':<30}{f'{caught}/{total} {100 * caught / total:5.1f}%':>16}"
             f"{f'{bad}/{sum(lookalikes.values())}':>14}"
         )
-        if label == "own":
-            met = all(found[k] >= 0.98 * secrets[k] for k in secrets) and bad == 0
+        if label != "shared":
+            met = met and all(found[k] >= 0.99 * secrets[k] for k in secrets) and bad == 0
     verdict = "targets met" if met else "TARGETS MISSED"
-    print(f"\nour corpus: {verdict} (recall >= 98 % a class, 0 altered)")
+    print(f"\nour corpora: {verdict} (recall >= 99 % a class, 0 look-alikes altered)")
     return met
+
+
+def corpora() -> list[tuple[str, str, dict[str, Any]]]:
+    """(file, label, cases) of each corpus; the generated one split into its two halves."""
+    found = []
+    for name, label in [("scrub-cases.json", "shared"), ("scrub-cases-own.json", "own")]:
+        found.append((name, label, json.loads((CORPORA / name).read_text(encoding="utf-8"))))
+    classes = json.loads((CORPORA / "scrub-cases-classes.json").read_text(encoding="utf-8"))
+    for half in ("dev", "heldout"):
+        cases = {
+            kind: [case for case in classes[kind] if case["split"] == half]
+            for kind in ("positives", "negatives")
+        }
+        found.append(("scrub-cases-classes.json", f"round three, {half}", cases))
+    return found
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -272,11 +288,27 @@ def floor_pass(text: str) -> int:
     return sum(1 for _ in FLOOR.finditer(text))
 
 
+def packed(rng: random.Random, size: int) -> str:
+    """One text of ``size`` characters of 1 KB items with six secrets each, a line apart."""
+    parts: list[str] = []
+    length = 0
+    while length < size:
+        part = with_secrets(rng, ITEM_SIZE, count=6)
+        parts.append(part)
+        length += len(part) + 1
+    return "\n".join(parts)[:size]
+
+
+def verdict(value: float, target: float) -> str:
+    return "met" if value <= target else "MISSED"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--corpus-only", action="store_true", help="detection figures only")
+    parser.add_argument("--no-10mib", action="store_true", help="leave out the 10 MiB text")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     scrubber = SafetyScrubber()
@@ -287,20 +319,33 @@ def main() -> None:
     print(f"\nload average {os.getloadavg()}; {args.items} items per set, seed {args.seed}")
     print(
         f"{'1 KB items':<24}{'p50 ms':>9}{'p95 ms':>9}{'MB/s':>9}{'cpu p95':>9}"
-        f"   floor p95 ms, MB/s   ratio"
+        f"   floor cpu p95 ms, MB/s   ratio   target"
     )
     sets = {
-        "prose, no secret": [prose(rng, ITEM_SIZE) for _ in range(args.items)],
-        "prose, three secrets": [with_secrets(rng, ITEM_SIZE) for _ in range(args.items)],
+        "prose, no secret": ([prose(rng, ITEM_SIZE) for _ in range(args.items)], 0.3),
+        "prose, three secrets": ([with_secrets(rng, ITEM_SIZE) for _ in range(args.items)], 0.6),
     }
-    for name, texts in sets.items():
+    for name, (texts, target) in sets.items():
         p50, p95, rate, cpu_p95 = per_item(texts, scrubber.scrub_text)
-        _, floor_p95, floor_rate, _ = per_item(texts, floor_pass)
+        _, _, floor_rate, floor_p95 = per_item(texts, floor_pass)
         redacted = sum(scrubber.scrub_text(text).redactions.total for text in texts)
         print(
             f"{name:<24}{p50:>9.3f}{p95:>9.3f}{rate:>9.2f}{cpu_p95:>9.3f}"
-            f"   {floor_p95:>7.4f} {floor_rate:>9.1f}   {p95 / floor_p95:>6.0f}x"
-            f"   ({redacted} redactions)"
+            f"   {floor_p95:>7.4f} {floor_rate:>9.1f}   {cpu_p95 / floor_p95:>6.0f}x"
+            f"   {target} ms cpu p95 {verdict(cpu_p95, target)}   ({redacted} redactions)"
+        )
+
+    print(f"\n{'packed with secrets':<24}{'cpu s':>9}{'floor s':>9}{'ratio':>8}   target")
+    sizes = {"1 MiB": (2**20, 1.0), "10 MiB": (10 * 2**20, 10.0)}
+    for name, (size, target) in sizes.items():
+        if name == "10 MiB" and args.no_10mib:
+            continue
+        text = packed(rng, size)
+        _, cpu = timed(lambda text=text: scrubber.scrub_text(text))
+        _, floor = timed(lambda text=text: floor_pass(text))
+        print(
+            f"{name:<24}{cpu:>9.2f}{floor:>9.3f}{cpu / floor:>7.0f}x"
+            f"   {target} s {verdict(cpu, target)}"
         )
 
     print(

@@ -31,7 +31,7 @@ SECRETS = [
     "SSN 078-05-1120",
     "key AKIAABCDEFGHIJKLMNOP",
     "DOB: 14/03/1987",
-    "ip 2001:db8::8a2e:370:7334",
+    "ip 2a00:1450:4001:82a::8a2e",
     "pw: wachtwoord is Fiets2025",
     # Fullwidth digits: three UTF-8 bytes each, so the token fits where it replaces them.
     "café " + "".join(chr(0xFF10 + int(c)) if c.isdigit() else c for c in "4111 1111 1111 1111"),

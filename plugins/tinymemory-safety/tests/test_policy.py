@@ -172,7 +172,7 @@ def test_the_repr_shows_the_policy_but_never_a_pattern() -> None:
     assert repr(scrubber) == (
         "SafetyScrubber(Policy(bare_card=<BareCard.LUHN_ONLY: 'luhn-only'>, redact_emails=True, "
         "default_region='US', ip_addresses=<IpAddresses.PUBLIC: 'public'>, "
-        "patterns=(HostPattern(name='known', token='[REDACTED]'),)))"
+        "patterns=(HostPattern(name='known', token='[REDACTED]'),), keep_public_addresses=True))"
     )
     assert SafetyScrubber.name == "safety"
     assert SafetyScrubber.priority == 100

@@ -24,7 +24,7 @@ SECRETS = [case["text"] for case in CASES["positives"]] + [
     "GB82 WEST 1234 5698 7654 32",
     "+1 (415) 555-0132",
     "ada@example.com",
-    "fe80::1ff:fe23:4567:890a",
+    "2a00:1450:4001:82a::200e",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n",
     "-----END RSA PRIVATE KEY-----",
     "SSN 078-05-1120",

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 
 from tinymemory_safety.hits import Hit
+from tinymemory_safety.lookalikes import placeholder_value
 
 REDACTED = "[REDACTED]"
 PRIVATE_KEY_TOKEN = "[REDACTED_PRIVATE_KEY]"
@@ -40,14 +41,39 @@ ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ").union(
 _QUOTES = "\"'`"
 
 
+#: The shortest word a long-word detector reads (provider tokens are 15 or more).
+LONG_WORD = 12
+
+
 class Scan:
     """The folded text a detector reads, with its ASCII-lowered twin (same length)."""
 
-    __slots__ = ("lower", "text")
+    __slots__ = ("_long", "lower", "regions", "text")
 
     def __init__(self, text: str, lower: str) -> None:
         self.text = text
         self.lower = lower
+        self._long: list[tuple[int, int]] | None = None
+        #: The regions each block of the text points to (``regions.text_regions``).
+        self.regions: dict[int, tuple[str, ...]] = {}
+
+    def long_words(self) -> list[tuple[int, int]]:
+        """The spans of the white-space-separated words of :data:`LONG_WORD` or more characters.
+
+        Provider tokens, JWTs and base64 never hold white space, so the detectors
+        of those read only these spans: one C-speed split of the text, found once.
+        """
+        if self._long is None:
+            spans = []
+            at = 0
+            text = self.text
+            for word in text.split():
+                if len(word) >= LONG_WORD:
+                    at = text.find(word, at)
+                    spans.append((at, at + len(word)))
+                    at += len(word)
+            self._long = spans
+        return self._long
 
     def starts_word(self, at: int) -> bool:
         """Whether no ASCII letter or digit comes right before ``at``."""
@@ -96,12 +122,15 @@ def placeholder(value: str) -> bool:
     """Template values and documentation stand-ins that are not secrets (as gitleaks allows).
 
     ``${VAR}``, ``{{ var }}``, ``<your-key>``, ``%VAR%``, ``$VAR``, runs of one
-    character (``****``, ``xxxx``), and values ending in ``EXAMPLE``.
+    character (``****``, ``xxxx``), values ending in ``EXAMPLE``, and the
+    stand-ins of :func:`tinymemory_safety.lookalikes.placeholder_value`
+    (``sk-ant-...``, ``ghp_XXXX…``).
     """
     return (
         value[:1] in {"$", "{", "<", "%", "["}
         or len(set(value.lower())) == 1
         or value.endswith("EXAMPLE")
+        or placeholder_value(value)
     )
 
 

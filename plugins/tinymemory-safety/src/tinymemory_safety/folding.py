@@ -1,14 +1,21 @@
-"""Text as the detectors see it: invisible characters dropped, look-alike digits folded.
+"""Text as the detectors see it: one layer of what hides a secret's shape undone.
 
-A secret split by a zero-width space, or a card number typed in fullwidth
-digits, must not slip past a pattern written for ASCII. The detectors match on
-the folded text; :meth:`Folded.original_span` maps a hit back onto the text
-the caller gave, so the redaction is spliced into the original characters and
-everything outside a hit comes back exactly as it was.
+A secret split by a zero-width space, a card typed in fullwidth digits, a
+password inside a JSON string escaped into a log line (``\\"password\\":``),
+a password percent-encoded into a URL's parameter (``%3A...%40``), or a
+token hard-wrapped across lines (an email, an 80-column terminal, each line
+opened by ``> `` or an indent) must not slip past a pattern written for the
+plain form. :func:`fold` drops the invisible characters and the escaping
+backslashes before quotes, decodes ``%XX`` of URL punctuation and, when asked,
+joins the lines a hard wrap cut inside a token; the detectors match on that;
+:meth:`Folded.original_span` maps a hit back onto the text the caller gave,
+so a redaction covers the original characters (a wrapped token whole, its
+line breaks too) and everything outside a hit comes back exactly as it was.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import attrs
@@ -28,36 +35,131 @@ def _folds() -> dict[int, str]:
 
 #: One character for one: each look-alike digit or separator to its ASCII form.
 _FOLD = _folds()
-_INVISIBLE = re.compile(f"[{INVISIBLE}]")
 #: ASCII letters lowered, one character for one (``str.lower`` may change lengths).
 ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
+#: What one fold undoes: invisible characters, escaping backslashes before a quote or
+#: slash (every layer: ``\\\\\\"`` is a quote), and ``%XX`` of URL punctuation.
+_SPECIAL = re.compile(f"[{INVISIBLE}]+" + r'|\\++(?=["/])|%(?:2[13-6A-Fa-f]|3[ABDFabdf]|40)')
+#: Where a hard wrap may have cut a token: a run of credential characters ending a line,
+#: the next line's prefix (a quote marker, an indent), a run opening the next line.
+_WRAP = re.compile(r"(?a)([\w+/=.-]++)\n([ \t>]*+)([\w+/=.-]++)")
+#: The shortest line a wrap leaves: wrap columns are 64 to 132 in practice.
+WRAP_COLUMN = 40
+#: The shortest token a joined wrap can make: the shortest provider tokens are 15 long.
+WRAPPED_TOKEN = 16
+
+
 @attrs.frozen
 class Folded:
-    """The folded ``text`` and, when characters were dropped, where each one came from."""
+    """The folded ``text`` and, when characters were dropped or decoded, where each came from.
+
+    Each change is a run of the original, ``[at[i], stop[i])``, that became
+    ``size[i]`` (0 or 1) characters at folded index ``to[i]``; every other
+    folded character maps one for one.
+    """
 
     text: str
-    #: ``origin[i]`` is the index in the original of folded character ``i``
-    #: (one entry past the end too); ``None`` when nothing was dropped.
-    origin: list[int] | None = None
+    to: list[int] = attrs.field(factory=list)
+    at: list[int] = attrs.field(factory=list)
+    stop: list[int] = attrs.field(factory=list)
+    size: list[int] = attrs.field(factory=list)
+
+    def _start(self, index: int) -> int:
+        change = bisect.bisect_right(self.to, index) - 1
+        if change < 0:
+            return index
+        if self.size[change] and self.to[change] == index:
+            return self.at[change]
+        return self.stop[change] + index - self.to[change] - self.size[change]
+
+    def _end(self, index: int) -> int:
+        """Where the folded character ``index`` ends in the original."""
+        change = bisect.bisect_right(self.to, index) - 1
+        if change < 0:
+            return index + 1
+        if self.size[change] and self.to[change] == index:
+            return self.stop[change]
+        return self.stop[change] + index - self.to[change] - self.size[change] + 1
 
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The original characters a folded span ``[start, end)`` came from."""
-        if self.origin is None:
+        if not self.to:
             return start, end
         if end == start:
-            return self.origin[start], self.origin[start]
-        return self.origin[start], self.origin[end - 1] + 1
+            first = self._start(start)
+            return first, first
+        return self._start(start), self._end(end - 1)
 
 
-def fold(text: str) -> Folded:
-    """``text`` folded for matching (ASCII text is its own folding)."""
-    if text.isascii():
+def wrap_breaks(text: str) -> list[tuple[int, int]]:
+    """The line breaks (with the next line's prefix) a hard wrap made inside a token.
+
+    A break is one when the line before it is at least :data:`WRAP_COLUMN`
+    long and opens with the same prefix as the next, and the runs of credential
+    characters on both sides make a token: :data:`WRAPPED_TOKEN` characters or
+    more, with a digit, and neither side a word of prose (all lowercase letters).
+    """
+    breaks = []
+    at = 0
+    while (found := _WRAP.search(text, at)) is not None:
+        at = found.start(3)  # the next line's run may end a line too
+        newline = found.end(1)
+        line_start = text.rfind("\n", 0, newline) + 1
+        left, prefix, right = found.group(1, 2, 3)
+        if newline - line_start < WRAP_COLUMN or not text.startswith(prefix, line_start):
+            continue
+        joined = left + right
+        if len(joined) < WRAPPED_TOKEN or not any(char.isdigit() for char in joined):
+            continue
+        if (left.isalpha() and left.islower()) or (right.isalpha() and right.islower()):
+            continue  # a word of prose on either side: the line ended there
+        if not (_alnum(left) and _alnum(right)):
+            continue  # a rule (``---``), a path's slash: no token goes on
+        breaks.append((newline, found.end(2)))
+    return breaks
+
+
+def _alnum(run: str) -> bool:
+    return any(char.isalnum() for char in run)
+
+
+def fold(text: str, breaks: list[tuple[int, int]] | None = None) -> Folded:
+    """``text`` folded for matching; ``breaks`` (:func:`wrap_breaks`): lines joined there too."""
+    if text.isascii() and "\\" not in text and "%" not in text and not breaks:
         return Folded(text)
-    folded = text.translate(_FOLD)
-    if not _INVISIBLE.search(folded):
-        return Folded(folded)
-    origin = [index for index, char in enumerate(folded) if char not in INVISIBLE]
-    origin.append(len(text))
-    return Folded(_INVISIBLE.sub("", folded), origin)
+    text_folded = text if text.isascii() else text.translate(_FOLD)
+    changes = [
+        (found.start(), found.end(), _decoded(found.group()))
+        for found in _SPECIAL.finditer(text_folded)
+    ]
+    if breaks:
+        changes += [(start, end, "") for start, end in breaks]
+        changes.sort()
+    if not changes:
+        return Folded(text_folded)
+    pieces: list[str] = []
+    folded = Folded("")
+    done = length = 0
+    for start, end, replacement in changes:
+        if start < done:
+            continue  # overlapping: a wrap break inside an escape's run
+        pieces.append(text_folded[done:start])
+        length += start - done
+        folded.to.append(length)
+        folded.at.append(start)
+        folded.stop.append(end)
+        folded.size.append(len(replacement))
+        pieces.append(replacement)
+        length += len(replacement)
+        done = end
+    pieces.append(text_folded[done:])
+    return attrs.evolve(folded, text="".join(pieces))
+
+
+def _decoded(special: str) -> str:
+    """What one special run stands for: nothing (invisible, backslashes) or a decoded ``%XX``."""
+    if special.startswith("%"):
+        return chr(int(special[1:], 16))
+    return ""

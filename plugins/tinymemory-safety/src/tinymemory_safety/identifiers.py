@@ -7,7 +7,9 @@ Chile's RUT, the US ITIN) is found anywhere and kept only when stdnum
 validates it (its check digits, and its date where it holds one). A number
 that could be anything (nine or eleven digits) is a national identifier
 only after its label: "BSN 111222333", "NHS number: 943 476 5919",
-"PESEL 44051401359"; the label picks the validators tried. Passport and
+"PESEL 44051401359"; the label picks the validators tried. A label is known
+in the number's own language: besides this module's own, each number answers
+to the names stdnum's docstring gives it (:func:`stdnum_labels`). Passport and
 driving-licence numbers, bank accounts and dates of birth have no checksum
 anyone publishes: their label alone makes them personal data.
 """
@@ -19,44 +21,52 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 
 from stdnum.ar import dni as ar_dni
+from stdnum.at import vnr as at_vnr
 from stdnum.au import tfn
 from stdnum.be import nn as be_nn
+from stdnum.bg import egn as bg_egn
 from stdnum.ca import sin
 from stdnum.ch import ssn as ch_ssn
 from stdnum.cl import rut
 from stdnum.cn import ric
+from stdnum.cz import rc as cz_rc
 from stdnum.de import idnr
 from stdnum.dk import cpr
+from stdnum.ee import ik as ee_ik
 from stdnum.fi import hetu
 from stdnum.fr import nir
 from stdnum.gb import nhs
+from stdnum.gr import amka as gr_amka
+from stdnum.hr import oib as hr_oib
 from stdnum.ie import pps
 from stdnum.il import idnr as il_idnr
+from stdnum.is_ import kennitala as is_kennitala
 from stdnum.it import codicefiscale
+from stdnum.lt import asmens as lt_asmens
 from stdnum.mx import curp
 from stdnum.nl import bsn
 from stdnum.no import fodselsnummer
 from stdnum.pl import pesel
+from stdnum.pt import cc as pt_cc
 from stdnum.pt import nif as pt_nif
+from stdnum.ro import cnp as ro_cnp
 from stdnum.se import personnummer
 from stdnum.tr import tckimlik
 from stdnum.us import itin, rtn
 from stdnum.za import idnr as za_idnr
 
 from tinymemory_safety.credentials import Scan
+from tinymemory_safety.folding import ASCII_LOWER
 
-#: (class, stdnum module, the label words that name it) for numbers found by their label.
-_LABELLED: tuple[tuple[str, ModuleType, str], ...] = (
+#: (class, stdnum module, label words of our own) for numbers found by their label; each
+#: also answers to the names stdnum gives it in its own language (:func:`stdnum_labels`).
+_OWN_LABELS: tuple[tuple[str, ModuleType, str], ...] = (
     ("nhs", nhs, r"nhs(?: number| no)?"),
     ("sin", sin, r"sin|social insurance(?: number)?|nas"),
     ("tfn", tfn, r"tfn|tax file number"),
-    (
-        "steuer_id",
-        idnr,
-        r"steuer-?id|steuer-identifikationsnummer|steueridentifikationsnummer|idnr",
-    ),
+    ("steuer_id", idnr, r"steuer-?id|steuer-?identifikationsnummer"),
     ("nir", nir, r"nir|insee|s[ée]curit[ée] sociale|num[ée]ro de s[ée]cu"),
-    ("bsn", bsn, r"bsn|burgerservicenummer"),
+    ("bsn", bsn, r"bsn|sofinummer"),
     ("personnummer", personnummer, r"personnummer|personnr"),
     ("fodselsnummer", fodselsnummer, r"f[øo]dselsnummer|personnummer"),
     ("pesel", pesel, r"pesel"),
@@ -66,9 +76,61 @@ _LABELLED: tuple[tuple[str, ModuleType, str], ...] = (
     ("il_id", il_idnr, r"teudat zehut|zehut|israeli id"),
     ("pps", pps, r"ppsn?(?: number| no)?"),
     ("za_id", za_idnr, r"south african id(?: number)?|sa id(?: number)?"),
-    ("nif_pt", pt_nif, r"nif|contribuinte"),
+    ("nif_pt", pt_nif, r"nif|contribuinte|n[úu]mero de contribuinte"),
     ("dni_ar", ar_dni, r"dni"),
     ("cn_ric", ric, r"身份证(?:号码?)?|resident identity card(?: number)?"),
+    ("vnr_at", at_vnr, r"sozialversicherungsnummer|sv-nummer"),
+    ("cnp_ro", ro_cnp, r"cnp"),
+    ("egn_bg", bg_egn, r"egn"),
+    ("isikukood_ee", ee_ik, r"isikukood"),
+    ("asmens_kodas_lt", lt_asmens, r"asmens kodas"),
+    ("rodne_cislo_cz", cz_rc, r"rodn[ée] [čc][íi]slo"),
+    ("amka_gr", gr_amka, r"amka"),
+    ("oib_hr", hr_oib, r"oib"),
+    ("kennitala_is", is_kennitala, r"kennitala"),
+    ("cc_pt", pt_cc, r"cart[ãa]o de cidad[ãa]o"),
+)
+#: Words of stdnum's English glosses ("German personal tax number"): not a label.
+_GLOSS_WORDS = frozenset(
+    {"number", "numbers", "identifier", "identity", "identification", "code", "codes",
+     "personal", "national", "tax", "citizen", "the", "birth", "social", "security", "patient",
+     "individual", "individuals", "foreigner", "insurance", "public", "service", "resident",
+     "card", "health"}
+)  # fmt: skip
+#: Endings of English demonyms ("Lithuanian", "Swedish", "Chinese"): a gloss too.
+_DEMONYM = ("ian", "ish", "ese")
+#: Short names that are English words: as labels they would fire on prose.
+_NOT_LABELS = frozenset({"pin", "pan", "tin", "nit", "in", "id", "no", "cc", "ci", "nn", "ik"})
+
+
+def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
+    """The names stdnum's docstring gives a number: its acronyms, and its native names.
+
+    ``IdNr (Steuerliche Identifikationsnummer, German personal tax number).``
+    gives ``idnr`` and ``steuerliche identifikationsnummer``; the English gloss
+    is left out. Lowered as the detectors' text is (ASCII letters only).
+    """
+    first = (module.__doc__ or "").strip().splitlines()[0].rstrip(".")
+    head, _, inner = first.partition(" (")
+    pieces = [*head.split(","), *inner.rstrip(")").split(",")]
+    names = []
+    for piece in pieces:
+        name = piece.strip().strip("\"'“”").translate(ASCII_LOWER)
+        words = name.replace(".", " ").split()
+        if len(name) < 3 or name in _NOT_LABELS or not _GLOSS_WORDS.isdisjoint(words):
+            continue
+        if any(word.endswith(_DEMONYM) for word in words):
+            continue
+        if name[:1].isupper() and not inner:  # a heading that is all gloss
+            continue
+        names.append(name)
+    return tuple(dict.fromkeys(names))
+
+
+#: (class, stdnum module, every label that names it, as a pattern).
+_LABELLED: tuple[tuple[str, ModuleType, str], ...] = tuple(
+    (kind, module, "|".join([own, *(re.escape(name) for name in stdnum_labels(module))]))
+    for kind, module, own in _OWN_LABELS
 )
 #: Labels that name some national identifier without saying whose: every validator is tried.
 _GENERIC_LABEL = (
@@ -92,17 +154,74 @@ _LABELS = re.compile(
     + "|".join(f"(?P<o{index}>{label})" for index, (_, label) in enumerate(_LABEL_ONLY))
     + r")(?![a-z])"
 )
-#: Where a label may start: the same alternation without its groups, behind a word's start,
-#: which lets ``re`` skip most positions at once (a tenth of the named pattern's time).
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level alternatives of ``pattern`` (``|`` outside groups and classes)."""
+    found: list[str] = []
+    depth = 0
+    current: list[str] = []
+    at = 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "\\":
+            current.append(pattern[at : at + 2])
+            at += 2
+            continue
+        if char == "[":
+            close = pattern.index("]", at + 1)
+            current.append(pattern[at : close + 1])
+            at = close + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "|" and depth == 0:
+            found.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        at += 1
+    found.append("".join(current))
+    return found
+
+
+def _by_first_letter(labels: list[str]) -> str:
+    """One alternation of ``labels`` grouped by their first letter, in their order.
+
+    ``re`` tries the alternatives of a branch one by one at every position; grouped,
+    it tests one letter per group and enters only the group that letter opens (the
+    label scan takes half the time).
+    """
+    groups: dict[str, list[str]] = {}
+    rest: list[str] = []
+    for label in labels:
+        if label[:1].isalpha() and label[1:2] not in {"?", "*", "{", "+"}:
+            groups.setdefault(label[0], []).append(label[1:])
+        else:
+            rest.append(label)
+    parts = [f"{re.escape(first)}(?:{'|'.join(tails)})" for first, tails in groups.items()]
+    return "(?:" + "|".join([*parts, *rest]) + ")"
+
+
+#: Where a label may start: every label's alternatives, grouped by first letter, behind a
+#: word's start, which lets ``re`` skip most positions at once.
 _LABEL_START = re.compile(
-    r"(?a)(?<![a-z0-9_])(?=[a-z\u0080-\uffff])(?:"
-    + re.sub(r"\(\?P<\w+>", "(?:", _LABELS.pattern.removeprefix("(?a)"))
-    + ")"
+    r"(?a)(?<![a-z0-9_])(?=[a-z\u0080-\uffff])"
+    + _by_first_letter(
+        [
+            alternative
+            for label in (
+                *(label for _, _, label in _LABELLED),
+                _GENERIC_LABEL,
+                _ROUTING_LABEL,
+                *(label for _, label in _LABEL_ONLY),
+            )
+            for alternative in _alternatives(label)
+        ]
+    )
 )
-#: After a label: a few joining words, then the value (a digit among its first characters).
-_JOIN = re.compile(
-    r"(?ai)(?:[\s:#.=\-]|\bis\b|\bwas\b|\bof\b|\bno\b|\bnumber\b|\bnr\b|\(\w+\)){0,6}+"
-)
+#: After a label: a few joining words ("is", "ein", "er", "no", any of four letters or
+#: fewer, in any language), then the value (a digit among its first characters).
+_JOIN = re.compile(r"(?i)(?:[\s:#.=\-]|\bnumber\b|\(\w+\)|\b[^\W\d_]{1,4}(?![\w-])){0,6}+")
 _LABELLED_VALUE = re.compile(r"(?a)[A-Za-z]{0,3}\d[\dA-Za-z./ -]{3,24}+")
 _FREE_VALUE = re.compile(r"(?a)[A-Za-z0-9][A-Za-z0-9-]{4,19}+")
 _DATE = re.compile(

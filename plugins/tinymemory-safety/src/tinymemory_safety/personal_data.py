@@ -24,6 +24,7 @@ from tinymemory_safety.identifiers import (
     dates_of_birth,
     labelled,
 )
+from tinymemory_safety.lookalikes import dotted_number, in_notice, nobodys_address, role_mailbox
 from tinymemory_safety.phones import phone_numbers
 
 
@@ -86,6 +87,8 @@ _LEAD, _TAIL = 4, 2
 #: Two to five capitals before a digit: where an IBAN, NINO, RFC or PAN may start.
 _LETTERS_THEN_DIGIT = re.compile(r"(?a)[A-Z&\u00d1]{2,6}+ ?\d")
 _BARE_RUN = re.compile(r"(?a)\d{9,}+")
+#: A run that is a date and nothing more (``2025-03-04``, ``14/03/2024``) holds no shape.
+_DATE = re.compile(r"(?a)\d{4}([-./])\d{1,2}\1\d{1,2}|\d{1,2}([-./])\d{1,2}\2\d{2,4}")
 _GROUPED_CARD = re.compile(r"(?a)\d{4}([ -])\d{4}\1\d{4}\1\d{1,7}+|\d{4}([ -])\d{6}\2\d{4,5}+")
 _CPF = re.compile(r"(?a)\d{3}\.\d{3}\.\d{3}-\d{2}")
 _CNPJ = re.compile(r"(?a)\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}")
@@ -165,33 +168,45 @@ class PersonalData:
     """Every personal-data detector, with the two choices a policy makes."""
 
     def __init__(
-        self, *, bare_card: BareCard, emails: bool, region: str, ip_addresses: IpAddresses
+        self,
+        *,
+        bare_card: BareCard,
+        emails: bool,
+        region: str,
+        ip_addresses: IpAddresses,
+        keep_public_addresses: bool = True,
     ) -> None:
         self.bare_card = bare_card
         self.emails = emails
+        self.keep_public_addresses = keep_public_addresses
         self.region = region
         self.ip_addresses = ip_addresses
 
     def find(self, scan: Scan) -> Iterator[Hit]:
         """Every validated personal-data span of ``scan``, overlaps left to :func:`settle`."""
         text = scan.text
+        shaped: list[Hit] = []
         # The numeric shapes are looked for only around runs of digits long
         # enough to hold one, so prose with a date and a count costs one scan.
         for run in _NUMBER_RUN.finditer(text):
-            if run.end() - run.start() >= _SHORTEST_NUMBER:
+            if run.end() - run.start() >= _SHORTEST_NUMBER and not _DATE.fullmatch(
+                run.group().rstrip(" .-/(")
+            ):
                 lo, hi = max(0, run.start() - _LEAD), min(len(text), run.end() + _TAIL)
-                yield from self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
-        if "+" in text:
-            yield from _e164(scan)
+                shaped += self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
         for found in _LETTERS_THEN_DIGIT.finditer(text):
             if scan.starts_word(found.start()):
-                yield from _letter_led(scan, found.start())
-        for start, end in phone_numbers(scan, self.region):
+                shaped += _letter_led(scan, found.start())
+        yield from shaped
+        if "+" in text:
+            yield from _e164(scan)
+        taken = [(hit.start, hit.end) for hit in shaped]
+        for start, end in phone_numbers(scan, self.region, taken):
             yield _hit(start, end, "phone")
         for start, end, kind in (*labelled(scan), *dates_of_birth(scan)):
             yield _hit(start, end, kind)
         if self.emails and "@" in text:
-            yield from _emails(scan)
+            yield from _emails(scan, keep_public=self.keep_public_addresses)
         if self.ip_addresses is IpAddresses.KEEP:
             return
         if text.count(".") >= 3:
@@ -212,7 +227,7 @@ class PersonalData:
         for pattern, kind, valid in _BARE_SHAPES if bare else _FORMATTED:
             at = lo
             while found := pattern.search(text, at, hi):
-                if _whole(scan, found) and valid(found):
+                if _whole(scan, found) and valid(found) and not _groups_go_on(text, found):
                     yield _hit(found.start(), found.end(), kind)
                     at = found.end()
                 else:  # a shape that fails its gate may hide one starting inside it
@@ -252,18 +267,24 @@ class PersonalData:
                 continue  # a longer dotted number, or a network's prefix length
             if _VERSION_WORD.search(scan.lower[max(0, start - 12) : start]):
                 continue
+            if dotted_number(text, scan.lower, start):
+                continue
             try:
                 address = ipaddress.IPv4Address(found.group())
             except ValueError:
                 continue
-            if self._personal_address(address):
+            if self._personal_address(address, scan, start):
                 yield _hit(start, end, "ip")
 
-    def _personal_address(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    def _personal_address(
+        self, address: ipaddress.IPv4Address | ipaddress.IPv6Address, scan: Scan, start: int
+    ) -> bool:
         if address.is_loopback or address.is_unspecified:
             return False
         if self.ip_addresses is IpAddresses.ALL:
             return True
+        if nobodys_address(address, scan.lower, start):
+            return False
         if address.is_multicast or (address.version == 4 and str(address).startswith("255.")):
             return False
         return not any(address in network for network in _PRIVATE_NETWORKS)
@@ -282,7 +303,7 @@ class PersonalData:
                 continue
             # An IPv4 tail (``::ffff:192.0.2.1``) stands for two groups.
             groups = sum(bool(group) for group in candidate.split(":")) + ("." in candidate)
-            if groups >= 3 and self._personal_address(address):
+            if groups >= 3 and self._personal_address(address, scan, start):
                 yield _hit(start, end, "ip")
 
 
@@ -303,6 +324,20 @@ def _decimal(text: str, start: int, end: int) -> bool:
     before = start >= 2 and text[start - 1] in ".," and text[start - 2] in DIGITS
     after = end + 1 < len(text) and text[end] in ".," and text[end + 1] in DIGITS
     return before or after
+
+
+def _groups_go_on(text: str, found: re.Match[str]) -> bool:
+    """Whether a grouped number carries on past ``found`` in more groups of digits.
+
+    A card cut out of a longer grouped number (a 22-digit parcel number written
+    in fours) is part of that number, as a card inside a longer run is.
+    """
+    start, end = found.span()
+    after = text[end : end + 3]
+    before = text[max(0, start - 2) : start]
+    go_on = len(after) >= 3 and after[0] in " -" and after[1:].isdigit()
+    came = len(before) == 2 and before[1] in " -" and before[0] in DIGITS
+    return go_on or came
 
 
 def _hit(start: int, end: int, kind: str) -> Hit:
@@ -354,7 +389,7 @@ def _iban_span(text: str, found: re.Match[str]) -> tuple[int, int] | None:
     return (found.start(), at) if checksums.iban_mod97(compact) else None
 
 
-def _emails(scan: Scan) -> Iterator[Hit]:
+def _emails(scan: Scan, *, keep_public: bool) -> Iterator[Hit]:
     """Addresses found from each ``@``: a local part before it, a dotted domain after it."""
     text = scan.text
     at = 0
@@ -370,5 +405,8 @@ def _emails(scan: Scan) -> Iterator[Hit]:
         after = text[domain.end() : domain.end() + 2]
         remote = len(after) == 2 and after[0] == ":" and not after[1].isspace()
         if start < sign and scan.ends_word(domain.end()) and not remote:
+            at = domain.end()
+            if keep_public and (role_mailbox(text[start:sign]) or in_notice(scan.lower, start)):
+                continue
             yield _hit(start, domain.end(), "email")
             at = domain.end()

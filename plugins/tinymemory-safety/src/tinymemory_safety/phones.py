@@ -6,7 +6,9 @@ A candidate is a run of digits and the separators numbers are written with,
 ``(415) 555-0132``) it is parsed in the policy's default region. It is a
 phone number when libphonenumber says it is a valid number there and its
 digits are grouped as that region writes them (so "2062 100 100" stays a
-list of counts); or, when
+list of counts), there or in a region the text around it points to (its
+language, script, a country named or dialled: :mod:`tinymemory_safety.regions`);
+or, when
 a word such as "call", "mobile", "tel" or "WhatsApp" comes shortly before
 it, when it is a possible number of the default region or valid in any of
 thirty-five regions. A bare run of digits (no
@@ -16,14 +18,17 @@ stay.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import phonenumbers
 
 from tinymemory_safety.credentials import Scan
+from tinymemory_safety.regions import text_regions
 
-_CANDIDATE = re.compile(r"(?a)(?:\+|00)?\(?\d[\d \-.()/]{5,24}+")
+#: Digit-led, so ``re`` skips to the digits; a ``(`` or ``+`` before is taken in code.
+_CANDIDATE = re.compile(r"(?a)\d[\d \-.()/]{5,24}+")
 _NON_DIGITS = re.compile(r"(?a)\D")
 _DIGIT_GROUPS = re.compile(r"(?a)\d+")
 #: Words that say a number is a phone number (English and a few other languages).
@@ -53,16 +58,33 @@ def default_region(region: str) -> str:
     return code
 
 
-def phone_numbers(scan: Scan, region: str) -> Iterator[tuple[int, int]]:
-    """The spans of the phone numbers of ``scan``, national ones read in ``region``."""
+def phone_numbers(
+    scan: Scan, region: str, taken: Sequence[tuple[int, int]] = ()
+) -> Iterator[tuple[int, int]]:
+    """The spans of the phone numbers of ``scan``, national ones read in ``region``.
+
+    A candidate inside a span of ``taken`` (a card, an IBAN, an SSN another
+    detector validated, which wins the overlap anyway) is not parsed.
+    """
     text = scan.text
+    claimed = sorted(taken)
     for found in _CANDIDATE.finditer(text):
-        candidate = found.group().rstrip(" -./(")
+        start = found.start()
+        inside = bisect.bisect_right(claimed, (start, len(text))) - 1
+        if inside >= 0 and claimed[inside][0] <= start < claimed[inside][1]:
+            continue
+        if text[start - 1 : start] == "(" and start > 0:
+            start -= 1
+        if text[start - 1 : start] == "+" and start > 0:
+            start -= 1
+        candidate = text[start : found.end()].rstrip(" -./(")
         if candidate.count("(") != candidate.count(")"):
             candidate = candidate.rstrip(")")
-        start = found.start()
         if not scan.starts_word(start) or text[start - 1 : start] in {"+", "-", ".", "/"}:
             continue  # part of something longer: a range, a path, a version
+        international = candidate.startswith(("+", "00"))
+        if not international and (_DATE.fullmatch(candidate) or _YEAR_FIRST.search(candidate)):
+            continue  # a date (checked first: most numbers in prose are)
         # An international number ends where libphonenumber says it does: of a run that
         # holds more (``+44 20 7946 0958 4111 1111 ...``), the longest valid start.
         cuts = [candidate]
@@ -86,10 +108,11 @@ def _candidate(scan: Scan, start: int, candidate: str, region: str) -> bool:
         return False  # numbers are written in groups of two or more: "1 2 3 4 5 6 7" is a list
     if scan.text[end : end + 1] in {"-", "/", ":"}:
         return False  # part of something longer: a range, a path, a time
-    return _phone(scan.text, start, candidate, digits, region)
+    return _phone(scan, start, candidate, digits, region)
 
 
-def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> bool:
+def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> bool:
+    text = scan.text
     international = candidate.startswith(("+", "00"))
     dated = _DATE.fullmatch(candidate) or _YEAR_FIRST.search(candidate)
     if not international and (dated or candidate.count(".") >= 3):
@@ -100,14 +123,19 @@ def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> b
         return False  # a bare run of digits: an order number until a word says otherwise
     if international:
         number = _parse("+" + digits[2:] if candidate.startswith("00") else candidate, None)
-        return number is not None and phonenumbers.is_valid_number(number)
+        return number is not None and _valid(number)
     number = _parse(candidate, region)
-    if number is not None and phonenumbers.is_valid_number(number):
-        # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
-        # is a phone number, "2062 100 100" three counts.
-        return vouched or _groups(candidate) == _groups(
-            phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
-        )
+    # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
+    # is a phone number, "2062 100 100" three counts.
+    valid = number is not None and _valid(number)
+    if valid and (vouched or _written_as(candidate, number)):  # type: ignore[arg-type]
+        return True
+    if candidate != digits and any(
+        _written_as(candidate, other)
+        for other in (_parse(candidate, hinted) for hinted in text_regions(scan, start))
+        if other is not None and _valid(other)
+    ):
+        return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
         return False
     if number is not None and phonenumbers.is_possible_number(number):
@@ -117,6 +145,28 @@ def _phone(text: str, start: int, candidate: str, digits: str, region: str) -> b
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _valid(number: phonenumbers.PhoneNumber) -> bool:
+    """libphonenumber's validity, its length check first (it rules most non-numbers out).
+
+    A valid number is of its country code's main region more often than not, and
+    asking that region alone spares the walk over every region sharing the code
+    (NANP has twenty-five).
+    """
+    if number.country_code is None or not phonenumbers.is_possible_number(number):
+        return False
+    main = phonenumbers.region_code_for_country_code(number.country_code)
+    return phonenumbers.is_valid_number_for_region(number, main) or (
+        phonenumbers.is_valid_number(number)
+    )
+
+
+def _written_as(candidate: str, number: phonenumbers.PhoneNumber) -> bool:
+    """Whether ``candidate`` is grouped as the number's region writes it nationally."""
+    return _groups(candidate) == _groups(
+        phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    )
 
 
 def _groups(written: str) -> list[int]:

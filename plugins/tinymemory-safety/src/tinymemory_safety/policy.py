@@ -31,15 +31,24 @@ EMAILS_VARIABLE = "TINYMEMORY_SAFETY_EMAILS"
 REGION_VARIABLE = "TINYMEMORY_SAFETY_REGION"
 #: ``public`` (default), ``all`` or ``keep``: which IP addresses are personal data.
 IP_ADDRESSES_VARIABLE = "TINYMEMORY_SAFETY_IP_ADDRESSES"
+#: ``keep`` (default) or ``redact``: role mailboxes and addresses in licence notices.
+PUBLIC_ADDRESSES_VARIABLE = "TINYMEMORY_SAFETY_PUBLIC_ADDRESSES"
 #: Every variable that overrides the configuration file's ``[plugins.safety]``.
-SAFETY_VARIABLES = (BARE_CARD_VARIABLE, EMAILS_VARIABLE, REGION_VARIABLE, IP_ADDRESSES_VARIABLE)
+SAFETY_VARIABLES = (
+    BARE_CARD_VARIABLE,
+    EMAILS_VARIABLE,
+    REGION_VARIABLE,
+    IP_ADDRESSES_VARIABLE,
+    PUBLIC_ADDRESSES_VARIABLE,
+)
 
 #: The classes the built-in detectors count under; a host pattern takes another name.
 BUILTIN_CLASSES = frozenset(
     {
         "private_key", "bearer", "secret_path", "jwt", "telegram", "api_key",
         "secret_assignment", "auth_header", "url_password", "oauth_param", "cli_password",
-        "netrc", "pgpass", "stated_secret", *PROVIDER_CLASSES, *CLASSES,
+        "netrc", "pgpass", "stated_secret", "table_column", "kubernetes_secret",
+        "basic_credentials", *PROVIDER_CLASSES, *CLASSES,
     }
 )  # fmt: skip
 #: Every token the built-in detectors write.
@@ -141,10 +150,12 @@ def _patterns(value: Sequence[HostPattern]) -> tuple[HostPattern, ...]:
     return patterns
 
 
-def _flag(value: bool) -> bool:
-    if not isinstance(value, bool):
-        raise tm.ConfigError("redact_emails must be true or false")
-    return value
+def _flag(field: str) -> Any:
+    def check(_: object, __: object, value: object) -> None:
+        if not isinstance(value, bool):
+            raise tm.ConfigError(f"{field} must be true or false")
+
+    return check
 
 
 @attrs.frozen
@@ -154,19 +165,32 @@ class Policy:
     ``bare_card``: which unformatted digit runs are card numbers (see
     :class:`BareCard`; a string ``"luhn-only"``/``"corroborated"`` is
     accepted). ``redact_emails``: whether email addresses become
-    ``[REDACTED_PII_EMAIL]``. ``patterns``: the host's own
+    ``[REDACTED_PII_EMAIL]``. ``keep_public_addresses``: whether an
+    organisation's role mailbox (``security@``, ``support@``, ``noreply@``…)
+    and an address in a copyright or licence notice stay (the default) or
+    are redacted like any address. ``patterns``: the host's own
     :class:`HostPattern` values.
     """
 
     bare_card: BareCard = attrs.field(default=BareCard.LUHN_ONLY, converter=_bare_card)
-    redact_emails: bool = attrs.field(default=True, validator=lambda _, __, v: _flag(v))
+    redact_emails: bool = attrs.field(default=True, validator=_flag("redact_emails"))
     default_region: str = attrs.field(default="US", converter=_region)
     ip_addresses: IpAddresses = attrs.field(default=IpAddresses.PUBLIC, converter=_ip_addresses)
     patterns: tuple[HostPattern, ...] = attrs.field(default=(), converter=_patterns)
+    keep_public_addresses: bool = attrs.field(
+        default=True, validator=_flag("keep_public_addresses")
+    )
 
 
 #: The keys of ``[plugins.safety]`` in the configuration file.
-SETTINGS_KEYS = ("bare_card", "redact_emails", "default_region", "ip_addresses", "patterns")
+SETTINGS_KEYS = (
+    "bare_card",
+    "redact_emails",
+    "default_region",
+    "ip_addresses",
+    "patterns",
+    "keep_public_addresses",
+)
 
 
 def installed_policy(
@@ -175,10 +199,11 @@ def installed_policy(
     """The installed plugin's policy: the file's ``[plugins.safety]``, then the environment.
 
     ``settings`` is that table (``bare_card``, ``redact_emails``,
-    ``default_region``, ``ip_addresses``, and ``patterns``: a list of tables
-    with ``name``, ``pattern`` and an optional ``token``). The variables
-    ``TINYMEMORY_SAFETY_BARE_CARD``, ``..._EMAILS`` (``redact``/``keep``),
-    ``..._REGION`` and ``..._IP_ADDRESSES`` override it. A bad key or value
+    ``default_region``, ``ip_addresses``, ``keep_public_addresses``, and
+    ``patterns``: a list of tables with ``name``, ``pattern`` and an optional
+    ``token``). The variables ``TINYMEMORY_SAFETY_BARE_CARD``, ``..._EMAILS``
+    and ``..._PUBLIC_ADDRESSES`` (``redact``/``keep``), ``..._REGION`` and
+    ``..._IP_ADDRESSES`` override it. A bad key or value
     is a ``ConfigError`` naming it (never a pattern).
     """
     env = os.environ if environ is None else environ
@@ -199,11 +224,15 @@ def installed_policy(
     for variable, key in overrides.items():
         if env.get(variable, "").strip():
             chosen[key], origin[key] = env[variable].strip().lower(), variable
-    if env.get(EMAILS_VARIABLE, "").strip():
-        emails = env[EMAILS_VARIABLE].strip().lower()
-        if emails not in {"redact", "keep"}:
-            raise tm.ConfigError(f"{EMAILS_VARIABLE} must be `redact` or `keep`, not `{emails}`")
-        chosen["redact_emails"], origin["redact_emails"] = emails == "redact", EMAILS_VARIABLE
+    for variable, key, keep_means in (
+        (EMAILS_VARIABLE, "redact_emails", False),
+        (PUBLIC_ADDRESSES_VARIABLE, "keep_public_addresses", True),
+    ):
+        if env.get(variable, "").strip():
+            choice = env[variable].strip().lower()
+            if choice not in {"redact", "keep"}:
+                raise tm.ConfigError(f"{variable} must be `redact` or `keep`, not `{choice}`")
+            chosen[key], origin[key] = (choice == "keep") == keep_means, variable
     for key, value in chosen.items():
         if key in {"bare_card", "default_region", "ip_addresses"} and not isinstance(value, str):
             raise tm.ConfigError(f"{origin[key]} must be a string")

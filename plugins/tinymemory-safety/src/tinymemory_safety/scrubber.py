@@ -8,6 +8,7 @@ scrub a text or an item directly and read what was redacted.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import threading
 from collections import Counter
@@ -26,12 +27,13 @@ from tinymemory_safety.assignments import (
     urls_and_commands,
 )
 from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, token_shapes
-from tinymemory_safety.folding import ASCII_LOWER, fold
+from tinymemory_safety.folding import ASCII_LOWER, Folded, fold, wrap_breaks
 from tinymemory_safety.hits import Hit, settle, splice
 from tinymemory_safety.personal_data import CLASSES, PersonalData
 from tinymemory_safety.policy import Policy
 from tinymemory_safety.prefilter import may_hold_secret
 from tinymemory_safety.providers import provider_tokens
+from tinymemory_safety.records import basic_credentials, kubernetes_secrets, table_columns
 
 _log = logging.getLogger("tinymemory_safety")
 _PERSONAL = frozenset(CLASSES)
@@ -47,12 +49,70 @@ _SHAPE_DETECTORS = (
     auth_headers,
     urls_and_commands,
     stated_secrets,
+    table_columns,
+    kubernetes_secrets,
+    basic_credentials,
 )
 
 
 def _shapes(scan: Scan) -> Iterator[Hit]:
     for detect in _SHAPE_DETECTORS:
         yield from detect(scan)
+
+
+#: What may stand right after or before a find without keeping a neighbour back.
+_BOUNDARY = frozenset(" \t\r\n.,;:!?\"'`()[]{}<>/=&|")
+
+
+def _kept_back(text: str, found: list[Hit], settled: list[Hit]) -> bool:
+    """Whether a find may have kept another back: see :meth:`SafetyScrubber.scrub_text`."""
+    if any(_touches(text, hit) for hit in settled):
+        return True
+    if len(settled) == len(found):
+        return False
+    taken = {(hit.start, hit.end) for hit in settled}
+    starts = [hit.start for hit in settled]
+    for hit in found:
+        if (hit.start, hit.end) in taken:
+            continue
+        at = bisect.bisect_right(starts, hit.start) - 1
+        if at < 0 or settled[at].end < hit.end:
+            return True  # dropped, and not inside the find that won: its rest may stand
+    return False
+
+
+def _touches(text: str, hit: Hit) -> bool:
+    """Whether a find has a character on either side that may start or end another find."""
+    after = text[hit.end : hit.end + 1]
+    before = text[hit.start - 1 : hit.start] if hit.start else ""
+    return bool(after and after not in _BOUNDARY) or bool(before and before not in _BOUNDARY)
+
+
+def _wrapped_blocks(
+    text: str, breaks: list[tuple[int, int]]
+) -> Iterator[tuple[int, int, list[tuple[int, int]]]]:
+    """Whole lines around each run of wrap breaks: (start, end, the breaks inside)."""
+    at = 0
+    while at < len(breaks):
+        inside = [breaks[at]]
+        line_start = text.rfind("\n", 0, breaks[at][0]) + 1
+        start = text.rfind("\n", 0, line_start - 1) + 1 if line_start else 0
+        end = _line_end(text, _line_end(text, breaks[at][1]) + 1)
+        at += 1
+        while at < len(breaks) and breaks[at][0] < end:
+            inside.append(breaks[at])
+            end = _line_end(text, _line_end(text, breaks[at][1]) + 1)
+            at += 1
+        yield start, end, inside
+
+
+def _line_end(text: str, at: int) -> int:
+    found = text.find("\n", min(at, len(text)))
+    return len(text) if found < 0 else found
+
+
+def _scan(folded: Folded) -> Scan:
+    return Scan(folded.text, folded.text.translate(ASCII_LOWER))
 
 
 def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
@@ -154,6 +214,7 @@ class SafetyScrubber:
             emails=self.policy.redact_emails,
             region=self.policy.default_region,
             ip_addresses=self.policy.ip_addresses,
+            keep_public_addresses=self.policy.keep_public_addresses,
         )
         self._lock = threading.Lock()
         self._totals = Redactions()
@@ -181,22 +242,59 @@ class SafetyScrubber:
             return ScrubbedText(text, _NONE)
         passes = (private_keys, markers, _shapes, self._host_hits, self._personal.find)
         kinds: list[str] = []
+        breaks = wrap_breaks(text) if "\n" in text else []
+        if breaks:
+            text = self._wrapped(text, breaks, kinds, compact=compact)
         folded = fold(text)
-        scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+        scan = _scan(folded)
+        stale = False  # the text changed since ``scan`` was read
         for detect in passes:
-            # Again until it finds nothing: a find its neighbour kept back (an
-            # overlap, or no word boundary before ``...1117+1 415...`` until the
-            # neighbour is a token) is found on the next round. The bound only
-            # guards against host patterns that feed each other.
+            # Once, and again only while a find may have kept another back: it
+            # overlapped one (settle dropped it), or it touches its neighbour with
+            # no word boundary between (``...1117+1 415...``), which the neighbour
+            # starts once the find is a token. The bound only guards against host
+            # patterns that feed each other.
             for _ in range(_MAX_ROUNDS):
-                settled = settle(detect(scan))
+                if stale:
+                    folded = fold(text)
+                    scan = _scan(folded)
+                    stale = False
+                found = list(detect(scan))
+                settled = settle(found)
                 if not settled:
                     break
                 text = splice(text, folded, settled, compact=compact)
                 kinds.extend(hit.kind for hit in settled)
-                folded = fold(text)
-                scan = Scan(folded.text, folded.text.translate(ASCII_LOWER))
+                stale = True
+                if not _kept_back(scan.text, found, settled):
+                    break
         return ScrubbedText(text, Redactions.of(kinds))
+
+    @staticmethod
+    def _wrapped(
+        text: str, breaks: list[tuple[int, int]], kinds: list[str], *, compact: bool
+    ) -> str:
+        """``text`` with the secrets a hard wrap cut across lines redacted whole.
+
+        The markers and shapes passes read, around each run of wrap breaks, the
+        lines from the one before the first break to the one after the last,
+        joined there; only what they find across a line break is taken here, the
+        rest is left to the passes over the text as written.
+        """
+        crossing: list[Hit] = []
+        for start, end, inside in _wrapped_blocks(text, breaks):
+            block = text[start:end]
+            folded = fold(block, [(at - start, stop - start) for at, stop in inside])
+            scan = _scan(folded)
+            for hit in settle([*markers(scan), *_shapes(scan)]):
+                first, last = folded.original_span(hit.start, hit.end)
+                if "\n" in block[first:last]:
+                    crossing.append(hit._replace(start=start + first, end=start + last))
+        crossing = settle(crossing)  # blocks may share a line of context
+        if not crossing:
+            return text
+        kinds.extend(hit.kind for hit in crossing)
+        return splice(text, Folded(text), crossing, compact=compact)
 
     def scrub_item(self, item: tm.StoreItem) -> ScrubbedItem:
         """``item`` with its texts scrubbed: title and text body, turns, learning, ``meta.url``.

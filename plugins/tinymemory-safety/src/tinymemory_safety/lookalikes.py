@@ -1,0 +1,171 @@
+"""Look-alikes: what has a secret's or a person's shape and is neither, as classes.
+
+- **Placeholders**: a value elided with an ellipsis (``sk-ant-...``,
+  ``sk_live_…``), or whose body after a vendor prefix is one character
+  repeated (``ghp_XXXX…``, ``AKIAXXXXXXXXXXXXXXXX``, ``SG.xxxxx.yyyyy``).
+  Templates (``${VAR}``, ``<your-key>``, ``…EXAMPLE``) are
+  :func:`tinymemory_safety.credentials.placeholder`'s, which calls this.
+- **Dotted numbers that are no address**: a product version in a user agent
+  (``Chrome/124.0.0.0``), a changelog heading (``## [2.14.0.1]``), an object
+  identifier under the ITU/ISO arcs certificates and SNMP use
+  (``2.5.29.15``, ``1.3.6.1``), or a number after a word that names it so
+  (``section 4.2.1.3``, ``OID``).
+- **Addresses that are nobody's**: link-local (``169.254.0.0/16``,
+  ``fe80::/10``: the cloud metadata service, APIPA), and the documentation
+  ranges (``192.0.2.0/24``, ``198.51.100.0/24``, ``203.0.113.0/24``,
+  ``2001:db8::/32``) unless the text gives the address to someone
+  ("client", "customer", "connected from"), as synthetic logs do.
+- **Public addresses**: an organisation's role mailbox (RFC 2142's
+  ``abuse@``, ``postmaster@``, ``security@``…, and ``support@``, ``info@``,
+  ``noreply@``…), and an address in a copyright or licence notice. The
+  policy's ``keep_public_addresses`` (default on) decides.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+
+#: A value cut short by its writer: three dots or the ellipsis character.
+_ELLIPSIS = re.compile(r"(?:\.{3,}|\u2026)$")
+#: Leading segments a vendor prefix is made of: ``sk``, ``live``, ``ghp``, ``xoxb``, ``SG``.
+_PREFIX_SEGMENT = re.compile(r"(?a)[A-Za-z]{1,7}(?:api\d\d)?[-_.]")
+#: A body of one repeated character, after at most a dozen characters of prefix.
+_REPEATED_TAIL = re.compile(r"(?ai)^.{0,12}?([a-z0-9*])\1{7,}$")
+#: The least a body must hold beyond its vendor prefix to be a value at all.
+_SHORTEST_BODY = 6
+
+
+def _body(value: str) -> str:
+    """``value`` without its vendor prefix segments (``sk-ant-api03-``, ``sk_live_``)."""
+    at = 0
+    while found := _PREFIX_SEGMENT.match(value, at):
+        at = found.end()
+    return value[at:]
+
+
+def elided_end(text: str, end: int) -> int:
+    """``end``, or past the ellipsis that follows it (``sk-ant-...``: a stand-in)."""
+    if text.startswith("...", end):
+        return end + 3
+    return end + 1 if text.startswith("\u2026", end) else end
+
+
+def placeholder_value(value: str) -> bool:
+    """Whether ``value`` is a documentation stand-in: elided, or one character repeated."""
+    elided = _ELLIPSIS.search(value)
+    if elided is not None:
+        return len(_body(value[: elided.start()])) < _SHORTEST_BODY
+    if _REPEATED_TAIL.match(value):
+        return True
+    segments = [segment for segment in re.split(r"[-_.]", _body(value)) if segment]
+    return (
+        bool(segments)
+        and all(len(set(segment.lower())) == 1 for segment in segments)
+        and (sum(map(len, segments)) >= 4)
+    )
+
+
+# --- dotted numbers ----------------------------------------------------------------------------
+
+#: ``Chrome/``, ``Edg/``, ``OPR/``, ``Safari/``: a product token's version follows.
+_PRODUCT_TOKEN = re.compile(r"(?a)[A-Za-z][\w.-]{0,30}/$")
+#: A changelog heading or list entry that opens with the version.
+_HEADING = re.compile(r"(?a)^[ \t]*(?:#{1,6}[ \t]*|[-*][ \t]*)?\[?v?$")
+#: Words that say the dotted number is not an address.
+_NOT_ADDRESS_WORDS = re.compile(
+    r"(?a)(?:oid|arc|section|sect|sec|§|clause|chapter|paragraph|version|release|build|"
+    r"firmware|kernel|ver|rev|mib|snmp\w*|asn\.1|extension)[ :=#]*$"
+)
+#: Object-identifier roots (ITU-T, ISO, joint) whose arcs certificates, LDAP and SNMP use.
+_OID_ROOTS = ("0.9.", "1.2.", "1.3.", "2.5.", "2.16.", "2.23.")
+_ADDRESS_WORDS = re.compile(r"(?a)(?:\bip|address|addr|host|from|client|server|peer)\b[^\n]{0,12}$")
+
+
+def dotted_number(text: str, lower: str, start: int) -> bool:
+    """Whether the dotted quad at ``start`` is a version, an OID or a section, not an address."""
+    line_start = text.rfind("\n", 0, start) + 1
+    before = text[max(line_start, start - 32) : start]
+    if _PRODUCT_TOKEN.search(before) or _HEADING.match(text[line_start:start]):
+        return True
+    said = lower[max(line_start, start - 24) : start]
+    if _NOT_ADDRESS_WORDS.search(said):
+        return True
+    return text.startswith(_OID_ROOTS, start) and not _ADDRESS_WORDS.search(said)
+
+
+# --- addresses that are nobody's ---------------------------------------------------------------
+
+_LINK_LOCAL = tuple(ipaddress.ip_network(net) for net in ("169.254.0.0/16", "fe80::/10"))
+_DOCUMENTATION = tuple(
+    ipaddress.ip_network(net)
+    for net in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
+)
+#: Words that give an address to someone: then even a documentation address is personal.
+_SOMEONES = re.compile(
+    r"(?a)(?:client|customer|user|visitor|member|remote|source|src|login|logged in|signed in|"
+    r"connected|request(?:ed)?|x-forwarded-for|remote_addr|from)\b[^\n]{0,24}$"
+)
+
+
+def nobodys_address(
+    address: ipaddress.IPv4Address | ipaddress.IPv6Address, lower: str, start: int
+) -> bool:
+    """Whether an address is link-local, or a documentation address nobody is given."""
+    if any(address in network for network in _LINK_LOCAL):
+        return True
+    if any(address in network for network in _DOCUMENTATION):
+        line_start = lower.rfind("\n", 0, start) + 1
+        return not _SOMEONES.search(lower[max(line_start, start - 40) : start])
+    return False
+
+
+# --- public addresses --------------------------------------------------------------------------
+
+#: Mailboxes of a role, not a person: RFC 2142's and the ones organisations publish.
+ROLE_MAILBOXES = frozenset(
+    {"abuse", "noc", "security", "postmaster", "hostmaster", "usenet", "news", "webmaster",
+     "www", "uucp", "ftp", "info", "marketing", "sales", "support", "noreply", "no-reply",
+     "donotreply", "do-not-reply", "help", "helpdesk", "contact", "hello", "billing",
+     "privacy", "legal", "press", "media", "jobs", "careers", "office", "team", "enquiries",
+     "inquiries", "feedback", "dmarc", "bounce", "bounces", "mailer-daemon", "notifications",
+     "alerts", "newsletter", "compliance", "dpo", "gdpr", "psirt", "cert", "soc", "admin",
+     "administrator", "root", "devnull", "service", "customerservice", "accounts", "orders",
+     "partners", "investors", "events", "community", "opensource", "oss", "licensing"}
+)  # fmt: skip
+_ROLE_PART = re.compile(r"(?a)[a-z]+(?:-[a-z]+)?")
+#: A copyright or licence notice on the address's line.
+_NOTICE_LINE = re.compile(
+    r"(?a)copyright|\(c\)|©|spdx-filecopyrighttext|spdx-license-identifier|licen[cs]ed? under"
+)
+#: An author or maintainer line, a notice when a licence is named near it.
+_AUTHOR_LINE = re.compile(r"(?a)^[\s#*/;-]*(?:author|authors|maintainer|maintainers)\b")
+_LICENCE_NEAR = re.compile(r"(?a)licen[cs]e|spdx|copyright|©")
+#: How far around an author line a licence name makes it a notice.
+_NOTICE_REACH = 200
+
+
+def role_mailbox(local: str) -> bool:
+    """Whether an address's local part names a role (``security``, ``no-reply+bounce``)."""
+    name = local.lower().split("+", 1)[0]
+    if name in ROLE_MAILBOXES:
+        return True
+    head = _ROLE_PART.match(name)
+    return (
+        head is not None
+        and head.group() in ROLE_MAILBOXES
+        and name[head.end() : head.end() + 1] in {"-", ".", "_"}
+    )
+
+
+def in_notice(lower: str, start: int) -> bool:
+    """Whether the address at ``start`` stands in a copyright or licence notice."""
+    line_start = lower.rfind("\n", 0, start) + 1
+    line_end = lower.find("\n", start)
+    line = lower[line_start : len(lower) if line_end < 0 else line_end]
+    if _NOTICE_LINE.search(line):
+        return True
+    if _AUTHOR_LINE.match(line):
+        near = lower[max(0, line_start - _NOTICE_REACH) : line_start + len(line) + _NOTICE_REACH]
+        return _LICENCE_NEAR.search(near) is not None
+    return False

@@ -1,0 +1,200 @@
+"""The regions a text points to: its script, its language, a country named or dialled in it.
+
+A number written nationally (``030 123456``, ``01 23 45 67 89``,
+``8 (912) 345-67-89``) means nothing without its region. Beyond the
+policy's default region, the text around it says which:
+
+- **a country's name**, in any of the languages libphonenumber's own
+  locale data names it in (``Deutschland``, ``Allemagne``, ``Niemcy``…);
+- **a calling code** written near it (``+49``, ``0033``);
+- **its script**: kana is Japan's, Hangul Korea's, Cyrillic the countries
+  that write it, and so on;
+- **its language**, told by its commonest function words (a dozen or more
+  a language, the words any stop-word list opens with, not words of any
+  one sentence), and the regions where that language is the national one.
+
+Only a window of the text around the number is read (about :data:`WINDOW`
+characters each side), so a long document costs what its numbers cost.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import phonenumbers
+
+from tinymemory_safety.credentials import Scan
+
+#: How far on each side of a number the text is read for its regions.
+WINDOW = 240
+
+#: Scripts and the regions that write them (a number in a window of that script).
+_SCRIPTS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
+    (re.compile(pattern), regions)
+    for pattern, regions in (
+        ("[\u3040-\u30ff]", ("JP",)),
+        ("[\uac00-\ud7af\u1100-\u11ff]", ("KR",)),
+        ("[\u0400-\u04ff]", ("RU", "UA", "BY", "KZ", "BG", "RS")),
+        ("[\u0370-\u03ff]", ("GR", "CY")),
+        ("[\u0590-\u05ff]", ("IL",)),
+        ("[\u0e00-\u0e7f]", ("TH",)),
+        ("[\u0600-\u06ff]", ("SA", "AE", "EG", "MA", "IR")),
+        ("[\u0900-\u097f]", ("IN",)),
+        ("[\u4e00-\u9fff]", ("CN", "TW", "HK", "JP")),
+    )
+)
+#: Function words English shares with them: they tell no other language apart.
+_ENGLISH = frozenset(
+    [
+        "a",
+        "i",
+        "o",
+        "u",
+        "an",
+        "as",
+        "at",
+        "be",
+        "by",
+        "do",
+        "he",
+        "if",
+        "in",
+        "is",
+        "it",
+        "me",
+        "my",
+        "no",
+        "of",
+        "on",
+        "or",
+        "so",
+        "to",
+        "up",
+        "us",
+        "we",
+        "am",
+        "den",
+        "die",
+        "hat",
+        "man",
+        "men",
+        "over",
+        "ten",
+        "till",
+        "van",
+        "var",
+        "war",
+        "will",
+        "also",
+        "dit",
+        "han",
+        "ja",
+        "de",
+        "en",
+    ]
+)
+#: Each language's commonest function words, and the regions where it is national.
+_LANGUAGES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
+    (frozenset(words.split()) - _ENGLISH, regions)
+    for words, regions in (
+        ("der die und den von zu das mit sich des auf für ist im dem nicht ein eine als auch "
+         "werden aus hat dass sie nach wird bei einer um sind noch wie über einen zum war "
+         "haben nur oder aber vor zur bis mehr durch ich mich uns unser wir ihr ihre unter "
+         "sich kann können bitte", ("DE", "AT", "CH")),
+        ("la le et les des du un une est pour que qui dans par pas sur au avec il elle nous "
+         "vous ce plus ne se sont votre vos notre", ("FR", "BE", "CH", "LU")),
+        ("el que los se del las por con una su para es al lo como más pero sus le ya este "
+         "porque esta entre cuando muy sin sobre también me hasta usted la al puede nos",
+         ("ES", "MX", "AR", "CO", "CL", "PE")),
+        ("il di che per un è non una sono del si con da della al lo mi ti ci gli ma come "
+         "anche più questo tutti tutto alla nel ci sei ho hai", ("IT", "CH")),
+        ("o que do da em um para é com não uma os no se na por mais as dos como mas ao ele "
+         "das você seu sua ou pelo pela pode também está", ("PT", "BR")),
+        ("de en van het een in is dat op te zijn met voor niet aan er om ook als bij of u "
+         "uw ons onze wij ik je", ("NL", "BE")),
+        ("i w na z do się nie że to jest o jak po co ale od za tak dla pod przez", ("PL",)),
+        ("och i att det som en på är av för med till den har de inte om ett men var jag du "
+         "mig vi", ("SE",)),
+        ("og i at det en den til er som på de med han af for ikke der var mig jeg dit vi har",
+         ("DK",)),
+        ("og i det som en på er til å av for med ikke jeg meg vi har", ("NO",)),
+        ("ja on ei se että hän oli ovat mutta kun niin tai myös", ("FI",)),
+        ("ve bir bu için ile da de değil çok ama daha gibi olarak", ("TR",)),
+    )
+)  # fmt: skip
+#: Letters one language (or a few) alone writes among the Latin ones.
+_LETTERS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
+    (frozenset(letters), regions)
+    for letters, regions in (
+        ("ß", ("DE", "AT", "CH")),
+        ("ñ", ("ES", "MX", "AR", "CO", "CL", "PE")),
+        ("ãõ", ("PT", "BR")),
+        ("łąęśźżń", ("PL",)),
+        ("øæ", ("DK", "NO")),
+        ("å", ("SE", "DK", "NO", "FI")),
+        ("őű", ("HU",)),
+        ("ğış", ("TR",)),
+        ("řůěť", ("CZ",)),
+    )
+)
+#: A language is the text's when this many of its words are among the window's.
+_LANGUAGE_WORDS = 2
+_WORDS = re.compile(r"[^\W\d_]+")
+_CALLING_CODE = re.compile(r"(?a)(?:\+|\b00)([1-9]\d{0,2})\b")
+
+
+@functools.cache
+def _country_names() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Every country name libphonenumber knows, lowered, by its first word: (name, region)."""
+    from phonenumbers.geodata.locale import LOCALE_DATA  # a large table: read when needed
+
+    index: dict[str, list[tuple[str, str]]] = {}
+    for region, names in LOCALE_DATA.items():
+        for name in {name.lower() for name in names.values() if not name.startswith("*")}:
+            words = _WORDS.findall(name)
+            if words and len(name) >= 4:
+                index.setdefault(words[0], []).append((name, region))
+    return {word: tuple(names) for word, names in index.items()}
+
+
+def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
+    """The regions the text around ``at`` points to, by name, calling code, script, language.
+
+    The text is read in blocks of :data:`WINDOW` characters: the block of ``at``
+    and one on each side, each reading kept on ``scan``, so a text full of
+    numbers is read about three times, not once a number.
+    """
+    block = at // WINDOW
+    if block not in scan.regions:
+        scan.regions[block] = _regions(
+            scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
+        )
+    return scan.regions[block]
+
+
+def _regions(window: str) -> tuple[str, ...]:
+    lower = window.lower()
+    regions: list[str] = []
+    for found in _CALLING_CODE.finditer(window):
+        regions += phonenumbers.region_codes_for_country_code(int(found.group(1)))
+    words = _WORDS.findall(lower)
+    names = _country_names()
+    for index, word in enumerate(words):
+        for name, region in names.get(word, ()):
+            if name == word or name in " ".join(words[index : index + 4]):
+                regions.append(region)
+    if not window.isascii():
+        for script, scripts_regions in _SCRIPTS:
+            if script.search(window):
+                regions += scripts_regions
+    if not window.isascii():
+        letters = set(lower)
+        for alphabet, letter_regions in _LETTERS:
+            if not alphabet.isdisjoint(letters):
+                regions += letter_regions
+    seen = set(words)
+    for function_words, language_regions in _LANGUAGES:
+        if len(function_words & seen) >= _LANGUAGE_WORDS:
+            regions += language_regions
+    return tuple(dict.fromkeys(region for region in regions if region != "001"))

@@ -1,0 +1,765 @@
+"""Generate ``scrub-cases-classes.json``: round three's classes, new members drawn per class.
+
+Each class is a rule (a secret in a CSV column its header names, a token
+hard-wrapped across lines, a national id after its label in the country's
+own language, a placeholder...) and its members are drawn here from a
+seeded PRNG over several vendors, wrap columns, quote prefixes, countries
+and record formats. Two halves are drawn from disjoint choices:
+
+- ``dev``: seed 4501, one set of vendors, wrap columns, countries and layouts;
+- ``heldout``: seed 4503, the others. The plugin's tests assert only the dev
+  half; ``benchmarks/scrub_bench.py`` scores both.
+
+Every value is synthetic: tokens are random strings in the providers'
+published shapes, national ids are random bodies completed with the check
+digits ``python-stdnum`` accepts, phone numbers are libphonenumber's own
+example numbers. Run ``python generate_class_corpus.py`` to rewrite the file;
+``test_corpus.py`` checks the file is what this script writes.
+"""
+
+# ruff: noqa: E501  (the corpus's sentences and layouts are data, kept whole)
+from __future__ import annotations
+
+import base64
+import json
+import random
+import string
+import sys
+import urllib.parse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import phonenumbers
+from stdnum.br import cpf
+from stdnum.cz import rc
+from stdnum.de import idnr
+from stdnum.dk import cpr
+from stdnum.ee import ik
+from stdnum.es import dni, nie
+from stdnum.fi import hetu
+from stdnum.fr import nir
+from stdnum.hr import oib
+from stdnum.in_ import aadhaar
+from stdnum.it import codicefiscale
+from stdnum.nl import bsn
+from stdnum.pl import pesel
+from stdnum.pt import nif
+from stdnum.ro import cnp
+from stdnum.se import personnummer
+
+OUT = Path(__file__).with_name("scrub-cases-classes.json")
+#: The held-out half's seed: 4502 was read during development, so its draw and the
+#: choices added with this seed (countries, vendors, layouts) were scored unseen once.
+HELDOUT_SEED = 4503
+ALNUM = string.ascii_letters + string.digits
+B64 = ALNUM + "+/"
+Case = dict[str, Any]
+
+
+def draw(rng: random.Random, alphabet: str, length: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+# --- provider tokens, by vendor ----------------------------------------------------------------
+
+TOKENS: dict[str, Callable[[random.Random], str]] = {
+    "github": lambda r: "ghp_" + draw(r, ALNUM, 36),
+    "openai": lambda r: "sk-proj-" + draw(r, ALNUM, 20) + "T3BlbkFJ" + draw(r, ALNUM, 20),
+    "slack": lambda r: (
+        f"xoxb-{r.randint(10**11, 10**12)}-{r.randint(10**11, 10**12)}-" + draw(r, ALNUM, 24)
+    ),
+    "stripe": lambda r: "sk_live_" + draw(r, ALNUM, 48),
+    "gitlab": lambda r: "glpat-" + draw(r, ALNUM + "-_", 20),
+    "anthropic": lambda r: "sk-ant-api03-" + draw(r, ALNUM + "-_", 93) + "AA",
+    "huggingface": lambda r: "hf_" + draw(r, string.ascii_letters, 34),
+    "google": lambda r: "AIza" + draw(r, ALNUM + "-_", 35),
+    "sendgrid": lambda r: "SG." + draw(r, ALNUM + "-_", 22) + "." + draw(r, ALNUM + "-_", 43),
+    "npm": lambda r: "npm_" + draw(r, string.ascii_lowercase + string.digits, 36),
+    "digitalocean": lambda r: "dop_v1_" + draw(r, "0123456789abcdef", 64),
+    "databricks": lambda r: "dapi" + draw(r, "0123456789abcdef", 32),
+    "jwt": lambda r: (
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+        + "eyJ"
+        + draw(r, ALNUM + "-_", 60)
+        + "."
+        + draw(r, ALNUM + "-_", 43)
+    ),
+}
+
+
+def password(rng: random.Random) -> str:
+    """A password with no keyword in it: letters, digits and a symbol or two."""
+    return (
+        draw(rng, string.ascii_letters, 5)
+        + draw(rng, string.digits, 3)
+        + rng.choice("!#%*-")
+        + (draw(rng, ALNUM, 4))
+    )
+
+
+def aws_secret(rng: random.Random) -> str:
+    return draw(rng, B64, 40)
+
+
+# --- national ids, completed with the check digits stdnum accepts ------------------------------
+
+
+def complete(rng: random.Random, body: Callable[[], str], valid: Callable[[str], bool],
+             tails: str = string.digits, width: int = 1) -> str:  # fmt: skip
+    """A body drawn again until one of its ``width``-character tails makes it valid."""
+    while True:
+        head = body()
+        tails_all = [""]
+        for _ in range(width):
+            tails_all = [t + c for t in tails_all for c in tails]
+        rng.shuffle(tails_all)
+        for tail in tails_all:
+            if valid(head + tail):
+                return head + tail
+
+
+def yymmdd(rng: random.Random) -> str:
+    return f"{rng.randint(50, 99):02d}{rng.randint(1, 12):02d}{rng.randint(1, 28):02d}"
+
+
+def de_idnr(r: random.Random) -> str:
+    return complete(r, lambda: str(r.randint(1, 9)) + draw(r, string.digits, 9), idnr.is_valid)
+
+
+def fr_nir(r: random.Random) -> str:
+    number = complete(
+        r,
+        lambda: (
+            f"{r.choice('12')}{r.randint(50, 99)}{r.randint(1, 12):02d}"
+            f"{r.randint(1, 95):02d}{r.randint(1, 999):03d}{r.randint(1, 999):03d}"
+        ),
+        nir.is_valid,
+        width=2,
+    )
+    return nir.format(number)
+
+
+def es_dni(r: random.Random) -> str:
+    return complete(r, lambda: draw(r, string.digits, 8), dni.is_valid, string.ascii_uppercase)
+
+
+def es_nie(r: random.Random) -> str:
+    return complete(
+        r, lambda: r.choice("XYZ") + draw(r, string.digits, 7), nie.is_valid, string.ascii_uppercase
+    )
+
+
+def it_cf(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: draw(r, "BCDFGLMNPRSTVZ", 6) + f"{r.randint(50, 99)}" + r.choice("ABCDEHLMPRST")
+        + f"{r.randint(1, 28) + r.choice((0, 40)):02d}" + r.choice("ADFHL") + draw(r, string.digits, 3),
+        codicefiscale.is_valid,
+        string.ascii_uppercase,
+    )  # fmt: skip
+
+
+def nl_bsn(r: random.Random) -> str:
+    return complete(r, lambda: str(r.randint(1, 6)) + draw(r, string.digits, 7), bsn.is_valid)
+
+
+def br_cpf(r: random.Random) -> str:
+    return cpf.format(complete(r, lambda: draw(r, string.digits, 9), cpf.is_valid, width=2))
+
+
+def pl_pesel(r: random.Random) -> str:
+    return complete(r, lambda: yymmdd(r) + draw(r, string.digits, 4), pesel.is_valid)
+
+
+def se_pnr(r: random.Random) -> str:
+    return complete(r, lambda: yymmdd(r) + "-" + draw(r, string.digits, 3), personnummer.is_valid)
+
+
+def in_aadhaar(r: random.Random) -> str:
+    number = complete(
+        r, lambda: str(r.randint(2, 9)) + draw(r, string.digits, 10), aadhaar.is_valid
+    )
+    return f"{number[:4]} {number[4:8]} {number[8:]}"
+
+
+def pt_nif(r: random.Random) -> str:
+    return complete(r, lambda: r.choice("123") + draw(r, string.digits, 7), nif.is_valid)
+
+
+def dk_cpr(r: random.Random) -> str:
+    def valid(number: str) -> bool:
+        return bool(cpr.is_valid(number))
+
+    return complete(
+        r,
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}-"
+            + draw(r, string.digits, 3)
+        ),
+        valid,
+    )
+
+
+def fi_hetu(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}-"
+            + f"{r.randint(2, 899):03d}"
+        ),
+        hetu.is_valid,
+        "0123456789ABCDEFHJKLMNPRSTUVWXY",
+    )
+
+
+def ro_cnp(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: (
+            r.choice("1256") + yymmdd(r) + f"{r.randint(1, 46):02d}" + draw(r, string.digits, 3)
+        ),
+        cnp.is_valid,
+    )
+
+
+def cz_rc(r: random.Random) -> str:
+    number = complete(r, lambda: yymmdd(r) + draw(r, string.digits, 3), rc.is_valid)
+    return number[:6] + "/" + number[6:]
+
+
+def hr_oib(r: random.Random) -> str:
+    return complete(r, lambda: str(r.randint(1, 9)) + draw(r, string.digits, 9), oib.is_valid)
+
+
+def ee_ik(r: random.Random) -> str:
+    return complete(
+        r, lambda: r.choice("3456") + yymmdd(r) + draw(r, string.digits, 3), ik.is_valid
+    )
+
+
+#: (country, id maker, labels written in the country's language, a sentence template).
+IDS_DEV = [
+    ("DE", de_idnr, ["Steuer-ID", "Steuerliche Identifikationsnummer", "Steueridentifikationsnummer"],
+     "Bitte tragen Sie Ihre {label} ein: {value}. Vielen Dank!"),
+    ("FR", fr_nir, ["numéro de sécurité sociale", "NIR", "N° de sécurité sociale"],
+     "Merci d'indiquer votre {label} : {value} pour le dossier."),
+    ("ES", es_dni, ["DNI", "número de DNI", "Documento Nacional de Identidad"],
+     "El cliente facilitó su {label} {value} en la oficina."),
+    ("ES", es_nie, ["NIE", "número de NIE"],
+     "Para el contrato necesitamos el {label}: {value}."),
+    ("IT", it_cf, ["codice fiscale", "Codice Fiscale"],
+     "Il paziente ha comunicato il {label} {value} allo sportello."),
+    ("NL", nl_bsn, ["BSN", "burgerservicenummer", "Burgerservicenummer"],
+     "Uw {label} is {value}, bewaar deze brief goed."),
+]  # fmt: skip
+IDS_HELDOUT = [
+    ("BR", br_cpf, ["CPF", "número do CPF", "Cadastro de Pessoas Físicas"],
+     "O cliente informou o {label} {value} no cadastro."),
+    ("PL", pl_pesel, ["PESEL", "numer PESEL"],
+     "Proszę podać {label}: {value} w formularzu."),
+    ("SE", se_pnr, ["personnummer", "Personnummer"],
+     "Ange ditt {label} {value} vid inloggning."),
+    ("IN", in_aadhaar, ["Aadhaar", "Aadhaar number", "आधार संख्या"],
+     "KYC: {label} {value} verified at the branch."),
+    ("PT", pt_nif, ["NIF", "número de contribuinte"],
+     "Indique o {label} {value} na fatura."),
+    ("DK", dk_cpr, ["CPR-nummer", "CPR-nr."],
+     "Dit {label} er {value}, oplys det ved henvendelse."),
+    ("FI", fi_hetu, ["henkilötunnus", "HETU"],
+     "Asiakkaan {label} on {value} ja se on tarkistettu."),
+    ("RO", ro_cnp, ["CNP", "codul numeric personal"],
+     "Vă rugăm să completați {label}: {value} în formular."),
+    ("CZ", cz_rc, ["rodné číslo", "Rodné číslo"],
+     "Pacient uvedl {label} {value} při registraci."),
+    ("HR", hr_oib, ["OIB", "osobni identifikacijski broj"],
+     "Molimo upišite {label} {value} u obrazac."),
+    ("EE", ee_ik, ["isikukood", "Isikukood"],
+     "Kliendi {label} on {value}."),
+]  # fmt: skip
+
+#: (region, sentences in the region's language holding {phone} in national format, no phone word).
+PHONES_DEV = [
+    ("DE", ["Sie erreichen mich unter {phone}, am besten nachmittags.",
+            "Unser Büro in Deutschland: {phone} (Mo-Fr)."]),
+    ("FR", ["Vous pouvez me joindre au {phone} demain matin.",
+            "Le bureau de Paris, France : {phone}."]),
+    ("JP", ["ご不明な点は {phone} までお問い合わせください。",
+            "東京オフィス {phone} 受付は平日のみです。"]),
+    ("ES", ["Puede llamarme al {phone} por la tarde.",
+            "La oficina de España atiende en el {phone}."]),
+    ("IT", ["Mi trovi al {phone} tutti i giorni.",
+            "Per l'Italia il numero dell'ufficio è {phone}."]),
+]  # fmt: skip
+PHONES_HELDOUT = [
+    ("NL", ["U kunt ons bereiken op {phone} tijdens kantooruren.",
+            "Ons kantoor in Nederland: {phone}."]),
+    ("PL", ["Proszę dzwonić pod {phone} po godzinie 16.",
+            "Biuro w Polsce: {phone}, od poniedziałku do piątku."]),
+    ("KR", ["문의 사항은 {phone} 으로 연락 주세요.",
+            "서울 사무소 {phone} 평일 운영합니다."]),
+    ("RU", ["Звоните нам по номеру {phone} в рабочее время.",
+            "Офис в России: {phone}."]),
+    ("BR", ["Você pode falar comigo no {phone} amanhã.",
+            "O escritório no Brasil atende pelo {phone}."]),
+    ("SE", ["Du når mig på {phone} efter lunch.",
+            "Kontoret i Sverige: {phone}."]),
+    ("AT", ["Sie können uns unter {phone} erreichen.",
+            "Unsere Filiale in Österreich: {phone}."]),
+    ("MX", ["Nos puede contactar al {phone} en horario de oficina.",
+            "La sucursal de México atiende en el {phone}."]),
+    ("BE", ["Vous pouvez nous appeler au {phone} en semaine.",
+            "Notre bureau en Belgique : {phone}."]),
+]  # fmt: skip
+
+
+def national(region: str, kind: Any) -> str:
+    number = phonenumbers.example_number_for_type(region, kind)
+    assert number is not None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+
+
+def wrap(line: str, width: int, prefix: str) -> str:
+    """``line`` hard-wrapped at ``width`` columns, each line opening with ``prefix``."""
+    room = width - len(prefix)
+    return "\n".join(prefix + line[at : at + room] for at in range(0, len(line), room))
+
+
+class Split:
+    """One half of the corpus: its PRNG and its choices."""
+
+    def __init__(self, name: str, seed: int, config: dict[str, Any]) -> None:
+        self.name = name
+        self.rng = random.Random(seed)
+        self.config = config
+        self.positives: list[Case] = []
+        self.negatives: list[Case] = []
+
+    def positive(self, klass: str, kind: str, text: str, secrets: list[str]) -> None:
+        assert all(secret in text for secret in secrets), (klass, kind)
+        number = len(self.positives) + 1
+        self.positives.append(
+            {"id": f"{self.name[0].upper()}P{number:03d}", "split": self.name, "class": klass,
+             "kind": kind, "text": text, "must_redact": secrets}
+        )  # fmt: skip
+
+    def negative(self, klass: str, kind: str, text: str) -> None:
+        number = len(self.negatives) + 1
+        self.negatives.append(
+            {"id": f"{self.name[0].upper()}N{number:03d}", "split": self.name, "class": klass,
+             "kind": kind, "text": text, "must_keep": text}
+        )  # fmt: skip
+
+
+# --- the classes -----------------------------------------------------------------------------
+
+
+def csv_columns(split: Split) -> None:
+    """A secret with no keyword of its own in a CSV column whose header names it."""
+    r = split.rng
+    for layout in split.config["csv_layouts"]:
+        for _ in range(3):
+            header, row, secrets = layout(r)
+            sep = header[1]
+            text = sep.join(header[0]) + "\n" + sep.join(row) + "\n"
+            split.positive("csv_column", header[2], text, secrets)
+
+
+def csv_aws(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    user, secret = draw(r, string.ascii_lowercase, 6), aws_secret(r)
+    key = "AKIA" + draw(r, string.ascii_uppercase + "234567", 16)
+    row = [user, key, secret]
+    return (["User name", "Access key ID", "Secret access key"], ",", "aws_console"), row, [secret]
+
+
+def csv_generic(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r)
+    row = ["billing-db", draw(r, string.ascii_lowercase, 5), secret, "rotated 2024"]
+    return (["service", "login", "password", "notes"], ",", "password_export"), row, [secret]
+
+
+def csv_tabs(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM, 32)
+    row = ["ci-runner", secret, "2024-06-01"]
+    return (["name", "API token", "created"], "\t", "token_tsv"), row, [secret]
+
+
+def csv_azure(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM, 3) + str(r.randint(0, 9)) + "Q~" + draw(r, ALNUM + "_.-", 34)
+    client = f"{draw(r, '0123456789abcdef', 8)}-{draw(r, '0123456789abcdef', 4)}"
+    plain = draw(r, ALNUM + "~._", 30)
+    row = ["deploy-app", client, secret, plain]
+    header = ["Display name", "Application (client) ID", "Client secret value", "Client secret"]
+    return (header, ";", "azure_app"), row, [secret, plain]
+
+
+def csv_hmac(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    access, secret = "GOOG1E" + draw(r, string.ascii_uppercase + string.digits, 30), aws_secret(r)
+    return (
+        (["Access key", "Secret", "State"], ",", "gcs_hmac"),
+        [access, secret, "ACTIVE"],
+        [secret],
+    )
+
+
+def csv_markdown(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM, 24)
+    return (
+        (["| service ", " owner ", " signing secret |"], "|", "markdown_table"),
+        ["| billing ", " ada ", f" {secret} |"],
+        [secret],
+    )
+
+
+def csv_quoted(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 3)
+    row = ['"router"', '"admin"', f'"{secret}"', '"192.168.1.1"']
+    return (["Title", "Username", "Passphrase", "URL"], ",", "vault_export"), row, [secret]
+
+
+def wrapped_tokens(split: Split) -> None:
+    """A token hard-wrapped across lines: every piece must go, not only the first."""
+    r = split.rng
+    leads = split.config["wrap_leads"]
+    for vendor in split.config["vendors"]:
+        for width in split.config["columns"]:
+            for prefix in split.config["prefixes"]:
+                token = TOKENS[vendor](r)
+                lead = r.choice(leads)
+                line = lead + token
+                body = wrap(line, width, prefix)
+                text = f"{prefix}Hi team,\n{body}\n{prefix}Thanks, Ada\n"
+                pieces = [p[len(prefix) :] for p in body.split("\n")]
+                secrets = [piece for piece in _token_pieces(token, pieces) if len(piece) >= 6]
+                if len(secrets) >= 2:
+                    split.positive("wrapped_token", vendor, text, secrets)
+
+
+def _token_pieces(token: str, lines: list[str]) -> list[str]:
+    """The parts of ``token`` on each wrapped line."""
+    joined = "".join(lines)
+    start = joined.index(token)
+    pieces, at = [], 0
+    for line in lines:
+        lo, hi = max(start, at), min(start + len(token), at + len(line))
+        if hi > lo:
+            pieces.append(joined[lo:hi])
+        at += len(line)
+    return pieces
+
+
+def json_escaped(split: Split) -> None:
+    """A secret in JSON escaped inside a log line (once or twice), or a JSON string of JSON."""
+    r = split.rng
+    for key in split.config["json_keys"]:
+        for shape in split.config["json_shapes"]:
+            secret = password(r) + draw(r, ALNUM, 4)
+            inner = json.dumps({"user": "ada", key: secret, "retry": 2})
+            once = json.dumps(inner)
+            twice = json.dumps(once)
+            text = shape.format(once=once, twice=twice, inner=inner)
+            split.positive("json_escaped", key, text, [secret])
+
+
+def encoded_layers(split: Split) -> None:
+    """A credential one known encoding deep: k8s Secret data, Basic's base64, percent-encoding."""
+    r = split.rng
+    for key in split.config["k8s_keys"]:
+        value = password(r) + draw(r, ALNUM, 6)
+        encoded = base64.b64encode(value.encode()).decode()
+        name = draw(r, string.ascii_lowercase, 6)
+        text = (
+            f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\ntype: Opaque\n"
+            f"data:\n  {key}: {encoded}\n  replicas-hint: {base64.b64encode(b'3').decode()}\n"
+        )
+        split.positive("encoded_layer", "k8s_secret", text, [encoded])
+    for carrier in split.config["basic_carriers"]:
+        user, secret = draw(r, string.ascii_lowercase, 5), password(r)
+        encoded = base64.b64encode(f"{user}:{secret}".encode()).decode()
+        split.positive("encoded_layer", "basic_base64", carrier.format(b64=encoded), [encoded])
+    for carrier in split.config["percent_carriers"]:
+        user, secret = draw(r, string.ascii_lowercase, 5), password(r) + "@x"
+        quoted = urllib.parse.quote(secret, safe="")
+        text = carrier.format(user=user, pw=quoted, qpw=urllib.parse.quote(quoted, safe=""))
+        split.positive("encoded_layer", "percent", text, [quoted[:-4]])
+
+
+def records(split: Split) -> None:
+    """A secret in a record format under a key naming it (vendor key names, several formats)."""
+    r = split.rng
+    for key in split.config["record_keys"]:
+        for layout in split.config["record_layouts"]:
+            secret = draw(r, ALNUM, 28)
+            split.positive("record_field", layout[0], layout[1].format(key=key, v=secret), [secret])
+
+
+def phones(split: Split) -> None:
+    """National-format numbers of the region the text's language, script or a name points to."""
+    kinds = (phonenumbers.PhoneNumberType.FIXED_LINE, phonenumbers.PhoneNumberType.MOBILE)
+    for region, sentences in split.config["phones"]:
+        for sentence in sentences:
+            for kind in kinds:
+                phone = national(region, kind)
+                split.positive("phone_region", region, sentence.format(phone=phone), [phone])
+
+
+def ids(split: Split) -> None:
+    """A national id after its label written in the country's own language."""
+    r = split.rng
+    for country, make, labels, sentence in split.config["ids"]:
+        for label in labels:
+            value = make(r)
+            split.positive("id_native_label", country, sentence.format(label=label, value=value),
+                           [value])  # fmt: skip
+
+
+# --- look-alikes -----------------------------------------------------------------------------
+
+
+def placeholders(split: Split) -> None:
+    r = split.rng
+    for form in split.config["placeholders"]:
+        n = r.randint(20, 36)
+        split.negative("placeholder", "doc", form.format(x="x" * n, X="X" * n, a="a" * n))
+
+
+def versions(split: Split) -> None:
+    r = split.rng
+    for form in split.config["versions"]:
+        major = r.randint(90, 130)
+        text = form.format(
+            major=major, minor=r.randint(0, 9), build=r.randint(1000, 6999), patch=r.randint(0, 199)
+        )
+        split.negative("version_or_dotted", "version", text)
+    for form in split.config["dotted"]:
+        split.negative("version_or_dotted", "dotted", form)
+
+
+def addresses(split: Split) -> None:
+    r = split.rng
+    for form in split.config["reserved_ips"]:
+        split.negative("reserved_address", "ip", form.format(o=r.randint(1, 254)))
+
+
+def longer_numbers(split: Split) -> None:
+    """A Luhn-valid card-length run inside a longer number: never a card."""
+    r = split.rng
+    for form in split.config["long_numbers"]:
+        for _ in range(2):
+            while True:
+                digits = draw(r, string.digits, 22)
+                if any(_luhn(digits[i : i + 16]) for i in range(7)):
+                    break
+            grouped = " ".join(digits[i : i + 4] for i in range(0, 22, 4))
+            split.negative("longer_number", "tracking", form.format(n=digits, g=grouped))
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def public_addresses(split: Split) -> None:
+    for form in split.config["role_mails"]:
+        split.negative("role_address", "role", form)
+    for form in split.config["licence_mails"]:
+        split.negative("licence_notice", "licence", form)
+
+
+def structured_lookalikes(split: Split) -> None:
+    """Records that name no secret: a ConfigMap's data, a CSV's public columns, wrapped prose."""
+    r = split.rng
+    for key in split.config["configmap_keys"]:
+        value = base64.b64encode(draw(r, string.ascii_lowercase, 12).encode()).decode()
+        text = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  {key}: {value}\n"
+        split.negative("record_lookalike", "configmap", text)
+    for width in split.config["columns"]:
+        words = " ".join(r.choice(PROSE) for _ in range(60))
+        split.negative("record_lookalike", "wrapped_prose", wrap(words, width, "> "))
+    sha = draw(r, "0123456789abcdef", 40)
+    split.negative(
+        "record_lookalike", "csv_public", f"name,commit,created\nrelease,{sha},2024-05-01\n"
+    )
+
+
+PROSE = ["deploy", "the", "release", "after", "review", "and", "merge", "the", "branch", "when", "checks", "pass", "on", "staging", "tomorrow", "morning", "with", "the", "team"]  # fmt: skip
+
+DEV: dict[str, Any] = {
+    "csv_layouts": [csv_aws, csv_generic, csv_tabs],
+    "vendors": ["github", "openai", "slack", "stripe", "gitlab"],
+    "columns": [64, 76],
+    "prefixes": ["", "> "],
+    "wrap_leads": ["Here is the new deploy token: ", "$ export API_TOKEN=", "use this one "],
+    "json_keys": ["password", "client_secret", "apiKey"],
+    "json_shapes": [
+        "2024-05-01T10:00:00Z INFO request body={once}",
+        'level=error msg="login failed" payload={twice}',
+    ],
+    "k8s_keys": ["DATABASE_PASSWORD", "connection", "credentials.json"],
+    "basic_carriers": [
+        "git config http.extraHeader 'AUTHORIZATION: basic {b64}'",
+        "proxy log: user authenticated with basic {b64} from gateway",
+    ],
+    "percent_carriers": [
+        "redirect to https://login.example.com/cb?next=https%3A%2F%2F{user}%3A{pw}%40git.example.com%2Frepo",
+        "GET /connect?dsn=postgres%3A%2F%2F{user}%3A{pw}%40db.internal%2Fprod HTTP/1.1",
+    ],
+    "record_keys": ["DB_PASSWORD", "stripe_secret", "x-vault-token"],
+    "record_layouts": [
+        ("env", "{key}={v}\n"),
+        ("yaml", "service:\n  auth:\n    {key}: {v}\n"),
+        ("http", "GET /v1/items HTTP/1.1\nHost: api.example.com\n{key}: {v}\n"),
+        ("query", "https://api.example.com/v1/items?{key}={v}&page=2"),
+    ],
+    "phones": PHONES_DEV,
+    "ids": IDS_DEV,
+    "placeholders": [
+        "ANTHROPIC_API_KEY=sk-ant-...",
+        "export OPENAI_API_KEY=sk-...",
+        "token: ghp_{X}",
+        "AWS_ACCESS_KEY_ID=AKIA{X}",
+        "api_key = your-api-key-here",
+        "Authorization: Bearer <YOUR_TOKEN>",
+        "password: {x}",
+        "SECRET_KEY=EXAMPLE_SECRET_KEY_CHANGE_ME",
+        "STRIPE_KEY=sk_live_…",
+    ],
+    "versions": [
+        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/{major}.0.0.0 Safari/537.36",
+        "## [{major}.{minor}.{patch}.1] - 2024-05-02\n- fix cache",
+        "Edg/{major}.0.{build}.{patch}",
+    ],
+    "dotted": [
+        "keyUsage is OID 2.5.29.15 (critical)",
+        "sha256WithRSAEncryption 1.2.840.113549.1.1.11",
+        "see section 4.2.1.3 of the RFC",
+    ],
+    "reserved_ips": [
+        "curl http://169.254.169.254/latest/meta-data/",
+        "docs use 192.0.2.{o} as the example host",
+        "set the gateway to 198.51.100.{o} in the sample",
+        "link-local fe80::1ff:fe23:4567:890a on eth0",
+    ],
+    "long_numbers": ["parcel {n} is out for delivery", "tracking: {g}"],
+    "role_mails": [
+        "Report vulnerabilities to security@example.org; we answer within 48 hours.",
+        "Questions? Write to support@acme.io.",
+        "This mailbox (noreply@notifications.example.com) is not monitored.",
+    ],
+    "licence_mails": [
+        "Copyright (c) 2019 Jane Doe <jane.doe@example.com>\n\nPermission is hereby granted, free of charge",
+        "# SPDX-FileCopyrightText: 2023 Max Muster <max@muster.dev>",
+    ],
+    "configmap_keys": ["app.properties", "FEATURE_FLAGS"],
+}
+HELDOUT: dict[str, Any] = {
+    "csv_layouts": [csv_azure, csv_hmac, csv_quoted, csv_markdown],
+    "vendors": ["anthropic", "huggingface", "google", "sendgrid", "npm", "jwt", "digitalocean", "databricks"],
+    "columns": [72, 80, 100],
+    "prefixes": ["    ", "> > "],
+    "wrap_leads": ["token=", "Please rotate ", "The key we leaked was "],
+    "json_keys": ["db_pass", "authToken", "private_key_passphrase"],
+    "json_shapes": [
+        '{{"ts":"2024-06-01","event":"config","data":{once}}}',
+        "ERROR [auth] raw={twice} (attempt 3)",
+    ],
+    "k8s_keys": ["PGPASS", "token", "SMTP_CREDENTIALS"],
+    "basic_carriers": [
+        "[proxy] Proxy-Authorization=Basic {b64} upstream=10.0.0.4",
+        '"headers": {{"authorization": "Basic {b64}"}}',
+        "basic_auth: {b64}",
+    ],
+    "percent_carriers": [
+        "Location: /sso?return=amqp%3A%2F%2F{user}%3A{pw}%40mq.internal%3A5672",
+        "form: username={user}&password={pw}&remember=1",
+    ],
+    "record_keys": ["MAILGUN_SIGNING_KEY", "adminPassword", "X-Auth-Token"],
+    "record_layouts": [
+        ("toml", "[database]\n{key} = \"{v}\"\n"),
+        ("json", '{{"service": "billing", "{key}": "{v}"}}'),
+        ("ini", "[smtp]\n{key} = {v}\n"),
+        ("export", "export {key}='{v}'\n"),
+    ],
+    "phones": PHONES_HELDOUT,
+    "ids": IDS_HELDOUT,
+    "placeholders": [
+        "HF_TOKEN=hf_...",
+        "OPENAI_API_KEY=\"sk-proj-...\"",
+        "slack: xoxb-{X}",
+        "GITHUB_TOKEN=ghp_{x}",
+        "client_secret: <client-secret>",
+        "API_KEY=your_key_here",
+        "token = '{a}'",
+        "password = XXXXXXXX",
+        "SENDGRID_API_KEY=SG.xxxxx.yyyyy",
+        "DO_TOKEN=dop_v1_<your-token>",
+        "Bearer ********",
+        "NPM_TOKEN=npm_…",
+    ],
+    "versions": [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:{major}.0) Gecko/20100101 Firefox/{major}.0",
+        "v{major}.{minor}.{patch}.{build} released",
+        "OPR/{major}.0.{build}.{patch} (Opera)",
+    ],
+    "dotted": [
+        "subjectAltName 2.5.29.17 and extKeyUsage 2.5.29.37",
+        "snmpget -v2c 1.3.6.1.2.1.1.3.0",
+        "Microsoft OID 1.3.6.1.4.1.311.21.7",
+    ],
+    "reserved_ips": [
+        "the metadata service at 169.254.169.254 returned 404",
+        "example: ping 203.0.113.{o}",
+        "APIPA address 169.254.{o}.7 assigned",
+        "documentation prefix 2001:db8:85a3::8a2e:370:7334 in the README",
+        "test net 198.51.100.{o} is reserved for examples",
+        "IMDSv2: PUT http://169.254.169.254/latest/api/token",
+    ],
+    "long_numbers": ["UPS 1Z {n} delivered", "Sendungsnummer {g}", "ref-{n}"],
+    "role_mails": [
+        "Spam complaints go to abuse@mail.example.net.",
+        "Bounces are sent to postmaster@example.org by the relay.",
+        "For general questions contact info@example.co.uk or hello@startup.example.",
+        "Security issues: psirt@vendor.example (PGP key on the site).",
+        "Unsubscribe: newsletter@shop.example",
+    ],
+    "licence_mails": [
+        " * Copyright © 2021 Erika Mustermann <erika@mustermann.example>\n * Licensed under the Apache License, Version 2.0",
+        "Author: Juan Pérez <juan.perez@example.es>\nLicense: MIT",
+    ],
+    "configmap_keys": ["settings.yaml", "LOG_LEVEL"],
+}  # fmt: skip
+
+GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records, phones, ids,
+              placeholders, versions, addresses, longer_numbers, public_addresses,
+              structured_lookalikes)  # fmt: skip
+
+
+def build() -> dict[str, Any]:
+    halves = [Split("dev", 4501, DEV), Split("heldout", HELDOUT_SEED, HELDOUT)]
+    for split in halves:
+        for generate in GENERATORS:
+            generate(split)
+    return {
+        "meta": {
+            "description": __doc__.strip().splitlines()[0],
+            "generator": "plugins/tinymemory-safety/tests/generate_class_corpus.py",
+            "splits": {"dev": "asserted by the tests", "heldout": "only scored by the benchmark"},
+        },
+        "positives": [case for split in halves for case in split.positives],
+        "negatives": [case for split in halves for case in split.negatives],
+    }
+
+
+def render() -> str:
+    return json.dumps(build(), indent=1, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    OUT.write_text(render(), encoding="utf-8")
+    data = build()
+    print(f"wrote {OUT}: {len(data['positives'])} positives, {len(data['negatives'])} negatives",
+          file=sys.stderr)  # fmt: skip

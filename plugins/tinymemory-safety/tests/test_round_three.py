@@ -1,0 +1,263 @@
+"""Round three's rules, each at its edge: records, encodings, wraps, regions, look-alikes.
+
+The generated corpus (``scrub-cases-classes.json``) holds the classes; these
+are the fixed cases that pin each rule's boundary, and the pieces (folding's
+map back, the regions a text points to, stdnum's labels) on their own.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+
+import pytest
+from stdnum.de import idnr
+from stdnum.ro import cnp
+
+import tinymemory as tm
+from tinymemory_safety import PUBLIC_ADDRESSES_VARIABLE, Policy, SafetyScrubber, installed_policy
+from tinymemory_safety.credentials import Scan
+from tinymemory_safety.folding import ASCII_LOWER, fold, wrap_breaks
+from tinymemory_safety.identifiers import stdnum_labels
+from tinymemory_safety.lookalikes import (
+    dotted_number,
+    in_notice,
+    nobodys_address,
+    placeholder_value,
+    role_mailbox,
+)
+from tinymemory_safety.regions import text_regions
+
+SCRUB = SafetyScrubber().scrub_text
+TOKEN = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def scan(text: str) -> Scan:
+    return Scan(text, text.translate(ASCII_LOWER))
+
+
+# --- folding: one layer undone, mapped back ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ('{\\"password\\":\\"x\\"}', '"password"'),  # escaped once
+        ('{\\\\\\"password\\\\\\":1}', '"password"'),  # escaped twice
+        ("next=%2Fcb%3Ftoken%3Dabc", "?token=abc"),
+        ("50% of the 100%", "50% of the 100%"),  # no %XX: as it was
+    ],
+)
+def test_folding_undoes_one_layer_and_maps_each_character_back(text: str, found: str) -> None:
+    folded = fold(text)
+    at = folded.text.index(found)
+    start, end = folded.original_span(at, at + len(found))
+    assert fold(text[start:end]).text == found
+
+
+def test_a_wrapped_token_is_joined_and_its_span_covers_the_line_break() -> None:
+    text = "> Here is the new deploy token: " + TOKEN[:20] + "\n> " + TOKEN[20:] + "\n> thanks"
+    breaks = wrap_breaks(text)
+    assert len(breaks) == 1
+    folded = fold(text, breaks)
+    at = folded.text.index(TOKEN)
+    assert text[slice(*folded.original_span(at, at + len(TOKEN)))] == (
+        TOKEN[:20] + "\n> " + TOKEN[20:]
+    )
+
+
+@pytest.mark.parametrize("width", [64, 72, 76, 80, 100])
+@pytest.mark.parametrize("prefix", ["", "> ", "    ", "> > "])
+def test_a_hard_wrapped_token_is_redacted_whole_at_any_column(width: int, prefix: str) -> None:
+    line = "export API_TOKEN=" + TOKEN + TOKEN[4:]
+    room = width - len(prefix)
+    wrapped = "\n".join(prefix + line[at : at + room] for at in range(0, len(line), room))
+    scrubbed = SCRUB(f"{prefix}hi\n{wrapped}\n{prefix}bye").text
+    assert TOKEN[-8:] not in scrubbed
+    assert TOKEN[4:12] not in scrubbed
+    assert scrubbed.endswith(f"{prefix}bye")
+
+
+def test_wrapped_prose_and_two_tokens_on_their_own_full_lines_stay_apart() -> None:
+    prose = "deploy the release after review and merge the branch when checks pass"
+    text = f"{prose}\n{prose}\n{prose}"
+    assert wrap_breaks(text) == []
+    assert SCRUB(text).text == text
+    other = "ghp_" + "Zy9Xw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa"
+    both = f"tokens, one a line, as listed: {TOKEN}\ntokens, one a line, as listed: {other}"
+    scrubbed = SCRUB(both).text
+    assert TOKEN not in scrubbed
+    assert other not in scrubbed
+
+
+# --- records -----------------------------------------------------------------------------------
+
+
+def test_a_column_its_header_names_is_redacted_in_every_row() -> None:
+    text = (
+        "User name,Access key ID,Secret access key\n"
+        "ada,AKIAIOSFODNN7ABCDEFG,wJalrXUtnFEMI/K7MDENG/bPxRfiCYabcdefghij\n"
+        "bob,AKIAIOSFODNN7ABCDEFH,Zq8rXUtnFEMI/K7MDENG/bPxRfiCYabcdefghij\n"
+    )
+    scrubbed = SCRUB(text).text
+    assert "wJalrXUtnFEMI" not in scrubbed
+    assert "Zq8rXUtnFEMI" not in scrubbed
+    assert scrubbed.startswith("User name,Access key ID,Secret access key\nada,")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name,commit,created\nrelease,3f2a9c1d4e5b6a7f8091a2b3c4d5e6f708192a3b,2024-05-01\n",
+        # A sentence with a secret word and commas is no header.
+        "keep the token safe, rotate it, and tell ops.\nada,bob,wJalrXUtnFEMI8K7MDENG\n",
+        "service,token\nbilling,see the vault for it\n",  # a note, not a secret
+    ],
+)
+def test_tables_without_a_secret_column_stay(text: str) -> None:
+    assert SCRUB(text).text == text
+
+
+def test_a_kubernetes_secret_loses_its_data_and_a_config_map_keeps_it() -> None:
+    value = base64.b64encode(b"postgres://db.internal/prod").decode()
+    secret = f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  url: {value}\n"
+    config = secret.replace("kind: Secret", "kind: ConfigMap")
+    assert value not in SCRUB(secret).text
+    assert SCRUB(config).text == config
+    two = f"{config}---\n{secret}"
+    scrubbed = SCRUB(two).text
+    assert scrubbed.count(value) == 1
+    assert scrubbed.startswith(config)
+
+
+def test_base64_of_user_and_password_is_redacted_anywhere_and_other_base64_stays() -> None:
+    for secret in (b"deploy:hunter2pass", b"postgres://app:Xk9pQ2z@db/prod"):
+        credentials = base64.b64encode(secret).decode()
+        assert credentials not in SCRUB(f"upstream auth {credentials} accepted").text
+    for public in (b"just some bytes here", b"postgres://db.internal/prod"):
+        plain = base64.b64encode(public).decode()
+        assert SCRUB(f"payload {plain} accepted").text == f"payload {plain} accepted"
+
+
+# --- regions -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "region"),
+    [
+        ("Sie erreichen mich unter 030 123456, am besten nachmittags.", "DE"),
+        ("Le bureau de Paris, France : 01 23 45 67 89.", "FR"),
+        ("ご不明な点は 03-1234-5678 までお問い合わせください。", "JP"),
+        ("Звоните нам по номеру 8 (912) 345-67-89.", "RU"),
+        ("our office, dial +49 then 030 123456", "DE"),
+    ],
+)
+def test_the_text_points_to_its_region_and_its_national_number_goes(text: str, region: str) -> None:
+    assert region in text_regions(scan(text), len(text) // 2)
+    assert "[REDACTED_PII_PHONE]" in SCRUB(text).text
+
+
+def test_english_prose_points_to_no_other_language() -> None:
+    text = "I am in the office on Monday and it is fine, so we meet at noon as planned."
+    assert text_regions(scan(text), 10) == ()
+
+
+def test_labels_come_from_stdnum_in_the_numbers_own_language() -> None:
+    assert "steuerliche identifikationsnummer" in stdnum_labels(idnr)
+    assert not any("german" in label for label in stdnum_labels(idnr))
+    assert stdnum_labels(cnp) == ("cnp",)
+    number = "26479182255"
+    assert idnr.is_valid(number)
+    scrubbed = SCRUB(f"Steuerliche Identifikationsnummer ein: {number}.").text
+    assert scrubbed == "Steuerliche Identifikationsnummer ein: [REDACTED_PII_STEUER_ID]."
+
+
+# --- look-alikes -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "stand_in"),
+    [
+        ("sk-ant-...", True),
+        ("sk_live_\u2026", True),
+        ("ghp_" + "X" * 36, True),
+        ("AKIA" + "X" * 16, True),
+        ("SG.xxxxx.yyyyy", True),
+        ("sk-ant-api03-AbCdEf12...", False),  # a real prefix of a token: leaked, not elided
+        ("hunter2pass", False),
+        ("red_fox_jumps", False),
+    ],
+)
+def test_placeholders(value: str, stand_in: bool) -> None:
+    assert placeholder_value(value) is stand_in
+
+
+@pytest.mark.parametrize(
+    ("text", "dotted"),
+    [
+        ("Chrome/124.0.0.0 Safari", True),
+        ("## [2.14.0.1] - 2024-05-02", True),
+        ("keyUsage 2.5.29.15", True),
+        ("see section 4.2.1.3", True),
+        ("connected from 81.2.69.160", False),
+        ("login from ip 2.5.29.15", False),
+    ],
+)
+def test_dotted_numbers_that_are_no_address(text: str, dotted: bool) -> None:
+    start = next(at for at, char in enumerate(text) if char.isdigit())
+    assert dotted_number(text, text.lower(), start) is dotted
+
+
+def test_link_local_is_nobodys_and_a_documentation_address_is_someones_only_when_given() -> None:
+    link_local = ipaddress.ip_address("169.254.169.254")
+    assert nobodys_address(link_local, "metadata at ", 12)
+    example = ipaddress.ip_address("192.0.2.7")
+    assert nobodys_address(example, "docs use ", 9)
+    assert not nobodys_address(example, "the customer connected from ", 28)
+    assert not nobodys_address(ipaddress.ip_address("81.2.69.160"), "docs use ", 9)
+
+
+def test_role_mailboxes_and_notices_stay_and_a_policy_turns_that_off() -> None:
+    assert role_mailbox("security")
+    assert role_mailbox("no-reply+github")
+    assert role_mailbox("abuse")
+    assert not role_mailbox("jane.doe")
+    assert not role_mailbox("securityjane")
+    notice = "copyright (c) 2019 jane doe <jane@doe.dev>"
+    assert in_notice(notice, notice.index("jane@"))
+    assert not in_notice("write to jane@doe.dev", 9)
+    text = "Report issues to security@example.org. Copyright 2020 Jane <jane@doe.dev>"
+    assert SCRUB(text).text == text
+    strict = SafetyScrubber(Policy(keep_public_addresses=False)).scrub_text(text).text
+    assert strict.count("[REDACTED_PII_EMAIL]") == 2
+    assert SCRUB("write to jane@doe.dev").text == "write to [REDACTED_PII_EMAIL]"
+
+
+def test_the_public_addresses_setting_is_read_from_the_file_and_the_environment() -> None:
+    assert installed_policy({}, {}).keep_public_addresses is True
+    assert installed_policy({"keep_public_addresses": False}, {}).keep_public_addresses is False
+    assert not installed_policy({}, {PUBLIC_ADDRESSES_VARIABLE: "redact"}).keep_public_addresses
+    with pytest.raises(tm.ConfigError, match=PUBLIC_ADDRESSES_VARIABLE):
+        installed_policy({}, {PUBLIC_ADDRESSES_VARIABLE: "maybe"})
+    with pytest.raises(tm.ConfigError, match="keep_public_addresses"):
+        installed_policy({"keep_public_addresses": "yes"}, {})
+
+
+def test_a_card_inside_a_longer_grouped_number_stays_and_a_card_alone_goes() -> None:
+    tracking = "9400 1000 0000 0000 0000 00"
+    assert SCRUB(f"tracking: {tracking}").text == f"tracking: {tracking}"
+    assert SCRUB("card 4111 1111 1111 1111.").text == "card [REDACTED_PII_CREDIT_CARD]."
+
+
+def test_wrapped_tokens_far_apart_in_a_long_text_are_each_redacted_whole() -> None:
+    prose = "deploy the release after review and merge the branch when checks pass"
+    other = "glpat-" + "Qw7Er9Ty1Ui3Op5As7Df"
+    wrapped = [
+        f"> deploy token for the staging cluster is {TOKEN[:30]}\n> {TOKEN[30:]} ok",
+        f"> the gitlab token for the mirror job is {other[:10]}\n> {other[10:]} ok",
+    ]
+    text = "\n".join([*[prose] * 30, wrapped[0], *[prose] * 30, wrapped[1], prose])
+    scrubbed = SCRUB(text).text
+    for piece in (TOKEN[:30], TOKEN[30:], other[:10], other[10:]):
+        assert piece not in scrubbed
+    assert scrubbed.count(prose) == 61
