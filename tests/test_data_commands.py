@@ -155,7 +155,7 @@ def test_store_a_text_file_as_a_document(engine: ReferenceEngine, tmp_path: Path
 
 @pytest.mark.parametrize(
     ("data", "sniffed"),
-    [(b"\x89PNG\r\n\x1a\n\x00\x00", "png"), (b"caf\xe9 latin-1", "application/octet-stream")],
+    [(b"\x89PNG\r\n\x1a\n\x00\x00", "png"), (b"\x03\x04caf\xe9", "application/octet-stream")],
 )
 def test_store_refuses_a_file_that_is_not_utf8_text(
     engine: ReferenceEngine, tmp_path: Path, data: bytes, sniffed: str

@@ -113,8 +113,8 @@ def test_convert_takes_bytes_or_a_path_only(value: object) -> None:
     [
         (b"%PDF-1.7\x00", "report.pdf", "pdf"),
         (b"PK\x03\x04rest", "deck.pptx", "zip (docx, xlsx, pptx, ...)"),
-        (b"caf\xe9", "menu.txt", "text/plain"),
-        (b"caf\xe9", None, "binary data"),
+        (b"\x01\x02caf\xe9", "menu.txt", "text/plain"),
+        (b"\x01\x02caf\xe9", None, "binary data"),
         (b"a\x00b", "x.weird-ext", "binary data"),
     ],
 )

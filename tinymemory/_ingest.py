@@ -32,7 +32,7 @@ from tinymemory._items import MAX_STORE_MANY, Document, StoreItem, validate_item
 from tinymemory._meta import MemoryMeta, SourceKind, SourceRef
 from tinymemory._plugin_manager import default_fetcher, document_converters, source_readers
 from tinymemory._settings import EngineCredential
-from tinymemory.files import read_file
+from tinymemory.files import MAX_FILE_BYTES, DecodedText, decode_text, read_file, unwrap
 
 #: Magic numbers of formats worth naming when nothing converts them.
 _MAGIC = (
@@ -42,6 +42,9 @@ _MAGIC = (
     (b"GIF8", "gif"),
     (b"PK\x03\x04", "zip (docx, xlsx, pptx, ...)"),
     (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
     (b"{\\rtf", "rtf"),
 )
 
@@ -51,8 +54,9 @@ def sniff_format(data: bytes, name: str | None = None, mime: str | None = None) 
     label = _magic(data)
     if label is not None:
         return label
-    if _utf8_text(data) is not None:
-        return "utf-8 text"
+    decoded = _text(data)
+    if decoded is not None:
+        return f"{decoded.encoding} text"
     return mime or (mimetypes.guess_type(name)[0] if name else None) or "binary data"
 
 
@@ -60,14 +64,15 @@ def _magic(data: bytes) -> str | None:
     return next((label for magic, label in _MAGIC if data.startswith(magic)), None)
 
 
-def _utf8_text(data: bytes) -> str | None:
+def _text(data: bytes) -> DecodedText | None:
     if _magic(data) is not None:  # a zip of plain ASCII names decodes, but is no text
         return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-    return None if "\x00" in text else text  # a NUL byte means binary, even when it decodes
+    return decode_text(data)
+
+
+def with_charset(mime: str, encoding: str) -> str:
+    """``mime`` naming the ``encoding`` its text was read in, unless that is UTF-8."""
+    return mime if encoding == "utf-8" else f"{mime}; charset={encoding}"
 
 
 def convert(
@@ -113,6 +118,9 @@ def convert(
             file_path=str(path.resolve()),
             source=SourceRef(kind=SourceKind.FILE),
         )
+    # A compressed file is read as what it holds, by the name it has inside.
+    unwrapped = unwrap(data, name, max_bytes=MAX_FILE_BYTES)
+    data, name = unwrapped.data, unwrapped.name
     # Converters get the mime as declared: one guessed from the name would
     # outrank the name itself in a converter's sniffing (``CMakeLists.txt``
     # guesses text/plain, yet is code). The guess serves the fallback alone.
@@ -137,14 +145,16 @@ def convert(
                 title=converted.title or name,
                 meta=_over(converted.meta, placed),
             )
-    text = _utf8_text(data)
-    if text is None:
+    decoded = _text(data)
+    if decoded is None:
         installed = ", ".join(converter.name for converter in chain) or "none"
         raise Unsupported(
             f"{shown} is {sniff_format(data, name, mime)}, which no document converter reads "
             f"(installed: {installed})"
         )
-    return Document(title=name, body=text, mime=mime, meta=placed)
+    if decoded.encoding != "utf-8":
+        mime = with_charset(mime or "text/plain", decoded.encoding)
+    return Document(title=name, body=decoded.text, mime=mime, meta=placed)
 
 
 def _over(found: MemoryMeta, placed: MemoryMeta) -> MemoryMeta:

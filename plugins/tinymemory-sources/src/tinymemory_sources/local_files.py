@@ -7,7 +7,8 @@ ignored folder is not entered), keeps to an include glob when one is given,
 and leaves out files over the size cap. Each file is opened without following
 a link and checked to lie inside the folder before it is read. What is left
 out for a reason worth knowing (too large, a link, a format nothing reads,
-a file a converter refuses, a folder that cannot be read) comes out as a
+a file a converter refuses, a decompression bomb, a folder that cannot be
+read) comes out as a
 :class:`~tinymemory.plugin.SourceSkip`: one file never ends the walk.
 """
 
@@ -24,6 +25,7 @@ import attrs
 import pathspec
 
 import tinymemory as tm
+from tinymemory import files
 from tinymemory.plugin import ReaderContext, ReaderOption, SourceSkip
 from tinymemory_sources.reader_options import (
     MAX_FILE_BYTES,
@@ -131,18 +133,47 @@ def _read_inside(path: Path, root: Path, cap: int) -> tuple[bytes, datetime] | s
     return data, datetime.fromtimestamp(info.st_mtime, UTC)
 
 
-def _document(
+def _documents(
     path: Path, root: Path, cap: int, workspace: str | None, source: tm.SourceRef
-) -> tm.Document | SourceSkip:
+) -> Iterator[tm.Document | SourceSkip]:
+    """The file's document; an archive's (zip, tar), one per member; a skip for what is not."""
     read = _read_inside(path, root, cap)
     if isinstance(read, str):
-        return SourceSkip(what=path.as_posix(), reason=read)
+        yield SourceSkip(what=path.as_posix(), reason=read)
+        return
     data, mtime = read
     placed = attrs.evolve(_placed(path, workspace, source), observed_at=mtime)
     try:
-        return tm.convert(data, name=path.name, meta=placed)
+        # Opened here once, so an archive (even a .tar.gz) is told apart; convert
+        # would take the same wrappers off what it is handed.
+        held = files.unwrap(data, path.name, max_bytes=files.MAX_FILE_BYTES)
+        if not files.is_archive(held.data, held.name):
+            yield _converted(path.as_posix(), held.data, str(held.name), placed)
+            return
+        members = list(files.archive_members(held.data, max_bytes=min(cap, files.MAX_FILE_BYTES)))
+    except tm.TinyMemoryError as error:  # a bomb, broken compressed data, a broken archive
+        yield SourceSkip(what=path.as_posix(), reason=error.message)
+        return
+    for member in members:
+        inside = files.member_path(path.as_posix(), member.name)
+        if member.data is None:
+            yield SourceSkip(what=inside, reason=str(member.skipped))
+            continue
+        where = PurePosixPath(inside)
+        meta = attrs.evolve(
+            placed,
+            folder=where.parent.as_posix(),
+            file_path=inside,
+            language=LANGUAGES.get(where.suffix.lower()),
+        )
+        yield _converted(inside, member.data, where.name, meta)
+
+
+def _converted(what: str, data: bytes, name: str, meta: tm.MemoryMeta) -> tm.Document | SourceSkip:
+    try:
+        return tm.convert(data, name=name, meta=meta)
     except tm.TinyMemoryError as error:  # empty, encrypted, too large, hostile, unreadable
-        return SourceSkip(what=path.as_posix(), reason=error.message)
+        return SourceSkip(what=what, reason=error.message)
 
 
 class FolderReader:
@@ -219,7 +250,7 @@ class FolderReader:
             if is_dir:
                 yield from self._walk(root, path, inner, ignores, include, cap, workspace, source)
             elif include is None or include.fullmatch(inner.as_posix()):
-                yield _document(path, root, cap, workspace, source)
+                yield from _documents(path, root, cap, workspace, source)
 
 
 class FileReader:
@@ -248,4 +279,4 @@ class FileReader:
         path = Path(os.path.abspath(Path(given).expanduser()))
         if path.is_symlink() or not path.is_file():
             raise tm.InvalidRequest(f"`{given}` is not a regular file")
-        return iter([_document(path, path.parent.resolve(), cap, workspace, source)])
+        return _documents(path, path.parent.resolve(), cap, workspace, source)
