@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import mimetypes
 import os
+import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -198,17 +199,49 @@ def read(
     bad file never ends the read; a skip (a part of the source the reader left
     out, and why) is passed on for ``sync`` to report.
     """
-    readers = source_readers()
-    reader: SourceReader | None = readers.get(reader_name)
-    if reader is None:
-        installed = ", ".join(sorted(readers)) or "none"
-        raise Unsupported(f"no reader named `{reader_name}` (installed: {installed})")
+    reader = _reader(reader_name)
     context = ReaderContext(
         options=dict(options or {}),
         credential=credential or EngineCredential.none(),
         fetcher=fetcher or default_fetcher() or _no_fetcher,
     )
     return (_checked(item) for item in reader.read(context))
+
+
+def count_entries(
+    reader_name: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    credential: EngineCredential | None = None,
+) -> int | None:
+    """How many entries :func:`read` of the same source will yield, known before any is read.
+
+    Asked of the reader's optional ``count(context)``: a cheap look (a
+    folder's walk, reading no file), so a command can show a total before the
+    work starts. ``None`` when the reader has no such look; an archive read
+    member by member is one entry here. An unknown reader is ``Unsupported``
+    as for :func:`read`; bad options are the reader's ``InvalidRequest``.
+    """
+    reader = _reader(reader_name)
+    count = getattr(reader, "count", None)
+    if count is None:
+        return None
+    context = ReaderContext(
+        options=dict(options or {}),
+        credential=credential or EngineCredential.none(),
+        fetcher=_no_fetcher,  # a count is of what is at hand: it fetches nothing
+    )
+    found = count(context)
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def _reader(reader_name: str) -> SourceReader:
+    readers = source_readers()
+    reader: SourceReader | None = readers.get(reader_name)
+    if reader is None:
+        installed = ", ".join(sorted(readers)) or "none"
+        raise Unsupported(f"no reader named `{reader_name}` (installed: {installed})")
+    return reader
 
 
 def _checked(item: object) -> StoreItem | SourceSkip:
@@ -295,6 +328,8 @@ def sync(
     batch: int = MAX_STORE_MANY,
     progress: Progress | None = None,
     on_item: OnItem | None = None,
+    max_wait: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> SyncReport:
     """Store ``items`` into ``engine`` through ``store_many``, ``batch`` at a time.
 
@@ -304,14 +339,19 @@ def sync(
     batch stored before stays stored. ``progress`` is called with the report
     after every batch, and ``on_item`` with each input's outcome
     (:class:`SyncedItem`), so a caller interrupted mid-way knows how far it
-    got. Scrubbing is the engine's: pass one from
+    got. With ``max_wait`` (seconds, by ``clock``), a batch is stored as
+    soon as its first item has waited that long for the rest, so a slow
+    source (a folder whose files take a while each to convert) still reports
+    as it goes. Scrubbing is the engine's: pass one from
     :func:`~tinymemory.build_engine`, which scrubs.
     """
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_STORE_MANY:
         raise InvalidRequest(f"`batch` must be from 1 to {MAX_STORE_MANY}")
+    if max_wait is not None and (isinstance(max_wait, bool) or not max_wait >= 0):
+        raise InvalidRequest("`max_wait` must be a number of seconds, 0 or more")
     report = SyncReport()
     numbered = enumerate(items)
-    while chunk := list(itertools.islice(numbered, batch)):
+    while chunk := _next_batch(numbered, batch, max_wait, clock):
         valid: list[tuple[int, StoreItem]] = []
         skipped: list[SyncedItem] = []
         for index, item in chunk:
@@ -348,6 +388,24 @@ def sync(
         if progress is not None:
             progress(report)
     return report
+
+
+def _next_batch(
+    numbered: Iterator[tuple[int, object]],
+    batch: int,
+    max_wait: float | None,
+    clock: Callable[[], float],
+) -> list[tuple[int, object]]:
+    """Up to ``batch`` items; fewer once the first has waited ``max_wait`` for the rest."""
+    if max_wait is None:
+        return list(itertools.islice(numbered, batch))
+    chunk: list[tuple[int, object]] = []
+    started = clock()
+    for entry in numbered:
+        chunk.append(entry)
+        if len(chunk) == batch or clock() - started >= max_wait:
+            break
+    return chunk
 
 
 def _skipped(outcome: SyncedItem) -> Skipped:

@@ -239,6 +239,14 @@ def test_a_doc_folder_is_read_through_its_wrappers_encodings_and_archives(
     assert "outside the archive" in reasons["doc/pkg/examples.zip/../escape.txt"]
     assert "which no document converter reads" in reasons["doc/pkg/noise.bin"]
 
+    # On a pipe: the total of the walk first, no status line; each entry's line on stdout.
+    again = run("ingest", str(tmp_path / "doc"))  # type: ignore[operator]
+    assert again.stderr == "ingesting folder: 10 entries\n"
+    assert len(again.stdout.splitlines()) == len(expected) + 1
+    lone = run("ingest", str(tmp_path / "doc" / "pkg" / "noise.bin"))  # type: ignore[operator]
+    assert lone.returncode == 1  # everything given was skipped
+    assert "nothing was stored" in lone.stderr
+
     found = run("fetch", "Handbuch", "--json")  # type: ignore[operator]
     assert "J\u00fcrgen M\u00fcller" in found.stdout
     found = run("fetch", "fixed the parser", "--json")  # type: ignore[operator]

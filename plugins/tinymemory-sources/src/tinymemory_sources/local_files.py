@@ -199,12 +199,31 @@ class FolderReader:
         return Path(source).expanduser().is_dir()
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
-        """Walk the folder, yielding a document per file and a skip per file left out."""
+        """Walk the folder, yielding a document per file and a skip per file left out.
+
+        The options are checked here, before the walk starts.
+        """
+        walk, cap, workspace, source = self._walk_of(context)
+        return (
+            done
+            for found in walk
+            for done in (
+                [found]
+                if isinstance(found, SourceSkip)
+                else _documents(found, walk.root, cap, workspace, source)
+            )
+        )
+
+    def count(self, context: ReaderContext) -> int:
+        """How many entries :meth:`read` yields (an archive one): the walk, reading no file."""
+        walk, *_ = self._walk_of(context)
+        return sum(1 for _ in walk)
+
+    def _walk_of(self, context: ReaderContext) -> tuple[_Walk, int, str | None, tm.SourceRef]:
         options = context.options
         check_names(self.name, options, self.OPTIONS)
         given = str(text_option(self.name, options, "path", required=True))
         pattern = text_option(self.name, options, "include")
-        include = compile_glob(pattern) if pattern else None
         cap = int_option(self.name, options, "max_file_bytes", DEFAULT_MAX_FILE_BYTES, 1, 1 << 40)
         workspace = text_option(self.name, options, "workspace")
         root = Path(given).expanduser().resolve()
@@ -213,21 +232,23 @@ class FolderReader:
         source = tm.SourceRef(
             kind=tm.SourceKind.FOLDER, id=text_option(self.name, options, "id") or root.as_posix()
         )
-        return self._walk(
-            root, root, PurePosixPath("."), _Ignores(), include, cap, workspace, source
-        )
+        return _Walk(root, compile_glob(pattern) if pattern else None), cap, workspace, source
+
+
+@attrs.frozen
+class _Walk:
+    """The files under ``root`` the folder reader reads, in order, and a skip per one left out."""
+
+    root: Path
+    include: re.Pattern[str] | None
+
+    def __iter__(self) -> Iterator[Path | SourceSkip]:
+        return self._walk(self.root, PurePosixPath("."), _Ignores())
 
     def _walk(
-        self,
-        root: Path,
-        folder: Path,
-        relative: PurePosixPath,
-        ignores: _Ignores,
-        include: re.Pattern[str] | None,
-        cap: int,
-        workspace: str | None,
-        source: tm.SourceRef,
-    ) -> Iterator[tm.StoreItem | SourceSkip]:
+        self, folder: Path, relative: PurePosixPath, ignores: _Ignores
+    ) -> Iterator[Path | SourceSkip]:
+        include = self.include
         try:
             ignores = ignores.entered(folder, relative)
             with os.scandir(folder) as scan:
@@ -248,9 +269,9 @@ class FolderReader:
             if ignores.ignores(inner, is_dir):
                 continue
             if is_dir:
-                yield from self._walk(root, path, inner, ignores, include, cap, workspace, source)
+                yield from self._walk(path, inner, ignores)
             elif include is None or include.fullmatch(inner.as_posix()):
-                yield from _documents(path, root, cap, workspace, source)
+                yield path
 
 
 class FileReader:
@@ -267,6 +288,10 @@ class FileReader:
     def claims(self, source: str) -> bool:
         """A file on disk."""
         return Path(source).expanduser().is_file()
+
+    def count(self, context: ReaderContext) -> int:
+        """One entry: the file (an archive is one too)."""
+        return 1
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Yield the file as a document, or a skip saying why it cannot be."""
