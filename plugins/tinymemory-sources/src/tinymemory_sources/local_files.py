@@ -181,9 +181,10 @@ class FolderReader:
 
     Options: ``path`` (required), ``include`` (a glob over the relative path,
     say ``docs/**/*.md``; default every file), ``max_file_bytes`` (default
-    10 MiB), ``workspace`` and ``id`` (the source's id; default the folder's
-    path). Items carry ``folder``, ``file_path``, ``language`` and the file's
-    mtime as ``observed_at``.
+    10 MiB), ``workspace`` and ``id`` (the source's id; default none). Items
+    carry ``folder``, ``file_path`` (the real path), ``language`` and the
+    file's mtime as ``observed_at``, and a ``file`` source: a file is the
+    same item whichever folder (or the ``file`` reader) reached it.
     """
 
     name = "folder"
@@ -229,9 +230,8 @@ class FolderReader:
         root = Path(given).expanduser().resolve()
         if not root.is_dir():
             raise tm.InvalidRequest(f"`{given}` is not a folder")
-        source = tm.SourceRef(
-            kind=tm.SourceKind.FOLDER, id=text_option(self.name, options, "id") or root.as_posix()
-        )
+        # A file is one item however it was reached: its source is the file's, not the root's.
+        source = tm.SourceRef(kind=tm.SourceKind.FILE, id=text_option(self.name, options, "id"))
         return _Walk(root, compile_glob(pattern) if pattern else None), cap, workspace, source
 
 
@@ -304,4 +304,5 @@ class FileReader:
         path = Path(os.path.abspath(Path(given).expanduser()))
         if path.is_symlink() or not path.is_file():
             raise tm.InvalidRequest(f"`{given}` is not a regular file")
+        path = Path(os.path.realpath(path.parent)) / path.name  # as the folder walk names it
         return _documents(path, path.parent.resolve(), cap, workspace, source)
