@@ -150,6 +150,19 @@ class ContextDoc:
     # A factory default, so the JSON form writes `refs` even when empty.
     refs: tuple[str, ...] = attrs.field(factory=tuple, converter=str_tuple)
 
+    def __repr__(self) -> str:
+        """Short: the markdown's size and opening, not the whole text escaped."""
+        opening = self.markdown.split("\n", 1)[0]
+        return (
+            f"ContextDoc({len(self.markdown):,} chars, {self.tokens} tokens, "
+            f"engine={self.engine!r}, refs={len(self.refs)}, opens={opening!r})"
+        )
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import context_markdown
+
+        return context_markdown(self)
+
 
 @attrs.frozen
 class _Section:

@@ -386,3 +386,13 @@ class StoreReceipt:
 
     id: str
     replayed: bool
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import receipt_markdown
+
+        return receipt_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import receipt_html
+
+        return receipt_html(self)
