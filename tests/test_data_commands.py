@@ -243,7 +243,7 @@ def test_convert_of_a_file_nothing_reads_is_unsupported(tmp_path: Path) -> None:
         (["text", "--file", THIS_FILE], "pass TEXT (- for stdin) or --file, one of them"),
         (
             ["text", "--document", "--learning-kind", "fact"],
-            "--learning-kind and --confidence are for learnings",
+            "--kind and --confidence are for learnings",
         ),
         (["--file", THIS_FILE, "--confidence", "0.5"], "are for learnings"),
         (["text", "--title", "T"], "--title is for documents: add --document"),
@@ -1573,3 +1573,15 @@ def test_import_and_export_on_a_pipe_say_the_total_then_each_batch(
     assert result.stderr.splitlines()[0] == f"exporting: {count} items"
     assert result.stderr.splitlines()[-1] == f"exporting: {count} of {count} items"
     assert len(result.stdout.splitlines()) == count
+
+
+def test_store_names_a_learnings_kind_kind_and_still_reads_the_old_name(
+    engine: ReferenceEngine,
+) -> None:
+    ok("store", "prefers tabs", "--kind", "preference")
+    ok("store", "prefers spaces", "--learning-kind", "correction")
+    kinds = {entry.item.text: entry.item.kind for entry in engine.export(tm.ListRequest()).items}  # type: ignore[union-attr]
+    assert kinds == {
+        "prefers tabs": tm.LearningKind.PREFERENCE,
+        "prefers spaces": tm.LearningKind.CORRECTION,
+    }

@@ -271,7 +271,8 @@ def _now() -> datetime:
 @_data_command("store")
 @click.argument("text", required=False)
 @click.option(
-    "--learning-kind",
+    "--kind",
+    "--learning-kind",  # the old name, still read
     "learning_kind",
     type=click.Choice([kind.value for kind in LearningKind]),
     help=f"What the learning records (default {DEFAULT_LEARNING_KIND.value}).",
@@ -310,7 +311,7 @@ def store(
         raise click.UsageError("pass TEXT (- for stdin) or --file, one of them")
     document = as_document or file is not None
     if document and (learning_kind is not None or confidence is not None):
-        raise click.UsageError("--learning-kind and --confidence are for learnings, not documents")
+        raise click.UsageError("--kind and --confidence are for learnings, not documents")
     if title is not None and not document:
         raise click.UsageError("--title is for documents: add --document")
     meta = MemoryMeta(
