@@ -521,3 +521,25 @@ def test_count_entries_asks_the_readers_cheap_look(plugins: Register) -> None:
     assert tm.count_entries("uncounted") is None
     with pytest.raises(Unsupported, match="no reader named `absent`"):
         tm.count_entries("absent")
+
+
+def test_a_held_item_is_a_replay_without_being_stored_again() -> None:
+    stored: list[int] = []
+
+    class Counting(ReferenceEngine):
+        def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+            stored.append(len(items))
+            return super().handle_store_many(items)
+
+    engine = Counting()
+    items = [tm.Learning(text=f"fact {n}") for n in range(5)]
+    first = sync(engine, items[:3])
+    assert (first.stored, first.replayed, stored) == (3, 0, [3])
+    outcomes: list[tm.SyncedItem] = []
+    again = sync(engine, items, on_item=outcomes.append)
+    assert (again.stored, again.replayed) == (2, 3)
+    assert stored == [3, 2]  # only the two new ones went to store_many
+    assert [(o.status, o.id) for o in outcomes] == [
+        *(("replayed", item.fingerprint()) for item in items[:3]),
+        *(("stored", item.fingerprint()) for item in items[3:]),
+    ]

@@ -391,6 +391,3 @@ def _forget() -> ToolSpec:
             }
         ),
     )
-
-
-
