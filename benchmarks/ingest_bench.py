@@ -195,11 +195,7 @@ def main() -> None:
     row("  in the engine (store_many, get)", best["ingest: engine"], files, "file")
     row("  in the converters (convert, decompression)", best["ingest: converters"], files, "file")
     row("  overhead (the rest)", best["ingest: overhead"], files, "file")
-    ratio(
-        "  overhead share of ingest (median run)",
-        sorted(r["ingest: share"] for r in runs)[len(runs) // 2],
-        "8.1%",
-    )
+    ratio("  overhead share of ingest (median run)", median("ingest: share"), "8.1%")
     row("store_many of the same items (floor)", best["store_many"], files, "file")
     ratio("  ingest / store_many", best["ingest"] / best["store_many"])
     row("ingest again (every file a replay)", best["ingest again"], files, "file")
@@ -207,11 +203,7 @@ def main() -> None:
     row("import (read_items + tm.sync)", best["import"], items, "item")
     row("  in the engine (store_many, get)", best["import: engine"], items, "item")
     row("  overhead (the rest)", best["import: overhead"], items, "item")
-    ratio(
-        "  overhead share of import (median run)",
-        sorted(r["import: share"] for r in runs)[len(runs) // 2],
-        "8.1%",
-    )
+    ratio("  overhead share of import (median run)", median("import: share"), "8.1%")
     ratio("  import / store_many of the same items", best["import"] / best["store_many"])
     row("import again (every item a replay)", best["import again"], items, "item")
     ratio("  replay / first import", best["import again"] / best["import"])

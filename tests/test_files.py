@@ -333,3 +333,12 @@ def test_text_in_a_legacy_encoding_is_decoded_and_named() -> None:
     )
     assert decode_text(b"\x89PNG\r\n\x1a\n") is None  # control bytes: no text in any encoding
     assert decode_text(b"ab\x00cd") is None
+
+
+def test_members_past_the_cap_are_one_skip_saying_how_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinymemory import _wrappers
+
+    monkeypatch.setattr(_wrappers, "MAX_MEMBERS", 2)
+    members = list(archive_members(_zip({f"{n}.txt": b"x" for n in range(5)}), max_bytes=10))
+    assert [m.name for m in members] == ["0.txt", "1.txt", "(3 more)"]
+    assert members[-1].skipped == "past the 2 members read of one archive"

@@ -209,10 +209,7 @@ def _unsafe(name: str) -> str | None:
 def _zip_members(data: bytes, max_bytes: int) -> Iterator[ArchiveMember]:
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         entries = [entry for entry in archive.infolist() if not entry.is_dir()]
-        for number, entry in enumerate(entries):
-            if number == MAX_MEMBERS:
-                yield _too_many(len(entries))
-                return
+        for entry in entries[:MAX_MEMBERS]:
             name = entry.filename
             reason = _unsafe(name) or _declared_over(entry, max_bytes)
             if reason is not None:
@@ -220,6 +217,7 @@ def _zip_members(data: bytes, max_bytes: int) -> Iterator[ArchiveMember]:
                 continue
             with archive.open(entry) as stream:
                 yield _bounded_member(name, stream, entry.compress_size, max_bytes)
+        yield from _past_the_cap(len(entries))
 
 
 def _declared_over(entry: zipfile.ZipInfo, max_bytes: int) -> str | None:
@@ -243,10 +241,7 @@ def _bounded_member(name: str, stream: IO[bytes], packed: int, max_bytes: int) -
 def _tar_members(data: bytes, max_bytes: int) -> Iterator[ArchiveMember]:
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
         members = [member for member in archive.getmembers() if not member.isdir()]
-        for number, member in enumerate(members):
-            if number == MAX_MEMBERS:
-                yield _too_many(len(members))
-                return
+        for member in members[:MAX_MEMBERS]:
             name = member.name
             if not member.isfile():
                 yield ArchiveMember(name, skipped="a link or special file, not followed")
@@ -262,13 +257,16 @@ def _tar_members(data: bytes, max_bytes: int) -> Iterator[ArchiveMember]:
                 continue
             with stream:  # within the bound: the whole tar is
                 yield ArchiveMember(name, data=stream.read())
+        yield from _past_the_cap(len(members))
 
 
-def _too_many(count: int) -> ArchiveMember:
-    return ArchiveMember(
-        f"({count - MAX_MEMBERS:,} more)",
-        skipped=f"past the {MAX_MEMBERS:,} members read of one archive",
-    )
+def _past_the_cap(count: int) -> Iterator[ArchiveMember]:
+    """One skip naming how many members were past :data:`MAX_MEMBERS`, when any were."""
+    if count > MAX_MEMBERS:
+        yield ArchiveMember(
+            f"({count - MAX_MEMBERS:,} more)",
+            skipped=f"past the {MAX_MEMBERS:,} members read of one archive",
+        )
 
 
 def member_path(archive: str, member: str) -> str:
