@@ -725,7 +725,7 @@ def _counted(engine: MemoryEngine, filter: MetaFilter) -> int | None:
     """How many items ``filter`` admits, by the engine's own count; ``None`` when unknown."""
     try:
         page = engine.explore(ExploreRequest(facet=Facet.KIND, filter=filter))
-    except TinyMemoryError:  # an engine that cannot count still exports
+    except TinyMemoryError:  # an engine that cannot count still exports and erases
         return None
     return None if page.truncated else page.total
 
@@ -867,7 +867,8 @@ def ingest(
             shown.finish()
     _ingest_report(source, outcomes, stopped, as_json)
     if not status and not any(outcome.status != "skipped" for outcome in outcomes):
-        click.echo("tinymemory: nothing was stored: every entry was skipped", err=True)
+        why = "every entry was skipped" if outcomes else "the source holds no entry"
+        click.echo(f"tinymemory: nothing was stored: {why}", err=True)
         status = 1
     if status:
         ctx.exit(status)
@@ -994,12 +995,7 @@ def count_items(engine: MemoryEngine, reach: Reach, kinds: Sequence[str]) -> int
     A subtree reach does not see the ``service:`` sandboxes below its node,
     which an erase removes too, so the count covers what reads see.
     """
-    request = ExploreRequest(facet=Facet.KIND, filter=MetaFilter(reach=reach, kinds=tuple(kinds)))
-    try:
-        page = engine.explore(request)
-    except TinyMemoryError:  # an engine that cannot count still erases
-        return None
-    return None if page.truncated else page.total
+    return _counted(engine, MetaFilter(reach=reach, kinds=tuple(kinds)))
 
 
 def _erased_line(scopes: int, counted: int | None, at: Namespace, subtree: bool) -> str:
