@@ -7,7 +7,7 @@ fail every one of them, in the check named beside it in ``FAULTS``.
 from __future__ import annotations
 
 import re
-import time
+import threading
 import unicodedata
 from collections.abc import Sequence
 from datetime import timedelta
@@ -612,10 +612,24 @@ class LosesConcurrentStores(Wrapped):
     """Stores read the whole memory, add the item and write it all back: stores running at
     once lose each other's items."""
 
+    #: How long a store of the thread check waits for a partner: only the last, lone one
+    #: ever waits it out, so it bounds a run's wall time, not whether the fault shows.
+    PARTNER_SECONDS = 5.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        # Two stores from the check's worker threads meet here, each with the memory read,
+        # so they always overlap: no sleep racing a loaded machine's scheduler.
+        self._overlap = threading.Barrier(2)
+
     def handle_store(self, item: StoreItem) -> StoreReceipt:
         before = dict(self.inner._items)
         receipt = self.inner.handle_store(item)
-        time.sleep(0.002)
+        if threading.current_thread() is not threading.main_thread():
+            try:
+                self._overlap.wait(timeout=self.PARTNER_SECONDS)
+            except threading.BrokenBarrierError:
+                self._overlap.reset()
         self.inner._items.clear()
         self.inner._items.update(before)
         self.inner._items[receipt.id] = item

@@ -341,23 +341,28 @@ def test_the_exact_layout():
     doc = ContextCompiler(datetime(2025, 5, 6, 9, 8, 9, 999999, tzinfo=timezone_plus_2())).compile(
         engine
     )
+    # "Recent important events" rests on d2, which "About the user" quotes: it is left
+    # out. Every source is numbered once; the learnings point into the list too.
     body = (
         "\n"
         "# Context\n"
         "\n## About the user\n\n- Ada, a Rust developer\n"
-        "\n## Recent important events\n\n- shipped v2\n"
         "\n## Learnings\n\n"
-        "- prefers tabs over spaces\n"
-        "- again\n"
+        "- prefers tabs over spaces [3]\n"
+        "- again [1]\n"
+        "\n## Sources\n\n"
+        "[1] s (`d1`)\n"
+        "[2] s (`d2`)\n"
+        "[3] learning (`l1`)\n"
     )
     front = (
         "---\ngenerated_at: 2025-05-06T07:08:09Z\nengine: scripted\ntokens: {}\n"
-        "refs: [d1, d2, d3, l1]\n---\n"
+        "refs: [d1, d2, l1]\n---\n"
     )
     tokens = math.ceil(len(front.format(99) + body) / 4)
     assert doc.markdown == front.format(tokens) + body
     assert doc.tokens == tokens == estimate_tokens(doc.markdown)
-    assert doc.refs == ("d1", "d2", "d3", "l1")
+    assert doc.refs == ("d1", "d2", "l1")
     assert doc.engine == "scripted"
     assert doc.generated_at == datetime(2025, 5, 6, 7, 8, 9, 999999, tzinfo=UTC)
 
@@ -396,35 +401,39 @@ def test_learnings_are_trimmed_first_from_the_end():
     md, tokens, refs = _render(briefs, learnings, full_tokens - 10, "e", AT)
     assert tokens <= full_tokens - 10
     assert "x" * 100 + "\n" in md  # the brief is untouched
-    kept = re.findall(r"^- learning number (\d+)$", md, re.M)
+    kept = re.findall(r"^- learning number (\d+) \[\d+\]$", md, re.M)
     assert kept == [str(n) for n in range(len(kept))]
     assert 0 < len(kept) < 10
     assert refs == ("a", *(f"l{n}" for n in range(len(kept))))
 
 
 def test_the_last_brief_is_shortened_with_the_ellipsis_allowance_quirk():
-    # 297 chars is 75 tokens; 5 over a budget of 70 is 20 chars, plus the
-    # ellipsis' 3 bytes used as a char count: keep 200 - 23 = 177 characters.
-    md, tokens, _ = _render([_Section("A", "x" * 200, ("id1",))], [], 70, "eng", AT)
+    # N tokens over the budget is 4N characters, plus the ellipsis' 3 bytes used as a
+    # char count: 5 over keeps 200 - 23 = 177 characters, 35 over keeps 200 - 143 = 57.
+    briefs = [_Section("A", "x" * 200, ("id1",))]
+    _, full, _ = _render(briefs, [], 10**6, "eng", AT)
+    md, tokens, _ = _render(briefs, [], full - 5, "eng", AT)
     assert "\n" + "x" * 177 + "…\n" in md
-    assert tokens == 69
-    md, tokens, _ = _render([_Section("A", "x" * 200, ("id1",))], [], 40, "eng", AT)
+    assert tokens <= full - 5
+    md, tokens, _ = _render(briefs, [], full - 35, "eng", AT)
     assert "\n" + "x" * 57 + "…\n" in md
-    assert tokens == 39
+    assert tokens <= full - 35
 
 
 def test_earlier_briefs_keep_their_text_and_too_short_a_brief_is_dropped():
     briefs = [_Section("A", "a" * 100, ("1",)), _Section("B", "b" * 100, ("2",))]
-    # 304 characters, 76 tokens. Over 70 by 6: B keeps 100 - (24 + 3) = 73 characters.
-    md, tokens, refs = _render(briefs, [], 70, "e", AT)
+    _, full, _ = _render(briefs, [], 10**6, "e", AT)
+    # Over by 6: B keeps 100 - (24 + 3) = 73 characters.
+    md, tokens, refs = _render(briefs, [], full - 6, "e", AT)
     assert "\n" + "a" * 100 + "\n" in md
     assert "\n" + "b" * 73 + "…\n" in md
-    assert (tokens, refs) == (70, ("1", "2"))
-    # Over 60 by 16: B would keep 100 - (64 + 3) = 33 < 40 characters, so it goes.
-    md, tokens, refs = _render(briefs, [], 60, "e", AT)
+    assert tokens <= full - 6
+    assert refs == ("1", "2")
+    # Over by 16: B would keep 100 - (64 + 3) = 33 < 40 characters, so it goes.
+    md, tokens, refs = _render(briefs, [], full - 16, "e", AT)
     assert "\n" + "a" * 100 + "\n" in md
     assert "## B" not in md
-    assert (tokens, refs) == (49, ("1",))
+    assert refs == ("1",)
 
 
 def test_everything_trimmed_is_an_empty_document():
@@ -456,7 +465,7 @@ def test_shortening(text, keep, shortened):
 
 def test_learning_lines_collapse_rust_whitespace_only():
     md, _, _ = _render([], [_Line("l", " a\u3000\u3000b\x1fc \n d ")], 10**6, "e", AT)
-    assert md.endswith("\n- a b\x1fc d\n")
+    assert "\n- a b\x1fc d [1]\n" in md
 
 
 # --- the budget always holds ------------------------------------------------------------
@@ -496,7 +505,11 @@ def test_the_document_never_exceeds_its_budget(engine, share, learnings_limit, r
         assert f"\ntokens: {doc.tokens}\n" in doc.markdown
         headings = re.findall(r"^## (.+)$", doc.markdown, re.M)
         full_headings = re.findall(r"^## (.+)$", full.markdown, re.M)
-        assert headings == full_headings[: len(headings)]  # trimmed from the end, order kept
+        assert headings[-1] == full_headings[-1] == "Sources"  # the list of sources ends it
+        # Trimmed from the end (before the sources), order kept.
+        assert headings[:-1] == full_headings[: len(headings) - 1]
+        listed = re.findall(r"^\[(\d+)\] ", doc.markdown.split("\n## Sources\n")[1], re.M)
+        assert listed == [str(n) for n in range(1, len(doc.refs) + 1)]  # one per ref, in order
     else:
         assert (doc.tokens, doc.refs) == (0, ())
     if budget >= full.tokens:
@@ -559,3 +572,23 @@ def test_a_brief_never_quotes_the_docs_that_list_its_own_question():
     assert about.strip() == f"{fact} [1]"
     for brief in DEFAULT_BRIEFS:
         assert brief.question not in doc.markdown
+
+
+def test_over_general_documentation_no_item_is_quoted_twice_and_every_marker_has_a_source():
+    engine = AnswersExtractively()
+    for page in sorted((Path(__file__).resolve().parent.parent / "docs").glob("*.md")):
+        engine.store(tm.Document(title=page.name, body=page.read_text(encoding="utf-8")))
+    engine.store(tm.Learning(text="The user is Ada, a staff engineer who likes short updates."))
+    doc = PINNED.compile(engine, ContextSpec(budget_tokens=10**6))
+    body, sources = doc.markdown.split("\n## Sources\n\n")
+    listed = re.findall(r"^\[(\d+)\] .*\(`([0-9a-f]{8})`\)$", sources, re.M)
+    assert [int(n) for n, _ in listed] == list(range(1, len(doc.refs) + 1))
+    assert [short for _, short in listed] == [ref[:8] for ref in doc.refs]
+    briefs = re.split(r"^## ", body, flags=re.M)[1:]
+    quoted: list[int] = []
+    for brief in briefs:
+        markers = {int(n) for n in re.findall(r"\[(\d+)\]", brief)}
+        assert markers <= set(range(1, len(doc.refs) + 1))  # each points into the list
+        if not brief.startswith("Learnings"):
+            assert not markers & set(quoted), brief  # no item under two briefs
+            quoted.extend(markers)

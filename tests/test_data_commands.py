@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import attrs
@@ -155,7 +156,7 @@ def test_store_a_text_file_as_a_document(engine: ReferenceEngine, tmp_path: Path
 
 @pytest.mark.parametrize(
     ("data", "sniffed"),
-    [(b"\x89PNG\r\n\x1a\n\x00\x00", "png"), (b"caf\xe9 latin-1", "application/octet-stream")],
+    [(b"\x89PNG\r\n\x1a\n\x00\x00", "png"), (b"\x03\x04caf\xe9", "application/octet-stream")],
 )
 def test_store_refuses_a_file_that_is_not_utf8_text(
     engine: ReferenceEngine, tmp_path: Path, data: bytes, sniffed: str
@@ -242,7 +243,7 @@ def test_convert_of_a_file_nothing_reads_is_unsupported(tmp_path: Path) -> None:
         (["text", "--file", THIS_FILE], "pass TEXT (- for stdin) or --file, one of them"),
         (
             ["text", "--document", "--learning-kind", "fact"],
-            "--learning-kind and --confidence are for learnings",
+            "--kind and --confidence are for learnings",
         ),
         (["--file", THIS_FILE, "--confidence", "0.5"], "are for learnings"),
         (["text", "--title", "T"], "--title is for documents: add --document"),
@@ -703,7 +704,7 @@ def test_a_failed_export_leaves_the_old_file_and_no_half_file(
     fill(engine)
     target = tmp_path / "memory.jsonl"
     target.write_text("the previous export\n", encoding="utf-8")
-    result = invoke("export", "-o", str(target))
+    result = invoke("export", "-o", str(target), "--quiet")
     assert (result.exit_code, result.stderr) == (
         1,
         "tinymemory: unavailable: the engine went away\n",
@@ -815,7 +816,7 @@ def test_import_checks_items_fully_so_a_late_lone_surrogate_stores_nothing(
 ) -> None:
     lines = [to_json(tm.Learning(text=f"fact {n}")) for n in range(100)]
     lines.append('{"type": "learning", "text": "broken \\ud800 text"}')
-    result = invoke("import", "-", input="\n".join(lines))
+    result = invoke("import", "-", "--quiet", input="\n".join(lines))
     assert result.exit_code == 1
     assert result.stderr == (
         "tinymemory: invalid request: line 101: `text` holds a lone surrogate, "
@@ -830,7 +831,7 @@ def test_import_names_every_bad_line_up_to_a_cap(
     good = to_json(tm.Learning(text="fine"))
     bad = '{"type": "learning", "text": ""}'
     lines = [good, bad, good, "{oops", bad, good]
-    result = invoke("import", "-", input="\n".join(lines))
+    result = invoke("import", "-", "--quiet", input="\n".join(lines))
     assert result.exit_code == 1
     assert result.stderr.splitlines() == [
         "tinymemory: invalid request: 3 lines are bad, so nothing was stored:",
@@ -840,7 +841,7 @@ def test_import_names_every_bad_line_up_to_a_cap(
         "line 5: learning text must not be empty",
     ]
     monkeypatch.setattr(tinymemory.jsonl, "MAX_BAD_LINES", 2)
-    result = invoke("import", "-", input="\n".join(lines))
+    result = invoke("import", "-", "--quiet", input="\n".join(lines))
     assert result.stderr.splitlines()[1:] == [
         "line 2: learning text must not be empty",
         "line 4: not valid json: Expecting property name enclosed in double quotes: "
@@ -895,7 +896,7 @@ def test_import_names_an_export_line_whose_id_is_not_its_fingerprint(
         to_json(tm.Exported(id=item.fingerprint(), item=item)),
         to_json(tm.Exported(id="not-the-id", item=tm.Learning(text="other"))),
     ]
-    result = invoke("import", "-", input="\n".join(lines))
+    result = invoke("import", "-", "--quiet", input="\n".join(lines))
     assert result.stdout == "imported 2 items: 2 stored, 0 replayed\n"
     own = tm.Learning(text="other").fingerprint()
     assert result.stderr == (
@@ -1037,7 +1038,7 @@ def test_export_into_a_missing_folder_is_a_clean_file_error(
     engine: ReferenceEngine, tmp_path: Path
 ) -> None:
     fill(engine)
-    result = invoke("export", "-o", str(tmp_path / "missing" / "memory.jsonl"))
+    result = invoke("export", "-o", str(tmp_path / "missing" / "memory.jsonl"), "-q")
     assert result.exit_code == 1
     assert result.stderr.startswith("tinymemory: invalid request: `")
     assert "memory.jsonl` cannot be written: No such file or directory" in result.stderr
@@ -1458,3 +1459,129 @@ def test_a_read_of_a_memory_not_yet_made_creates_no_file(
     ok("store", "now there is a memory")
     assert memory.exists()
     assert filed.builds[1] == memory
+
+
+class _Streamed:
+    """A plugin with a ``notes`` reader of three notes that can count them, and which checks,
+    before it yields each next note, that the line of the one before is already out."""
+
+    def __init__(self, texts: list[str], skip_all: bool = False) -> None:
+        self.texts, self.skip_all = texts, skip_all
+        self.seen_before: list[str] = []
+
+    @hookimpl
+    def tinymemory_source_readers(self) -> list[object]:
+        outer = self
+
+        class Notes:
+            name = "notes"
+            source_option = "path"
+
+            def claims(self, source: str) -> bool:
+                return source == "notes:"
+
+            def count(self, context: ReaderContext) -> int:
+                return len(outer.texts)
+
+            def read(self, context: ReaderContext) -> object:
+                for text in outer.texts:
+                    outer.seen_before.append(sys.stdout.buffer.getvalue().decode())  # type: ignore[attr-defined]
+                    if outer.skip_all:
+                        yield SourceSkip(what=text, reason="not wanted")
+                    else:
+                        yield tm.Document(title=text, body=f"The note {text}.")
+
+        return [Notes()]
+
+
+def test_ingest_shows_the_total_first_and_each_line_as_it_happens(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readers = _Streamed(["one", "two", "three"])
+    plugin_manager().register(readers)
+    # No wait for a batch: each entry's line goes out before the next is read.
+    monkeypatch.setattr(data_commands, "LINE_WAIT_SECONDS", 0.0)
+    result = invoke("ingest", "notes:")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "ingesting notes: 3 entries\n"  # a pipe: the total, no status line
+    assert result.stdout.splitlines() == [
+        "stored    one",
+        "stored    two",
+        "stored    three",
+        "ingested 3 items from notes:: 3 stored, 0 replayed, 0 skipped",
+    ]
+    assert readers.seen_before == ["", "stored    one\n", "stored    one\nstored    two\n"]
+
+
+def test_ingest_on_a_terminal_draws_a_status_line_naming_the_entry_at_hand(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugin_manager().register(_Streamed(["one", "two"]))
+    monkeypatch.setattr(data_commands, "_stderr_is_terminal", lambda: True)
+    result = invoke("ingest", "notes:")
+    assert "ingesting notes: 2 entries\n" in result.stderr
+    assert "ingesting notes [1/2] one" in result.stderr
+    assert "ingesting notes [2/2] two" in result.stderr
+    assert result.stderr.endswith("\r\x1b[K")  # the status line taken away at the end
+
+
+def test_quiet_silences_every_line_of_progress(
+    engine: ReferenceEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plugin_manager().register(_Streamed(["one", "two"]))
+    monkeypatch.setattr(data_commands, "_stderr_is_terminal", lambda: True)
+    result = invoke("ingest", "notes:", "--quiet")
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == "ingested 2 items from notes:: 2 stored, 0 replayed, 0 skipped\n"
+    dump = "\n".join(to_json(tm.Learning(text=f"fact {n}")) for n in range(3))
+    result = invoke("import", "-", "-q", input=dump)
+    assert (result.exit_code, result.stderr) == (0, "")
+    result = invoke("export", "-q")
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
+def test_ingest_of_only_skipped_entries_exits_1_and_a_replay_exits_0(
+    engine: ReferenceEngine,
+) -> None:
+    plugin_manager().register(_Streamed(["one"], skip_all=True))
+    result = invoke("ingest", "notes:")
+    assert result.exit_code == 1
+    assert "skipped   one: not wanted" in result.stdout
+    assert result.stderr.endswith("tinymemory: nothing was stored: every entry was skipped\n")
+
+
+def test_a_replayed_ingest_exits_0(engine: ReferenceEngine) -> None:
+    plugin_manager().register(_Streamed(["one"]))
+    assert invoke("ingest", "notes:").exit_code == 0
+    again = invoke("ingest", "notes:")
+    assert again.exit_code == 0
+    assert "0 stored, 1 replayed" in again.stdout
+
+
+def test_import_and_export_on_a_pipe_say_the_total_then_each_batch(
+    engine: ReferenceEngine,
+) -> None:
+    count = tm.MAX_STORE_MANY + 5
+    dump = "\n".join(to_json(tm.Learning(text=f"fact {n}")) for n in range(count))
+    result = invoke("import", "-", input=dump)
+    assert result.stderr.splitlines() == [
+        f"importing: {count} items",
+        f"importing: {tm.MAX_STORE_MANY} of {count} items",
+        f"importing: {count} of {count} items",
+    ]
+    result = invoke("export")
+    assert result.stderr.splitlines()[0] == f"exporting: {count} items"
+    assert result.stderr.splitlines()[-1] == f"exporting: {count} of {count} items"
+    assert len(result.stdout.splitlines()) == count
+
+
+def test_store_names_a_learnings_kind_kind_and_still_reads_the_old_name(
+    engine: ReferenceEngine,
+) -> None:
+    ok("store", "prefers tabs", "--kind", "preference")
+    ok("store", "prefers spaces", "--learning-kind", "correction")
+    kinds = {entry.item.text: entry.item.kind for entry in engine.export(tm.ListRequest()).items}  # type: ignore[union-attr]
+    assert kinds == {
+        "prefers tabs": tm.LearningKind.PREFERENCE,
+        "prefers spaces": tm.LearningKind.CORRECTION,
+    }

@@ -129,3 +129,41 @@ def test_to_pandas_hands_every_row_and_column_to_pandas(
     explored.to_pandas()
     assert made[1] == ([{"value": b.value, "count": b.count} for b in explored.buckets],
                        ["value", "count"])  # fmt: skip
+
+
+def test_a_hit_renders_as_a_one_row_table(engine: tm.MemoryEngine) -> None:
+    (hit,) = engine.fetch(tm.FetchRequest(query="ship", mode="keyword", limit=1)).hits
+    markdown, html = shown(hit)
+    assert markdown.splitlines()[0].startswith("| score | id | kind | source | text |")
+    assert len(markdown.splitlines()) == 3
+    assert html.count(f'<tr title="{hit.id}">') == 1
+    (listed,) = engine.list(tm.ListRequest(limit=1)).items
+    assert shown(listed)[0].startswith("| id | kind |")  # a listing's hit has no score
+
+
+def test_a_store_receipt_says_what_became_of_the_item() -> None:
+    engine = tm.build_engine("reference", scrub=False)
+    first = engine.store(tm.Learning(text="ship on Friday"))
+    again = engine.store(tm.Learning(text="ship on Friday"))
+    assert shown(first)[0] == f"**stored** `{first.id[:8]}`"
+    markdown, html = shown(again)
+    assert markdown == f"**replayed (already held)** `{again.id[:8]}`"
+    assert f'title="{again.id}"' in html
+
+
+def test_a_compiled_context_shows_as_the_markdown_it_is(engine: tm.MemoryEngine) -> None:
+    doc = tm.compile_context(engine)
+    data, _ = FORMATTER.format(doc)
+    markdown = data["text/markdown"]
+    assert markdown.startswith(doc.markdown)  # the markdown itself, not a repr of a string
+    assert "\\n" not in markdown
+    assert f"{doc.tokens} tokens from `{doc.engine}`" in markdown
+    assert len(repr(doc)) < 300  # the plain repr stays short
+    assert repr(doc).startswith("ContextDoc(")
+    empty = tm.ContextDoc(markdown="", tokens=0, generated_at=doc.generated_at, engine="x")
+    assert "nothing to say" in shown_markdown(empty)
+
+
+def shown_markdown(value: object) -> str:
+    data, _ = FORMATTER.format(value)
+    return str(data["text/markdown"])

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
 import json
+import lzma
 import os
 import subprocess
 import sys
+import tarfile
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,12 +22,18 @@ from hypothesis import strategies as st
 import tinymemory as tm
 from tinymemory.files import (
     MAX_FILE_BYTES,
+    MAX_RATIO,
+    RATIO_FLOOR_BYTES,
     LineTooLong,
+    archive_members,
     bounded_lines,
+    decode_text,
+    is_archive,
     read_file,
     read_line,
     read_stream,
     replacing,
+    unwrap,
 )
 
 GIB = 1024**3
@@ -203,3 +215,130 @@ def test_a_line_over_the_bound_is_skipped_whole_and_the_next_is_read(
             with pytest.raises(LineTooLong):
                 read_line(stream, bound)
     assert read_line(stream, bound) == b""
+
+
+# --- what a file holds: wrappers, encodings, archives ---------------------------------------
+
+TEXT = b"# Changes\n\nThe parser reads every wrapper.\n" * 20
+
+
+def _zstd(data: bytes) -> bytes:
+    zstandard = pytest.importorskip("zstandard")
+    return bytes(zstandard.compress(data))
+
+
+@pytest.mark.parametrize(
+    ("compress", "name", "inner", "wrapper"),
+    [
+        (gzip.compress, "NEWS.gz", "NEWS", "gzip"),
+        (bz2.compress, "NEWS.md.bz2", "NEWS.md", "bzip2"),
+        (lzma.compress, "notes.txt.xz", "notes.txt", "xz"),
+        (_zstd, "notes.txt.zst", "notes.txt", "zstd"),
+        (lambda data: gzip.compress(gzip.compress(data)), "x.md.gz.gz", "x.md", "gzip"),
+        (gzip.compress, "bundle.tgz", "bundle.tar", "gzip"),
+    ],
+)
+def test_a_wrapper_is_opened_to_what_it_holds(
+    compress: Callable[[bytes], bytes], name: str, inner: str, wrapper: str
+) -> None:
+    held = unwrap(compress(TEXT), name, max_bytes=1 << 20)
+    assert (held.data, held.name, held.wrappers[0]) == (TEXT, inner, wrapper)
+
+
+def test_convert_reads_a_compressed_file_as_what_it_holds() -> None:
+    text = b"The parser reads every wrapper.\n" * 20
+    document = tm.convert(gzip.compress(text), name="changes.txt.gz")
+    assert (document.title, document.body.text) == ("changes.txt", text.decode())
+
+
+@pytest.mark.parametrize("compress", [gzip.compress, bz2.compress, lzma.compress, _zstd])
+def test_a_decompression_bomb_is_refused_by_its_ratio_before_it_is_opened_whole(
+    compress: Callable[[bytes], bytes],
+) -> None:
+    bomb = compress(b"\0" * (RATIO_FLOOR_BYTES * 8))
+    assert len(bomb) * MAX_RATIO < RATIO_FLOOR_BYTES * 8  # the case is a bomb by the rule
+    with pytest.raises(tm.InvalidRequest, match=r"`b\.gz` is a decompression bomb"):
+        unwrap(bomb, "b.gz", max_bytes=RATIO_FLOOR_BYTES * 100)
+
+
+def test_a_wrapper_holding_more_than_the_bound_is_refused_at_the_bound() -> None:
+    data = os.urandom(200_000)  # incompressible: no bomb, just too much
+    with pytest.raises(tm.InvalidRequest, match="more than the 100,000-byte limit"):
+        unwrap(gzip.compress(data), "r.gz", max_bytes=100_000)
+    assert unwrap(gzip.compress(data), "r.gz", max_bytes=200_000).data == data  # the exact bound
+
+
+def test_broken_compressed_data_is_an_invalid_request() -> None:
+    with pytest.raises(tm.InvalidRequest, match=r"`t\.gz` is broken gzip data"):
+        unwrap(gzip.compress(TEXT)[:30], "t.gz", max_bytes=1 << 20)
+
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    held = io.BytesIO()
+    with zipfile.ZipFile(held, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+    return held.getvalue()
+
+
+def test_a_zip_is_read_member_by_member_within_the_limits() -> None:
+    data = _zip(
+        {
+            "a.md": TEXT,
+            "../up.txt": b"x",
+            "big.txt": os.urandom(5000),
+            "zeros.bin": b"\0" * (RATIO_FLOOR_BYTES * 2),
+        }
+    )
+    assert is_archive(data, "docs.zip")
+    members = {m.name: m.data if m.data is not None else m.skipped for m in archive_members(
+        data, max_bytes=4000
+    )}  # fmt: skip
+    assert members["a.md"] == TEXT
+    assert "outside the archive" in str(members["../up.txt"])
+    assert "over the 4,000-byte limit" in str(members["big.txt"])
+    assert "over the 4,000-byte limit" in str(members["zeros.bin"])
+    bombed = {m.name: m.skipped for m in archive_members(data, max_bytes=1 << 30)}
+    assert "decompression bomb" in str(bombed["zeros.bin"])
+
+
+def test_a_document_package_is_no_archive() -> None:
+    assert not is_archive(_zip({"[Content_Types].xml": b"<x/>", "word/document.xml": b"<w/>"}))
+    assert not is_archive(_zip({"mimetype": b"application/epub+zip"}))
+
+
+def test_a_tar_is_read_member_by_member_and_links_are_not_followed() -> None:
+    held = io.BytesIO()
+    with tarfile.open(fileobj=held, mode="w") as archive:
+        info = tarfile.TarInfo("docs/a.txt")
+        info.size = len(TEXT)
+        archive.addfile(info, io.BytesIO(TEXT))
+        link = tarfile.TarInfo("docs/link")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        archive.addfile(link)
+    data = held.getvalue()
+    assert is_archive(data, "docs.tar")
+    members = list(archive_members(data, max_bytes=1 << 20))
+    assert [(m.name, m.data) for m in members if m.data is not None] == [("docs/a.txt", TEXT)]
+    assert [m.name for m in members if m.skipped] == ["docs/link"]
+
+
+def test_text_in_a_legacy_encoding_is_decoded_and_named() -> None:
+    text = "Fran\u00e7ois na\u00efve r\u00e9sum\u00e9 \u00fcber die Stra\u00dfe.\n" * 8
+    decoded = decode_text(text.encode("latin-1"))
+    assert decoded is not None
+    assert (decoded.text, decoded.encoding) == (text, "cp1252")
+    assert decode_text("Unicode text\n".encode("utf-16")) == tm.files.DecodedText(
+        "Unicode text\n", "utf-16"
+    )
+    assert decode_text(b"\x89PNG\r\n\x1a\n") is None  # control bytes: no text in any encoding
+    assert decode_text(b"ab\x00cd") is None
+
+
+def test_members_past_the_cap_are_one_skip_saying_how_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tinymemory import _wrappers
+
+    monkeypatch.setattr(_wrappers, "MAX_MEMBERS", 2)
+    members = list(archive_members(_zip({f"{n}.txt": b"x" for n in range(5)}), max_bytes=10))
+    assert [m.name for m in members] == ["0.txt", "1.txt", "(3 more)"]
+    assert members[-1].skipped == "past the 2 members read of one archive"

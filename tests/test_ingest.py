@@ -113,8 +113,8 @@ def test_convert_takes_bytes_or_a_path_only(value: object) -> None:
     [
         (b"%PDF-1.7\x00", "report.pdf", "pdf"),
         (b"PK\x03\x04rest", "deck.pptx", "zip (docx, xlsx, pptx, ...)"),
-        (b"caf\xe9", "menu.txt", "text/plain"),
-        (b"caf\xe9", None, "binary data"),
+        (b"\x01\x02caf\xe9", "menu.txt", "text/plain"),
+        (b"\x01\x02caf\xe9", None, "binary data"),
         (b"a\x00b", "x.weird-ext", "binary data"),
     ],
 )
@@ -473,3 +473,73 @@ def test_store_file_converts_and_scrubs_through_the_installed_plugin(
     )
     assert document.meta.file_path == str(file.resolve())
     assert result.output == f"stored {document.fingerprint()}\n"
+
+
+def test_sync_stores_a_batch_once_its_first_item_has_waited_max_wait() -> None:
+    """Time is the test's: a clock that moves one second per item read."""
+    ticks = iter(range(1000))
+    batches: list[int] = []
+
+    class Counting(ReferenceEngine):
+        def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+            batches.append(len(items))
+            return super().handle_store_many(items)
+
+    items = [tm.Learning(text=f"fact {n}") for n in range(7)]
+    report = sync(Counting(), items, max_wait=2.0, clock=lambda: float(next(ticks)))
+    assert report.stored == 7
+    assert batches == [2, 2, 2, 1]  # each batch cut once its first item waited 2 s
+    batches.clear()
+    sync(Counting(), items, batch=3, max_wait=100.0, clock=lambda: 0.0)
+    assert batches == [3, 3, 1]  # a clock that stands still: the batch size decides
+
+
+@pytest.mark.parametrize("wait", [-1.0, True, float("nan")])
+def test_sync_refuses_a_wait_that_is_no_number_of_seconds(wait: object) -> None:
+    with pytest.raises(InvalidRequest, match="`max_wait` must be a number of seconds"):
+        sync(ReferenceEngine(), [], max_wait=wait)  # type: ignore[arg-type]
+
+
+def test_count_entries_asks_the_readers_cheap_look(plugins: Register) -> None:
+    class Counted:
+        name = "counted"
+
+        def count(self, context: ReaderContext) -> int:
+            return int(str(context.options["n"]))
+
+        def read(self, context: ReaderContext) -> Iterator[tm.StoreItem]:
+            return iter(())
+
+    class Uncounted:
+        name = "uncounted"
+
+        def read(self, context: ReaderContext) -> Iterator[tm.StoreItem]:
+            return iter(())
+
+    plugins(readers=[Counted(), Uncounted()])
+    assert tm.count_entries("counted", options={"n": 4}) == 4
+    assert tm.count_entries("uncounted") is None
+    with pytest.raises(Unsupported, match="no reader named `absent`"):
+        tm.count_entries("absent")
+
+
+def test_a_held_item_is_a_replay_without_being_stored_again() -> None:
+    stored: list[int] = []
+
+    class Counting(ReferenceEngine):
+        def handle_store_many(self, items: list[tm.StoreItem]) -> list[tm.StoreReceipt]:
+            stored.append(len(items))
+            return super().handle_store_many(items)
+
+    engine = Counting()
+    items = [tm.Learning(text=f"fact {n}") for n in range(5)]
+    first = sync(engine, items[:3])
+    assert (first.stored, first.replayed, stored) == (3, 0, [3])
+    outcomes: list[tm.SyncedItem] = []
+    again = sync(engine, items, on_item=outcomes.append)
+    assert (again.stored, again.replayed) == (2, 3)
+    assert stored == [3, 2]  # only the two new ones went to store_many
+    assert [(o.status, o.id) for o in outcomes] == [
+        *(("replayed", item.fingerprint()) for item in items[:3]),
+        *(("stored", item.fingerprint()) for item in items[3:]),
+    ]

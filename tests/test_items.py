@@ -62,6 +62,37 @@ def test_render_document(title, expected):
     assert Document(title=title, body="step one").render_text() == expected
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        "# Travel policy\n\nWe fly economy.",  # the case
+        "\n\n## travel   POLICY ##\nWe fly economy.",  # any level, case, spacing, closing #s
+        "Travel policy\n=============\n\nWe fly economy.",  # underlined
+        "Travel policy\n\nWe fly economy.",  # plain text whose first line is the title
+        "**Travel policy**\n\nWe fly economy.",  # a docx's bold first line
+        '<h1 class="t">Travel <em>policy</em></h1><p>We fly economy.</p>',  # HTML
+    ],
+)
+def test_a_document_never_shows_its_title_twice(body):
+    document = Document(title="Travel policy", body=body)
+    assert document.render_text() == body
+    assert document.render_text().casefold().count("travel") == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "# Travel policy for 2025\n\nWe fly economy.",  # another heading: the title is added
+        "We fly economy.\n\n# Travel policy",  # the title further down is not its opening
+        "#Travel policy\n\nnot a heading in markdown, yet not the title line either",
+    ],
+)
+def test_a_body_opening_otherwise_is_shown_under_its_title(body):
+    assert Document(title="Travel policy", body=body).render_text() == (
+        f"# Travel policy\n\n{body}"
+    )
+
+
 def test_render_document_uri_body_renders_the_uri():
     body = DocumentBody(uri="https://example.com/a.pdf")
     assert Document(body=body).render_text() == "https://example.com/a.pdf"

@@ -139,10 +139,12 @@ def test_the_specs_match_the_frozen_fixture():
     assert json.loads(FIXTURE.read_text(encoding="utf-8")) == specs
 
 
-def test_the_fixture_is_pretty_sorted_json_with_the_f32_default_written_widened():
+def test_the_fixture_is_pretty_sorted_json_with_the_confidence_default_as_written():
     text = FIXTURE.read_text(encoding="utf-8")
     assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + "\n"
-    assert '"default": 0.800000011920929,' in text
+    assert '"default": 0.8,' in text
+    assert "0.800000011920929" not in text
+    assert '"learning_kind"' not in text  # one name: `kind`, as in Python and on the CLI
     assert '"maximum": 1.0,' in text
     assert '"minimum": 0.0,' in text
     assert "composio" not in text
@@ -411,8 +413,8 @@ def test_a_host_fixed_key_is_refused_before_anything_else(name, arguments, path)
         ),
         (
             "memory_store",
-            {"learning": {"text": "a", "kind": "fact"}},
-            "`learning.kind` is not an argument of this tool",
+            {"learning": {"text": "a", "kinds": "fact"}},
+            "`learning.kinds` is not an argument of this tool",
         ),
         (
             "memory_store",
@@ -1247,3 +1249,24 @@ def test_store_names_the_problem_the_original_reads_first(arguments, problem):
     with pytest.raises(InvalidRequest) as caught:
         MemoryTools(ReferenceEngine()).call("memory_store", arguments)
     assert caught.value.message == problem
+
+
+def test_a_learnings_kind_is_kind_as_in_python_and_the_old_name_is_still_read() -> None:
+    engine = ReferenceEngine()
+    tools = MemoryTools(engine, scope=ToolScope(writes=True))
+    (store,) = [spec for spec in tools.specs() if spec.name == "memory_store"]
+    learning = store.parameters["properties"]["learning"]["properties"]
+    assert "kind" in learning
+    assert "learning_kind" not in learning
+    assert learning["confidence"]["default"] == 0.8
+    for key, text in (("kind", "prefers tabs"), ("learning_kind", "prefers spaces")):
+        call(tools, "memory_store", {"learning": {"text": text, key: "preference"}})
+    stored = {entry.item.text: entry.item.kind for entry in engine.export(tm.ListRequest()).items}  # type: ignore[union-attr]
+    assert stored == {
+        "prefers tabs": LearningKind.PREFERENCE,
+        "prefers spaces": LearningKind.PREFERENCE,
+    }
+    both = {"learning": {"text": "x", "kind": "fact", "learning_kind": "fact"}}
+    assert refused(tools, "memory_store", both) == (
+        "memory_store: `learning.learning_kind` is the old name of `kind`: give one"
+    )

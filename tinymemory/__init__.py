@@ -49,7 +49,7 @@ if TYPE_CHECKING:
         SourceReader,
         hookimpl,
     )
-    from tinymemory._ingest import SyncedItem, SyncReport, convert, read, sync
+    from tinymemory._ingest import SyncedItem, SyncReport, convert, count_entries, read, sync
     from tinymemory._items import (
         MAX_STORE_MANY,
         Conversation,
@@ -231,7 +231,7 @@ _LAZY = {
         "SourceReader",
         "hookimpl",
     ),
-    "tinymemory._ingest": ("SyncReport", "SyncedItem", "convert", "read", "sync"),
+    "tinymemory._ingest": ("SyncReport", "SyncedItem", "convert", "count_entries", "read", "sync"),
     "tinymemory._plugin_manager": ("PluginInfo", "list_plugins"),
     "tinymemory.reference": ("ReferenceEngine",),
     "tinymemory._registry": ("DEFAULT_ENGINE", "MemoryConfig", "build_engine", "list_engines"),
@@ -365,6 +365,7 @@ __all__ = [
     "build_engine",
     "compile_context",
     "convert",
+    "count_entries",
     "explore_by_listing",
     "get_by_listing",
     "hookimpl",

@@ -28,7 +28,7 @@ from tinymemory._engine import MemoryEngine
 from tinymemory._errors import InvalidRequest, TinyMemoryError
 from tinymemory._meta import ItemKind, MetaFilter, as_filter
 from tinymemory._namespace import Reach
-from tinymemory._operations import Hit, ListRequest, RecallRequest
+from tinymemory._operations import Citation, Hit, ListRequest, RecallRequest
 from tinymemory._timestamps import format_whole_seconds, to_utc
 from tinymemory._validators import count, instance_of, required_str, str_tuple, to_tuple_of
 
@@ -59,6 +59,10 @@ LEARNINGS_MAX_PAGES = 50
 #: A shortened brief with fewer characters left than this is dropped instead.
 MIN_BRIEF_CHARS = 40
 _ELLIPSIS = "…"
+#: A citation marker in an answer: ``[3]``.
+_MARKER = re.compile(r"\[(\d+)\]")
+#: The longest a source's name runs in the sources list.
+_LABEL_CHARS = 80
 # The original subtracts the ellipsis' UTF-8 length (3 bytes) from a count of
 # characters when it shortens a brief; kept, so documents come out the same.
 _ELLIPSIS_ALLOWANCE = len(_ELLIPSIS.encode("utf-8"))
@@ -150,12 +154,29 @@ class ContextDoc:
     # A factory default, so the JSON form writes `refs` even when empty.
     refs: tuple[str, ...] = attrs.field(factory=tuple, converter=str_tuple)
 
+    def __repr__(self) -> str:
+        """Short: the markdown's size and opening, not the whole text escaped."""
+        opening = self.markdown.split("\n", 1)[0]
+        return (
+            f"ContextDoc({len(self.markdown):,} chars, {self.tokens} tokens, "
+            f"engine={self.engine!r}, refs={len(self.refs)}, opens={opening!r})"
+        )
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import context_markdown
+
+        return context_markdown(self)
+
 
 @attrs.frozen
 class _Section:
     heading: str
     body: str
     refs: tuple[str, ...]
+    #: The id each of the body's ``[n]`` markers names (marker n is ``markers[n - 1]``).
+    markers: tuple[str, ...] = ()
+    #: What the sources list calls each ref, by id.
+    labels: tuple[tuple[str, str], ...] = ()
 
 
 @attrs.frozen
@@ -209,6 +230,7 @@ def compile_context(engine: MemoryEngine, spec: ContextSpec | None = None) -> Co
 
 def _gather_briefs(engine: MemoryEngine, spec: ContextSpec) -> list[_Section]:
     sections = []
+    quoted: set[str] = set()
     for brief in spec.briefs:
         filter = (
             brief.filter if spec.reach is None else attrs.evolve(brief.filter, reach=spec.reach)
@@ -234,9 +256,56 @@ def _gather_briefs(engine: MemoryEngine, spec: ContextSpec) -> list[_Section]:
         if not body or not answer.citations:
             logger.debug("context brief %r skipped: nothing cited", brief.heading)
             continue
-        refs = tuple(citation.id for citation in answer.citations)
-        sections.append(_Section(heading=brief.heading, body=body, refs=refs))
+        section = _unquoted(brief.heading, body, answer.citations, quoted)
+        if section is None:
+            logger.debug("context brief %r skipped: its items are quoted above", brief.heading)
+            continue
+        quoted.update(section.refs)
+        sections.append(section)
     return sections
+
+
+def _unquoted(
+    heading: str, body: str, citations: tuple[Citation, ...], quoted: set[str]
+) -> _Section | None:
+    """The brief less what an earlier brief quoted already; None when nothing is left.
+
+    An answer with ``[n]`` markers keeps each line whose markers name only items
+    no earlier brief quoted (a line naming none is left out: it rests on
+    nothing); an answer with no markers rests on all its citations, so it is
+    kept whole only when none of them was quoted before.
+    """
+    markers = tuple(citation.id for citation in citations)
+    labels = tuple((citation.id, _label(citation)) for citation in citations)
+    if not _MARKER.search(body):
+        if quoted.intersection(markers):
+            return None
+        return _Section(heading, body, tuple(dict.fromkeys(markers)), markers, labels)
+    kept: list[str] = []
+    refs: dict[str, None] = {}
+    for line in body.split("\n"):
+        named = [markers[n - 1] for n in _marker_numbers(line) if 1 <= n <= len(markers)]
+        if named and quoted.isdisjoint(named):
+            kept.append(line)
+            refs.update(dict.fromkeys(named))
+    if not refs:
+        return None
+    return _Section(heading, "\n".join(kept), tuple(refs), markers, labels)
+
+
+def _marker_numbers(line: str) -> list[int]:
+    return [int(found.group(1)) for found in _MARKER.finditer(line)]
+
+
+def _label(citation: Citation) -> str:
+    """What a source is called in the list: its file, its link, or its text's first line."""
+    meta = citation.meta
+    named = meta.file_path or meta.url
+    if named:
+        return named
+    first = next((line.strip() for line in citation.snippet.splitlines() if line.strip()), "")
+    first = first.lstrip("#").strip()
+    return first if len(first) <= _LABEL_CHARS else first[: _LABEL_CHARS - 1] + _ELLIPSIS
 
 
 def _gather_learnings(engine: MemoryEngine, spec: ContextSpec) -> list[_Line]:
@@ -325,19 +394,33 @@ def _shorten(text: str, keep: int) -> str:
 def _compose(
     briefs: list[_Section], learnings: list[_Line], engine: str, generated_at: datetime
 ) -> tuple[str, int, tuple[str, ...]]:
-    """The whole document, frontmatter included, untrimmed; its tokens and refs."""
+    """The whole document, frontmatter included, untrimmed; its tokens and refs.
+
+    Every source is numbered once, in order of first citation (briefs, then
+    learnings); a brief's ``[n]`` markers and each learning's line point into
+    the numbered list of sources that ends the document.
+    """
     if not briefs and not learnings:
         return "", 0, ()
     refs: dict[str, None] = {}
+    labels: dict[str, str] = {}
+    for brief in briefs:
+        refs.update(dict.fromkeys(brief.refs))
+        labels.update(brief.labels)
+    refs.update(dict.fromkeys(line.id for line in learnings))
+    number = {ref: index for index, ref in enumerate(refs, start=1)}
     parts = ["# Context\n"]
     for brief in briefs:
-        parts.append(f"\n## {brief.heading}\n\n{_trim(brief.body)}\n")
-        refs.update(dict.fromkeys(brief.refs))
+        parts.append(f"\n## {brief.heading}\n\n{_trim(_renumbered(brief, number))}\n")
     if learnings:
         parts.append("\n## Learnings\n\n")
         for line in learnings:
-            parts.append(f"- {_one_line(line.text)}\n")
-            refs[line.id] = None
+            parts.append(f"- {_one_line(line.text)} [{number[line.id]}]\n")
+            labels.setdefault(line.id, "learning")
+    parts.append("\n## Sources\n\n")
+    for ref, index in number.items():
+        label = _one_line(labels.get(ref, ""))
+        parts.append(f"[{index}] {label} (`{ref[:8]}`)\n" if label else f"[{index}] `{ref[:8]}`\n")
     body = "".join(parts)
     cited = tuple(refs)
     # The frontmatter states the document's own tokens, which it is part of:
@@ -351,6 +434,18 @@ def _compose(
             break
         tokens = settled
     return markdown, estimate_tokens(markdown), cited
+
+
+def _renumbered(brief: _Section, number: dict[str, int]) -> str:
+    """The brief's body with each ``[n]`` pointing into the document's list of sources."""
+
+    def point(found: re.Match[str]) -> str:
+        index = int(found.group(1))
+        if 1 <= index <= len(brief.markers) and brief.markers[index - 1] in number:
+            return f"[{number[brief.markers[index - 1]]}]"
+        return found.group(0)
+
+    return _MARKER.sub(point, brief.body)
 
 
 def _frontmatter(engine: str, generated_at: datetime, tokens: int, refs: tuple[str, ...]) -> str:

@@ -3,8 +3,9 @@
 The command line and Jupyter show the same things the same way: an item's
 source (its file, link or title), its id's first digits, and for notebooks
 the markdown and HTML that the results' ``_repr_markdown_`` and
-``_repr_html_`` return (an answer with its citations, a page of hits as a
-table, an explore as a bar list, a sync's counts and skips). ``records``
+``_repr_html_`` return (an answer with its citations, a page of hits, or one
+hit, as a table, an explore as a bar list, a sync's counts and skips, a
+store's receipt, and a compiled context.md as the markdown it is). ``records``
 and :func:`to_pandas` hand a page to pandas, when it is installed.
 """
 
@@ -18,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 from tinymemory._errors import Unsupported
 
 if TYPE_CHECKING:
+    from tinymemory._context import ContextDoc
     from tinymemory._ingest import SyncReport
+    from tinymemory._items import StoreReceipt
     from tinymemory._operations import ExplorePage, Hit, RecallAnswer
 
 #: How many hex digits of an id a table shows.
@@ -249,3 +252,24 @@ def sync_html(report: SyncReport) -> str:
     )
     skips = "".join(f"<li>{html.escape(skip.reason)}</li>" for skip in report.skipped)
     return head + (f"<ul>{skips}</ul>" if skips else "")
+
+
+def receipt_markdown(receipt: StoreReceipt) -> str:
+    """What became of a store: ``stored`` or ``replayed`` (already held), and the short id."""
+    said = "replayed (already held)" if receipt.replayed else "stored"
+    return f"**{said}** `{receipt.id[:SHORT]}`"
+
+
+def receipt_html(receipt: StoreReceipt) -> str:
+    """The same, the whole id as its tooltip."""
+    said = "replayed (already held)" if receipt.replayed else "stored"
+    full, short = html.escape(receipt.id), html.escape(receipt.id[:SHORT])
+    return f'<p><strong>{said}</strong> <code title="{full}">{short}</code></p>'
+
+
+def context_markdown(doc: ContextDoc) -> str:
+    """The compiled markdown as it reads, then a line saying its size, engine and time."""
+    body = doc.markdown or "*(nothing to say: the memory holds nothing for this context)*"
+    when = doc.generated_at.strftime("%Y-%m-%d %H:%M UTC")
+    cites = f", {len(doc.refs)} sources" if doc.refs else ""
+    return f"{body}\n\n---\n*{doc.tokens} tokens from `{doc.engine}` at {when}{cites}*"

@@ -160,7 +160,10 @@ class SourceReader(Protocol):
       ``--reader`` is named (a folder, a GitHub url); readers are asked by an
       optional ``priority`` (an int, lower first, default 0), ties by name;
     - ``credential_variable``: the environment variable its credential (a
-      token, handed over as :attr:`ReaderContext.credential`) is read from.
+      token, handed over as :attr:`ReaderContext.credential`) is read from;
+    - ``count(context) -> int | None``: how many entries ``read`` will yield,
+      from a cheap look that reads no content (a folder's walk), so a command
+      shows a total before it starts (:func:`tinymemory.count_entries`).
     """
 
     name: str

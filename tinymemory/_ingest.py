@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import mimetypes
 import os
+import time
 import urllib.parse
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -28,11 +29,12 @@ from tinymemory._hookspecs import (
     SourceReader,
     SourceSkip,
 )
-from tinymemory._items import MAX_STORE_MANY, Document, StoreItem, validate_item
+from tinymemory._items import MAX_STORE_MANY, Document, StoreItem, StoreReceipt, validate_item
 from tinymemory._meta import MemoryMeta, SourceKind, SourceRef
+from tinymemory._operations import GetRequest
 from tinymemory._plugin_manager import default_fetcher, document_converters, source_readers
 from tinymemory._settings import EngineCredential
-from tinymemory.files import read_file
+from tinymemory.files import MAX_FILE_BYTES, DecodedText, decode_text, read_file, unwrap
 
 #: Magic numbers of formats worth naming when nothing converts them.
 _MAGIC = (
@@ -42,6 +44,9 @@ _MAGIC = (
     (b"GIF8", "gif"),
     (b"PK\x03\x04", "zip (docx, xlsx, pptx, ...)"),
     (b"\x1f\x8b", "gzip"),
+    (b"BZh", "bzip2"),
+    (b"\xfd7zXZ\x00", "xz"),
+    (b"\x28\xb5\x2f\xfd", "zstd"),
     (b"{\\rtf", "rtf"),
 )
 
@@ -51,8 +56,9 @@ def sniff_format(data: bytes, name: str | None = None, mime: str | None = None) 
     label = _magic(data)
     if label is not None:
         return label
-    if _utf8_text(data) is not None:
-        return "utf-8 text"
+    decoded = _text(data)
+    if decoded is not None:
+        return f"{decoded.encoding} text"
     return mime or (mimetypes.guess_type(name)[0] if name else None) or "binary data"
 
 
@@ -60,14 +66,15 @@ def _magic(data: bytes) -> str | None:
     return next((label for magic, label in _MAGIC if data.startswith(magic)), None)
 
 
-def _utf8_text(data: bytes) -> str | None:
+def _text(data: bytes) -> DecodedText | None:
     if _magic(data) is not None:  # a zip of plain ASCII names decodes, but is no text
         return None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return None
-    return None if "\x00" in text else text  # a NUL byte means binary, even when it decodes
+    return decode_text(data)
+
+
+def with_charset(mime: str, encoding: str) -> str:
+    """``mime`` naming the ``encoding`` its text was read in, unless that is UTF-8."""
+    return mime if encoding == "utf-8" else f"{mime}; charset={encoding}"
 
 
 def convert(
@@ -113,6 +120,9 @@ def convert(
             file_path=str(path.resolve()),
             source=SourceRef(kind=SourceKind.FILE),
         )
+    # A compressed file is read as what it holds, by the name it has inside.
+    unwrapped = unwrap(data, name, max_bytes=MAX_FILE_BYTES)
+    data, name = unwrapped.data, unwrapped.name
     # Converters get the mime as declared: one guessed from the name would
     # outrank the name itself in a converter's sniffing (``CMakeLists.txt``
     # guesses text/plain, yet is code). The guess serves the fallback alone.
@@ -137,14 +147,16 @@ def convert(
                 title=converted.title or name,
                 meta=_over(converted.meta, placed),
             )
-    text = _utf8_text(data)
-    if text is None:
+    decoded = _text(data)
+    if decoded is None:
         installed = ", ".join(converter.name for converter in chain) or "none"
         raise Unsupported(
             f"{shown} is {sniff_format(data, name, mime)}, which no document converter reads "
             f"(installed: {installed})"
         )
-    return Document(title=name, body=text, mime=mime, meta=placed)
+    if decoded.encoding != "utf-8":
+        mime = with_charset(mime or "text/plain", decoded.encoding)
+    return Document(title=name, body=decoded.text, mime=mime, meta=placed)
 
 
 def _over(found: MemoryMeta, placed: MemoryMeta) -> MemoryMeta:
@@ -188,17 +200,49 @@ def read(
     bad file never ends the read; a skip (a part of the source the reader left
     out, and why) is passed on for ``sync`` to report.
     """
-    readers = source_readers()
-    reader: SourceReader | None = readers.get(reader_name)
-    if reader is None:
-        installed = ", ".join(sorted(readers)) or "none"
-        raise Unsupported(f"no reader named `{reader_name}` (installed: {installed})")
+    reader = _reader(reader_name)
     context = ReaderContext(
         options=dict(options or {}),
         credential=credential or EngineCredential.none(),
         fetcher=fetcher or default_fetcher() or _no_fetcher,
     )
     return (_checked(item) for item in reader.read(context))
+
+
+def count_entries(
+    reader_name: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    credential: EngineCredential | None = None,
+) -> int | None:
+    """How many entries :func:`read` of the same source will yield, known before any is read.
+
+    Asked of the reader's optional ``count(context)``: a cheap look (a
+    folder's walk, reading no file), so a command can show a total before the
+    work starts. ``None`` when the reader has no such look; an archive read
+    member by member is one entry here. An unknown reader is ``Unsupported``
+    as for :func:`read`; bad options are the reader's ``InvalidRequest``.
+    """
+    reader = _reader(reader_name)
+    count = getattr(reader, "count", None)
+    if count is None:
+        return None
+    context = ReaderContext(
+        options=dict(options or {}),
+        credential=credential or EngineCredential.none(),
+        fetcher=_no_fetcher,  # a count is of what is at hand: it fetches nothing
+    )
+    found = count(context)
+    return found if isinstance(found, int) and not isinstance(found, bool) else None
+
+
+def _reader(reader_name: str) -> SourceReader:
+    readers = source_readers()
+    reader: SourceReader | None = readers.get(reader_name)
+    if reader is None:
+        installed = ", ".join(sorted(readers)) or "none"
+        raise Unsupported(f"no reader named `{reader_name}` (installed: {installed})")
+    return reader
 
 
 def _checked(item: object) -> StoreItem | SourceSkip:
@@ -285,8 +329,14 @@ def sync(
     batch: int = MAX_STORE_MANY,
     progress: Progress | None = None,
     on_item: OnItem | None = None,
+    max_wait: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> SyncReport:
     """Store ``items`` into ``engine`` through ``store_many``, ``batch`` at a time.
+
+    An item the engine holds already (by its fingerprint, one ``get`` per
+    batch) is a replay without being stored again, so syncing an unchanged
+    source again costs a fraction of the first sync.
 
     An item that is not valid is skipped with its reason (and the rest are
     stored), as is each :class:`SourceSkip` a reader yielded (its reason
@@ -294,14 +344,19 @@ def sync(
     batch stored before stays stored. ``progress`` is called with the report
     after every batch, and ``on_item`` with each input's outcome
     (:class:`SyncedItem`), so a caller interrupted mid-way knows how far it
-    got. Scrubbing is the engine's: pass one from
+    got. With ``max_wait`` (seconds, by ``clock``), a batch is stored as
+    soon as its first item has waited that long for the rest, so a slow
+    source (a folder whose files take a while each to convert) still reports
+    as it goes. Scrubbing is the engine's: pass one from
     :func:`~tinymemory.build_engine`, which scrubs.
     """
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_STORE_MANY:
         raise InvalidRequest(f"`batch` must be from 1 to {MAX_STORE_MANY}")
+    if max_wait is not None and (isinstance(max_wait, bool) or not max_wait >= 0):
+        raise InvalidRequest("`max_wait` must be a number of seconds, 0 or more")
     report = SyncReport()
     numbered = enumerate(items)
-    while chunk := list(itertools.islice(numbered, batch)):
+    while chunk := _next_batch(numbered, batch, max_wait, clock):
         valid: list[tuple[int, StoreItem]] = []
         skipped: list[SyncedItem] = []
         for index, item in chunk:
@@ -315,7 +370,7 @@ def sync(
                 except TinyMemoryError as error:
                     what, reason = item_name(item), error.message
             skipped.append(SyncedItem(index=index, status="skipped", what=what, reason=reason))
-        receipts = engine.store_many([item for _, item in valid]) if valid else []
+        receipts = _stored(engine, [item for _, item in valid]) if valid else []
         replayed = sum(receipt.replayed for receipt in receipts)
         report = SyncReport(
             stored=report.stored + len(receipts) - replayed,
@@ -338,6 +393,51 @@ def sync(
         if progress is not None:
             progress(report)
     return report
+
+
+def _stored(engine: MemoryEngine, items: list[StoreItem]) -> list[StoreReceipt]:
+    """``store_many`` of the items not held already; a held one is a replay, never stored again.
+
+    An item whose fingerprint the engine holds (one ``get`` per batch) is
+    that very item (the id is the hash of all it holds), so it is a replay
+    without the engine's scrubbing and storing: a re-sync of an unchanged
+    source costs a fraction of the first. An engine with ids of its own, or
+    a scrubber that changes the item, finds none: ``store_many`` decides.
+    """
+    prints = [_fingerprint(item) for item in items]
+    asked = tuple(dict.fromkeys(found for found in prints if found is not None))
+    held = {hit.id for hit in engine.get(GetRequest(ids=asked))} if asked else set()
+    fresh = [item for item, found in zip(items, prints, strict=True) if found not in held]
+    receipts = iter(engine.store_many(fresh) if fresh else [])
+    return [
+        StoreReceipt(id=str(found), replayed=True) if found in held else next(receipts)
+        for found in prints
+    ]
+
+
+def _fingerprint(item: StoreItem) -> str | None:
+    try:
+        return item.fingerprint()
+    except TinyMemoryError:  # text no engine stores: store_many says so
+        return None
+
+
+def _next_batch(
+    numbered: Iterator[tuple[int, object]],
+    batch: int,
+    max_wait: float | None,
+    clock: Callable[[], float],
+) -> list[tuple[int, object]]:
+    """Up to ``batch`` items; fewer once the first has waited ``max_wait`` for the rest."""
+    if max_wait is None:
+        return list(itertools.islice(numbered, batch))
+    chunk: list[tuple[int, object]] = []
+    started = clock()
+    for entry in numbered:
+        chunk.append(entry)
+        if len(chunk) == batch or clock() - started >= max_wait:
+            break
+    return chunk
 
 
 def _skipped(outcome: SyncedItem) -> Skipped:

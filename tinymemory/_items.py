@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 import operator
+import re
 from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import ClassVar, TypeAlias, cast
@@ -148,10 +149,20 @@ class Document(_ItemBehaviour):
     item_kind: ClassVar[ItemKind] = ItemKind.DOCUMENT
 
     def render_text(self) -> str:
-        """``# title``, a blank line and the body; the body alone without a title."""
-        if self.title is not None and self.title.strip():
-            return f"# {self.title}\n\n{self.body.content}"
-        return self.body.content
+        """``# title``, a blank line and the body; the body alone without a title.
+
+        A body that opens with its title already (a markdown heading, ATX or
+        underlined, an HTML heading, or a first line saying just the title,
+        in any case and spacing) is the body alone: the title is never shown
+        twice.
+        """
+        title = self.title
+        if title is None or not title.strip():
+            return self.body.content
+        opening = opening_line(self.body.content)
+        if opening is not None and _said(opening) == _said(title):
+            return self.body.content
+        return f"# {title}\n\n{self.body.content}"
 
     def validate(self) -> None:
         """Refuse a blank or unresolved body with ``InvalidRequest``."""
@@ -161,6 +172,31 @@ class Document(_ItemBehaviour):
             )
         if is_blank(str(self.body.text)):
             raise InvalidRequest("document body must not be empty")
+
+
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.I | re.S)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+def opening_line(body: str) -> str | None:
+    """What a body opens with as its heading: an ATX or underlined heading's text, an
+    HTML heading's, else its first non-blank line; None for a blank body."""
+    html = _HTML_HEADING.match(body)
+    if html is not None:
+        return _TAGS.sub("", html.group(2))
+    lines = body.lstrip("\r\n").splitlines()
+    if not lines:
+        return None
+    atx = _ATX.match(lines[0])
+    if atx is not None:
+        return atx.group(1) or ""
+    return lines[0]
+
+
+def _said(line: str) -> str:
+    """A heading as said: markup emphasis off, spaces folded, case folded."""
+    return " ".join(line.strip().strip("*_`").split()).casefold()
 
 
 @attrs.frozen(kw_only=True)
@@ -350,3 +386,13 @@ class StoreReceipt:
 
     id: str
     replayed: bool
+
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import receipt_markdown
+
+        return receipt_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import receipt_html
+
+        return receipt_html(self)

@@ -194,6 +194,16 @@ class Hit:
             confidence=item.confidence if isinstance(item, Learning) else None,
         )
 
+    def _repr_markdown_(self) -> str:
+        from tinymemory._display import hits_markdown
+
+        return hits_markdown([self], None, scored=bool(self.score))
+
+    def _repr_html_(self) -> str:
+        from tinymemory._display import hits_html
+
+        return hits_html([self], None, scored=bool(self.score))
+
 
 def _hits(values: Iterable[Hit]) -> tuple[Hit, ...]:
     return to_tuple_of(Hit, "hits", values)

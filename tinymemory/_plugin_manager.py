@@ -453,12 +453,28 @@ def _one_named(what: str, name: object, installed: Callable[[str | None], Mappin
 
 
 def document_converters() -> list[DocumentConverter]:
-    """Every installed document converter, in the order they are asked (by priority, then name)."""
+    """Every installed document converter, in the order they are asked (by priority, then name).
+
+    ``convert`` asks for them once per file: they are kept while the hook's
+    implementations stay the same (a plugin registered or removed asks anew).
+    """
     from tinymemory._hookspecs import DocumentConverter
 
-    return _in_declared_order(
-        _offered("tinymemory_document_converters", DocumentConverter, "converter", _name)  # type: ignore[type-abstract]
-    )
+    hook = "tinymemory_document_converters"
+    impls = getattr(_manager_for(hook).hook, hook).get_hookimpls()
+    key = tuple((impl.plugin_name, impl.function) for impl in impls)
+    held = _converters_held.get(key)
+    if held is None:
+        held = _in_declared_order(
+            _offered(hook, DocumentConverter, "converter", _name)  # type: ignore[type-abstract]
+        )
+        _converters_held.clear()
+        _converters_held[key] = held
+    return list(held)
+
+
+#: The converters of the last set of the hook's implementations asked, by that set.
+_converters_held: dict[tuple[tuple[str, object], ...], list[DocumentConverter]] = {}
 
 
 def source_readers() -> dict[str, SourceReader]:

@@ -9,13 +9,12 @@ is. No schema offers ``namespace`` or ``reach``: the host fixes those.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable
 from typing import Any
 
 import attrs
 
-from tinymemory._f32 import to_f32
+from tinymemory._f32 import display_f32, to_f32
 from tinymemory._items import LearningKind, Role
 from tinymemory._meta import ItemKind, SourceKind
 from tinymemory._operations import MAX_GET_IDS, Facet, FetchMode
@@ -41,6 +40,8 @@ DEFAULT_TOOL_LIMIT = 10
 MAX_TOOL_LIMIT = 50
 #: A learning's kind and confidence when the model leaves them out.
 DEFAULT_LEARNING_KIND = LearningKind.FACT
+#: The original's name for a learning's kind in ``memory_store``, still read.
+LEARNING_KIND_ALIAS = "learning_kind"
 DEFAULT_CONFIDENCE = to_f32(0.8)
 
 #: The facets ``memory_explore`` offers: all but ``namespace``, which is the host's.
@@ -307,7 +308,9 @@ def _store() -> ToolSpec:
     learning = _object(
         {
             "text": _string("The statement itself, specific and understandable on its own."),
-            "learning_kind": {
+            # `kind`, as Python's Learning.kind and the CLI's --kind name it (the original's
+            # `learning_kind` is still read: LEARNING_KIND_ALIAS).
+            "kind": {
                 **_choices(kind.value for kind in LearningKind),
                 "description": "What kind of statement it is.",
                 "default": DEFAULT_LEARNING_KIND.value,
@@ -317,8 +320,9 @@ def _store() -> ToolSpec:
                 "description": "How sure you are of it, from 0 to 1.",
                 "minimum": 0.0,
                 "maximum": 1.0,
-                # The f32 default widened to a double, as the original's schema writes it.
-                "default": _widened_f32(DEFAULT_CONFIDENCE),
+                # As written (0.8), not the f32 widened to a double (0.800000011920929):
+                # a reader sees the number a person would type.
+                "default": float(display_f32(DEFAULT_CONFIDENCE)),
             },
             "evidence": _string("What the statement rests on."),
         },
@@ -387,7 +391,3 @@ def _forget() -> ToolSpec:
             }
         ),
     )
-
-
-def _widened_f32(value: float) -> float:
-    return float(struct.unpack("<f", struct.pack("<f", value))[0])

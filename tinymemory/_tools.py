@@ -61,6 +61,7 @@ from tinymemory._tool_schemas import (
     DEFAULT_LEARNING_KIND,
     DEFAULT_TOOL_LIMIT,
     EXPLORE_FACETS,
+    LEARNING_KIND_ALIAS,
     MAX_TOOL_LIMIT,
     MEMORY_EXPLORE,
     MEMORY_FETCH,
@@ -427,9 +428,17 @@ def _now() -> datetime:
 
 
 def _learning(args: Arguments, meta: MemoryMeta) -> StoreItem:
-    learning = args.required_object("learning", ("text", "learning_kind", "confidence", "evidence"))
-    # Read in the original's order: the kind is checked before the text.
-    kind = learning.choice("learning_kind", tuple(LearningKind), DEFAULT_LEARNING_KIND)
+    learning = args.required_object(
+        "learning", ("text", "kind", LEARNING_KIND_ALIAS, "confidence", "evidence")
+    )
+    # `kind`, or the original's `learning_kind` (never both); checked before the text, as the
+    # original reads them.
+    named = "kind"
+    if learning.has(LEARNING_KIND_ALIAS):
+        if learning.has("kind"):
+            raise learning.error(LEARNING_KIND_ALIAS, "is the old name of `kind`: give one")
+        named = LEARNING_KIND_ALIAS
+    kind = learning.choice(named, tuple(LearningKind), DEFAULT_LEARNING_KIND)
     return Learning(
         text=learning.required_string("text"),
         kind=kind,

@@ -12,6 +12,7 @@ item fingerprints hash.
 
 from __future__ import annotations
 
+import functools
 import json
 import types
 import typing
@@ -306,6 +307,12 @@ def unknown_key(data: Any, cls: Any) -> str | None:
     return _unknown_key(data, cls, "")
 
 
+@functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    """``cls``'s resolved field types, worked out once (``import`` asks per item and key)."""
+    return typing.get_type_hints(cls)
+
+
 def _unknown_key(data: Any, cls: Any, path: str) -> str | None:
     allowed: set[str] = set()
     if cls == StoreItem:
@@ -325,7 +332,7 @@ def _unknown_key(data: Any, cls: Any, path: str) -> str | None:
         return None
     if not (isinstance(cls, type) and attrs.has(cls) and isinstance(data, dict)):
         return None
-    fields = typing.get_type_hints(cls)
+    fields = _type_hints(cls)
     for key, value in data.items():
         where = f"{path}.{key}" if path else str(key)
         if key in allowed:

@@ -16,6 +16,11 @@ once it is complete, so a reader never sees half of it and a failure leaves
 the old file as it was.
 
 Each refusal is ``InvalidRequest`` naming what was read and the bound.
+
+What a file holds: :func:`unwrap` takes compression off (gzip, bzip2, xz,
+zstd; a decompression bomb refused), :func:`decode_text` reads text in any
+encoding a detector names, and :func:`archive_members` reads a zip or tar
+member by member, under the same limits.
 """
 
 from __future__ import annotations
@@ -28,11 +33,36 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, BinaryIO
 
+from tinymemory._encodings import DecodedText, decode_text
 from tinymemory._errors import InvalidRequest
+from tinymemory._wrappers import (
+    MAX_MEMBERS,
+    MAX_RATIO,
+    RATIO_FLOOR_BYTES,
+    ArchiveMember,
+    Unwrapped,
+    archive_members,
+    is_archive,
+    member_path,
+    unwrap,
+    wrapper_of,
+)
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_MEMBERS",
+    "MAX_RATIO",
+    "RATIO_FLOOR_BYTES",
+    "ArchiveMember",
+    "DecodedText",
     "LineTooLong",
+    "Unwrapped",
+    "archive_members",
+    "decode_text",
+    "is_archive",
+    "member_path",
+    "unwrap",
+    "wrapper_of",
     "bounded_lines",
     "read_file",
     "read_line",

@@ -32,10 +32,12 @@ from tinymemory._cli.options import (
     json_option,
     kinds_option,
     limit_option,
+    quiet_option,
     table,
     tags_option,
     workspace_option,
 )
+from tinymemory._cli.progress import Progress
 from tinymemory._cli.reader_surface import (
     ReaderSurfaceCommand,
     choose_reader,
@@ -48,7 +50,15 @@ from tinymemory._engine import LISTING_PAGE, EngineWrapper, MemoryEngine
 from tinymemory._errors import EngineError, InvalidRequest, TinyMemoryError, Unsupported
 from tinymemory._f32 import display_f32
 from tinymemory._hookspecs import SourceSkip
-from tinymemory._ingest import SyncedItem, SyncReport, convert, read, sync
+from tinymemory._ingest import (
+    SyncedItem,
+    SyncReport,
+    convert,
+    count_entries,
+    item_name,
+    read,
+    sync,
+)
 from tinymemory._items import (
     Document,
     Learning,
@@ -65,7 +75,6 @@ from tinymemory._operations import (
     Citation,
     EraseRequest,
     ExploreRequest,
-    Exported,
     ExportPage,
     Facet,
     FetchMode,
@@ -246,16 +255,6 @@ def _stderr_is_terminal() -> bool:
     return sys.stderr.isatty()
 
 
-@contextlib.contextmanager
-def _progress(items: Iterable[T], label: str) -> Iterator[Iterable[T]]:
-    """``items``, drawn as a progress bar on stderr when it is a terminal (never on stdout)."""
-    if not _stderr_is_terminal():
-        yield items
-        return
-    with click.progressbar(items, label=label, show_pos=True, file=sys.stderr) as bar:
-        yield bar
-
-
 def _batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
     iterator = iter(items)
     while batch := list(itertools.islice(iterator, size)):
@@ -272,7 +271,8 @@ def _now() -> datetime:
 @_data_command("store")
 @click.argument("text", required=False)
 @click.option(
-    "--learning-kind",
+    "--kind",
+    "--learning-kind",  # the old name, still read
     "learning_kind",
     type=click.Choice([kind.value for kind in LearningKind]),
     help=f"What the learning records (default {DEFAULT_LEARNING_KIND.value}).",
@@ -311,7 +311,7 @@ def store(
         raise click.UsageError("pass TEXT (- for stdin) or --file, one of them")
     document = as_document or file is not None
     if document and (learning_kind is not None or confidence is not None):
-        raise click.UsageError("--learning-kind and --confidence are for learnings, not documents")
+        raise click.UsageError("--kind and --confidence are for learnings, not documents")
     if title is not None and not document:
         raise click.UsageError("--title is for documents: add --document")
     meta = MemoryMeta(
@@ -658,7 +658,8 @@ def forget(ids: tuple[str, ...], filter: MetaFilter, as_json: bool) -> None:
 )
 @filter_options
 @json_option("With -o, print the summary as JSON.")
-def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
+@quiet_option()
+def export(output: Path | None, filter: MetaFilter, as_json: bool, quiet: bool) -> None:
     """Write items whole as JSON lines ({"id": ..., "item": {...}}), for `import`.
 
     With -o, the file is written aside and renamed into place once complete,
@@ -671,20 +672,23 @@ def export(output: Path | None, filter: MetaFilter, as_json: bool) -> None:
             _refuse_own_storage(output, engine)
         pages = _export_pages(engine, filter)
         first = next(pages)  # an engine that refuses export does so before any file is made
-
-        def exported() -> Iterator[Exported]:
-            for page in itertools.chain([first], pages):
-                incomplete.extend(page.incomplete)
-                yield from page.items
-
+        # On stderr, so stdout holds the items alone.
+        shown = Progress(
+            "exporting", _counted(engine, filter), quiet=quiet,
+            terminal=_stderr_is_terminal(), unit="items",
+        )  # fmt: skip
+        shown.start()
         with contextlib.ExitStack() as stack:
             sink = sys.stdout if output is None else stack.enter_context(replacing(output))
-            # The bar is drawn on stderr, so stdout holds the items alone.
-            items = stack.enter_context(_progress(exported(), "exporting"))
-            for item in items:
-                sink.write(export_line(item) + "\n")
-                count += 1
+            for page in itertools.chain([first], pages):
+                incomplete.extend(page.incomplete)
+                for item in page.items:
+                    sink.write(export_line(item) + "\n")
+                count += len(page.items)
+                shown.advance(count=len(page.items))
+                shown.batch_done()
             sink.flush()
+        shown.finish()
     if incomplete:
         click.echo(
             f"tinymemory: {items_text(len(incomplete))} {'is' if len(incomplete) == 1 else 'are'} "
@@ -717,6 +721,15 @@ def _same_file(one: Path, other: Path) -> bool:
         return False
 
 
+def _counted(engine: MemoryEngine, filter: MetaFilter) -> int | None:
+    """How many items ``filter`` admits, by the engine's own count; ``None`` when unknown."""
+    try:
+        page = engine.explore(ExploreRequest(facet=Facet.KIND, filter=filter))
+    except TinyMemoryError:  # an engine that cannot count still exports and erases
+        return None
+    return None if page.truncated else page.total
+
+
 def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPage]:
     cursor: str | None = None
     while True:
@@ -733,7 +746,8 @@ def _export_pages(engine: MemoryEngine, filter: MetaFilter) -> Iterator[ExportPa
 @click.argument("source", metavar="FILE", type=click.Path(dir_okay=False, allow_dash=True))
 @at_option("Store every item at this node instead of its own (its id changes with it).")
 @json_option("Print the counts as JSON.")
-def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
+@quiet_option()
+def import_command(source: str, at: Namespace | None, as_json: bool, quiet: bool) -> None:
     """Store the items of a JSON-lines FILE (from `export`, or one item per line); - is stdin.
 
     Every line is checked before anything is stored: a bad line stores nothing,
@@ -746,8 +760,18 @@ def import_command(source: str, at: Namespace | None, as_json: bool) -> None:
         click.echo(f"tinymemory: {note}", err=True)
     report = SyncReport()
     if items:
-        with _open_engine() as engine, _progress(items, "importing") as shown:
-            report = sync(engine, shown)
+        shown = Progress(
+            "importing", len(items), quiet=quiet, terminal=_stderr_is_terminal(), unit="items"
+        )
+        shown.start()
+
+        def batch_done(so_far: SyncReport) -> None:
+            shown.advance(count=so_far.stored + so_far.replayed - shown.done)
+            shown.batch_done()
+
+        with _open_engine() as engine:
+            report = sync(engine, items, progress=batch_done)
+        shown.finish()
     stored, replayed = report.stored, report.replayed
     if as_json:
         _echo_json({"stored": stored, "replayed": replayed})
@@ -774,6 +798,7 @@ def _opened(source: str) -> contextlib.AbstractContextManager[BinaryIO]:
 @at_option("Store every item at this node (team:acme/agent:writer); default the root.")
 @workspace_option("The items' workspace.")
 @json_option("Print the report as JSON.")
+@quiet_option()
 @click.pass_context
 def ingest(
     ctx: click.Context,
@@ -783,6 +808,7 @@ def ingest(
     at: Namespace | None,
     workspace: str | None,
     as_json: bool,
+    quiet: bool,
     **reader_values: Any,
 ) -> None:
     """Read a source (a folder, a file, a link, ...) into memory through an installed reader.
@@ -791,8 +817,10 @@ def ingest(
     below) and which sources it reads unasked: without --reader, the first
     reader claiming PATH_OR_URL reads it. Thin over `read` and `sync`: an item
     already held is a replay, so running it again stores nothing new. Every
-    entry of the source is listed with what became of it; a skipped one never
-    ends the run.
+    entry of the source is listed with what became of it as it happens (the
+    total first, when the reader can count; on a terminal a status line on
+    stderr names the entry at hand); a skipped one never ends the run. Exits
+    1 when nothing was stored or replayed (every entry skipped).
     """
     readers = source_readers()
     if not readers:
@@ -805,23 +833,55 @@ def ingest(
     chosen = readers[kind]
     options = {**chosen_options(ctx, readers, chosen, reader_values), source_option(chosen): source}
     credential = reader_credential(chosen)
+    total = count_entries(kind, options=options, credential=credential)
     found = read(kind, options=options, credential=credential)
     items = (_rehomed(item, at, workspace) for item in found) if at or workspace else found
+    shown = Progress(
+        f"ingesting {kind}", total, quiet=quiet, terminal=_stderr_is_terminal(), unit="entries"
+    )
     outcomes: list[SyncedItem] = []
+
+    def heard(outcome: SyncedItem) -> None:
+        outcomes.append(outcome)
+        if not as_json:
+            shown.line(_outcome_line(outcome))
+
+    def seen() -> Iterator[StoreItem | SourceSkip]:
+        for item in items:
+            shown.advance(item.what if isinstance(item, SourceSkip) else item_name(item))
+            yield item
+
     stopped: str | None = None
     status = 0
-    with _open_engine() as engine, _progress(items, f"ingesting {kind}") as shown:
+    shown.start()
+    with _open_engine() as engine:
         try:
-            sync(engine, shown, on_item=outcomes.append)
+            sync(engine, seen(), on_item=heard, max_wait=LINE_WAIT_SECONDS)
         except KeyboardInterrupt:
             stopped, status = "interrupted", INTERRUPTED
         except TinyMemoryError as error:
             stopped, status = str(error), 1
         except Exception as error:  # a reader's or engine's own failure: what was stored stays
             stopped, status = f"{type(error).__name__}: {error}", 1
+        finally:
+            shown.finish()
     _ingest_report(source, outcomes, stopped, as_json)
+    if not status and not any(outcome.status != "skipped" for outcome in outcomes):
+        why = "every entry was skipped" if outcomes else "the source holds no entry"
+        click.echo(f"tinymemory: nothing was stored: {why}", err=True)
+        status = 1
     if status:
         ctx.exit(status)
+
+
+#: The longest a read entry waits for its batch before its line is shown.
+LINE_WAIT_SECONDS = 1.0
+
+
+def _outcome_line(outcome: SyncedItem) -> str:
+    where = _shown_path(outcome.what) if outcome.what else f"item {outcome.index + 1}"
+    reason = f": {outcome.reason}" if outcome.reason else ""
+    return f"{outcome.status:<9} {where}{reason}"
 
 
 #: The exit status of a run stopped by Ctrl-C, as a shell reports a SIGINT.
@@ -831,7 +891,7 @@ INTERRUPTED = 130
 def _ingest_report(
     source: str, outcomes: Sequence[SyncedItem], stopped: str | None, as_json: bool
 ) -> None:
-    """Every input and what became of it, then the totals; how far a stopped run got."""
+    """The totals (each input's line was shown as it happened); how far a stopped run got."""
     counts = collections.Counter(outcome.status for outcome in outcomes)
     if as_json:
         _echo_json(
@@ -849,10 +909,6 @@ def _ingest_report(
             }
         )
         return
-    for outcome in outcomes:
-        where = _shown_path(outcome.what) if outcome.what else f"item {outcome.index + 1}"
-        reason = f": {outcome.reason}" if outcome.reason else ""
-        click.echo(f"{outcome.status:<9} {where}{reason}")
     total = counts["stored"] + counts["replayed"]
     click.echo(
         f"ingested {items_text(total)} from {source}: {counts['stored']} stored, "
@@ -939,12 +995,7 @@ def count_items(engine: MemoryEngine, reach: Reach, kinds: Sequence[str]) -> int
     A subtree reach does not see the ``service:`` sandboxes below its node,
     which an erase removes too, so the count covers what reads see.
     """
-    request = ExploreRequest(facet=Facet.KIND, filter=MetaFilter(reach=reach, kinds=tuple(kinds)))
-    try:
-        page = engine.explore(request)
-    except TinyMemoryError:  # an engine that cannot count still erases
-        return None
-    return None if page.truncated else page.total
+    return _counted(engine, MetaFilter(reach=reach, kinds=tuple(kinds)))
 
 
 def _erased_line(scopes: int, counted: int | None, at: Namespace, subtree: bool) -> str:

@@ -97,6 +97,13 @@ def json_option(help: str = "Print JSON instead of text.") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
+def quiet_option(
+    help: str = "Show no progress: no total, no status line, no per-entry lines.",
+) -> Callable[[F], F]:
+    """``-q/--quiet`` (parameter ``quiet``)."""
+    return click.option("-q", "--quiet", is_flag=True, help=help)
+
+
 def workspace_option(help: str) -> Callable[[F], F]:
     """``--workspace NAME`` (parameter ``workspace``)."""
     return click.option("--workspace", metavar="NAME", help=help)

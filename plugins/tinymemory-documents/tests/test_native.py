@@ -45,9 +45,26 @@ def test_the_callers_language_wins_over_the_file_names() -> None:
     assert tm.convert(b"fn main() {}", name="main.rs").meta.language == "rust"
 
 
-def test_text_that_is_not_utf8_is_an_invalid_request() -> None:
-    with pytest.raises(tm.InvalidRequest, match=r"`menu.txt` is not valid UTF-8 \(byte 3\)"):
-        tm.convert(b"caf\xe9", name="menu.txt")
+LATIN_1 = (
+    "Dieses Paket enth\u00e4lt die Dokumentation f\u00fcr das Programm. Die \u00dcbersetzung "
+    "wurde von J\u00fcrgen M\u00fcller erstellt.\nBitte melden Sie Fehler an die Betreuer. "
+    "Gr\u00fc\u00dfe aus K\u00f6ln.\nCopyright 1998 Fran\u00e7ois Ren\u00e9, "
+    "caf\u00e9 na\u00efve.\n"
+)
+
+
+def test_text_in_another_encoding_is_read_and_its_encoding_recorded() -> None:
+    document = tm.convert(LATIN_1.encode("latin-1"), name="menu.txt")
+    assert document.body.text == LATIN_1
+    assert document.mime is not None
+    assert document.mime.startswith("text/plain; charset=")
+    # with no name to go by, sniffing still finds it is text
+    assert tm.convert(LATIN_1.encode("latin-1")).body.text == LATIN_1
+
+
+def test_binary_data_in_no_encoding_is_an_invalid_request() -> None:
+    with pytest.raises(tm.InvalidRequest, match=r"`menu.txt` is not text in any encoding"):
+        tm.convert(bytes(range(1, 256)), name="menu.txt")
 
 
 PAGE = """<!DOCTYPE html>
@@ -124,8 +141,11 @@ def test_html_without_a_title_is_titled_by_its_first_heading_else_its_name() -> 
 def test_html_in_a_declared_charset_is_decoded() -> None:
     page = '<html><meta charset="iso-8859-1"><p>caf\u00e9</p>'.encode("latin-1")
     assert tm.convert(page, name="old.html").body.text == "caf\u00e9"
-    with pytest.raises(tm.InvalidRequest, match="not UTF-8 and declares no charset"):
-        tm.convert(b"<html><p>caf\xe9", name="old.html")
+    undeclared = f"<html><body><p>{LATIN_1}</p></body></html>".encode("latin-1")
+    read = tm.convert(undeclared, name="old.html")
+    assert read.body.text == " ".join(LATIN_1.split())  # HTML folds its white space
+    assert read.mime is not None
+    assert read.mime.startswith("text/html; charset=")
 
 
 def test_deeply_nested_html_converts_without_recursion() -> None:

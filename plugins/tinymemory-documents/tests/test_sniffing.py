@@ -56,7 +56,13 @@ def _zip(*names: str) -> bytes:
         (b" " * 600 + b"<html>", None, None, F.PLAIN_TEXT),
         # (6) UTF-8 text, else unknown
         ("caf\u00e9 \u2014 ok".encode(), None, None, F.PLAIN_TEXT),
-        (b"caf\xe9", None, None, F.UNKNOWN),
+        (
+            "Fran\u00e7ois na\u00efve r\u00e9sum\u00e9 ".encode("latin-1") * 9,
+            None,
+            None,
+            F.PLAIN_TEXT,
+        ),
+        (bytes(range(1, 256)), None, None, F.UNKNOWN),
         (b"a\x00b", None, None, F.UNKNOWN),
         (b"", None, None, F.UNKNOWN),
         (b"\x89PNG\r\n\x1a\n", "image.png", "image/png", F.UNKNOWN),

@@ -128,7 +128,7 @@ def test_a_real_folder_is_ingested_whole_with_every_skip_named(run: object, tmp_
         (root / "empty" / name).write_bytes(b"")
     (root / "blank.txt").write_text("  \n\t\n\n")
     (root / "noise.bin").write_bytes(bytes(range(256)))
-    (root / "bad.txt").write_bytes(b"caf\xe9 au lait")  # Latin-1, not UTF-8
+    (root / "bad.txt").write_bytes(b"\x01\x02caf\xe9 au lait")  # control bytes: no text
     every = {path.relative_to(tmp_path).as_posix() for path in root.rglob("*") if path.is_file()}
     readable = {
         name for name in every
@@ -157,3 +157,97 @@ def test_a_real_folder_is_ingested_whole_with_every_skip_named(run: object, tmp_
         f"ingested {len(readable)} items from {root}: 0 stored, {len(readable)} replayed, "
         f"{len(skipped)} skipped"
     )
+
+
+LATIN_1 = (
+    "Dieses Paket enth\u00e4lt die Dokumentation f\u00fcr das Programm. Die \u00dcbersetzung "
+    "wurde von J\u00fcrgen M\u00fcller erstellt.\nBitte melden Sie Fehler an die Betreuer. "
+    "Gr\u00fc\u00dfe aus K\u00f6ln.\nCopyright 1998 Fran\u00e7ois Ren\u00e9, "
+    "caf\u00e9 na\u00efve.\n"
+)
+
+
+def stand_in_tree(root: Path) -> dict[str, str]:
+    """A folder as a system's doc folder holds it: compressed files, Latin-1, archives, a bomb.
+
+    Returns every file's report path (relative to ``root``'s parent) -> the status expected.
+    """
+    import bz2
+    import gzip
+    import io
+    import lzma
+    import tarfile
+    import zipfile
+
+    import zstandard
+
+    root.mkdir()
+    (root / "pkg").mkdir()
+    (root / "pkg" / "changelog.Debian.gz").write_bytes(
+        gzip.compress(b"pkg (1.0) fixed the parser\n")
+    )
+    (root / "pkg" / "NEWS.bz2").write_bytes(bz2.compress(b"# News\n\nVersion 2 reads xz.\n"))
+    (root / "pkg" / "README.xz").write_bytes(lzma.compress(b"Readme of the xz package.\n"))
+    (root / "pkg" / "TODO.zst").write_bytes(zstandard.compress(b"Todo: zstd support.\n"))
+    (root / "pkg" / "copyright").write_bytes(LATIN_1.encode("latin-1"))
+    page = f"<html><body><h1>Handbuch</h1><p>{LATIN_1}</p></body></html>"
+    (root / "pkg" / "manual.html").write_bytes(page.encode("latin-1"))
+    (root / "pkg" / "bomb.gz").write_bytes(gzip.compress(b"\0" * (40 * 1024 * 1024)))
+    held = io.BytesIO()
+    with zipfile.ZipFile(held, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("examples/one.md", "# One\n\nThe first example.\n")
+        archive.writestr("examples/two.txt", "The second example.\n")
+        archive.writestr("../escape.txt", "never read\n")
+    (root / "pkg" / "examples.zip").write_bytes(held.getvalue())
+    held = io.BytesIO()
+    with tarfile.open(fileobj=held, mode="w:gz") as archive:
+        data = b"A file inside a tarball.\n"
+        info = tarfile.TarInfo("inner/notes.txt")
+        info.size = len(data)
+        archive.addfile(info, io.BytesIO(data))
+    (root / "pkg" / "extra.tar.gz").write_bytes(held.getvalue())
+    (root / "pkg" / "noise.bin").write_bytes(bytes(range(256)))
+    stored = "stored"
+    return {
+        "doc/pkg/changelog.Debian.gz": stored,
+        "doc/pkg/NEWS.bz2": stored,
+        "doc/pkg/README.xz": stored,
+        "doc/pkg/TODO.zst": stored,
+        "doc/pkg/copyright": stored,
+        "doc/pkg/manual.html": stored,
+        "doc/pkg/bomb.gz": "skipped",
+        "doc/pkg/examples.zip/examples/one.md": stored,
+        "doc/pkg/examples.zip/examples/two.txt": stored,
+        "doc/pkg/examples.zip/../escape.txt": "skipped",
+        "doc/pkg/extra.tar.gz/inner/notes.txt": stored,
+        "doc/pkg/noise.bin": "skipped",
+    }
+
+
+def test_a_doc_folder_is_read_through_its_wrappers_encodings_and_archives(
+    run: object, tmp_path: Path
+) -> None:
+    expected = stand_in_tree(tmp_path / "doc")
+    done = run("ingest", str(tmp_path / "doc"), "--json")  # type: ignore[operator]
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    prefix = f"{tmp_path}/"
+    status = {item["what"].removeprefix(prefix): item["status"] for item in report["items"]}
+    assert status == expected
+    reasons = {skip["what"].removeprefix(prefix): skip["reason"] for skip in report["skipped"]}
+    assert "decompression bomb" in reasons["doc/pkg/bomb.gz"]
+    assert "outside the archive" in reasons["doc/pkg/examples.zip/../escape.txt"]
+    assert "which no document converter reads" in reasons["doc/pkg/noise.bin"]
+
+    # On a pipe: the total of the walk first, no status line; each entry's line on stdout.
+    again = run("ingest", str(tmp_path / "doc"))  # type: ignore[operator]
+    assert again.stderr == "ingesting folder: 10 entries\n"
+    assert len(again.stdout.splitlines()) == len(expected) + 1
+    lone = run("ingest", str(tmp_path / "doc" / "pkg" / "noise.bin"))  # type: ignore[operator]
+    assert lone.returncode == 1  # everything given was skipped
+    assert "nothing was stored" in lone.stderr
+
+    found = run("fetch", "Handbuch", "--json")  # type: ignore[operator]
+    assert "J\u00fcrgen M\u00fcller" in found.stdout
+    found = run("fetch", "fixed the parser", "--json")  # type: ignore[operator]
+    assert "changelog.Debian" in found.stdout

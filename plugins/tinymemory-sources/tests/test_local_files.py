@@ -99,7 +99,7 @@ def test_items_carry_their_metadata(tree: Path) -> None:
     assert meta.folder == (tree / "src").as_posix()
     assert meta.file_path == (tree / "src/app.py").as_posix()
     assert meta.language == "python"
-    assert meta.source == tm.SourceRef(kind=tm.SourceKind.FOLDER, id=tree.as_posix())
+    assert meta.source == tm.SourceRef(kind=tm.SourceKind.FILE)
     mtime = os.stat(tree / "src/app.py").st_mtime
     assert meta.observed_at is not None
     assert abs(meta.observed_at.timestamp() - mtime) < 1e-3
@@ -161,7 +161,7 @@ def test_an_installed_converter_reads_a_binary_file(tree: Path, pdf_converter: N
     (item,) = read_folder(tree, include="*.pdf")
     assert isinstance(item, tm.Document)
     assert (item.body.text, item.title) == ("Quarterly numbers", "report.pdf")
-    assert item.meta.source.kind is tm.SourceKind.FOLDER
+    assert item.meta.source.kind is tm.SourceKind.FILE
 
 
 def test_bad_options_are_refused_before_reading(tmp_path: Path) -> None:
@@ -205,3 +205,17 @@ def test_resyncing_stores_nothing_new_and_a_change_is_stored_anew(tree: Path) ->
     (tree / "docs/guide.md").write_text("guide, second edition", encoding="utf-8")
     changed = tm.sync(engine, tm.read("folder", options=options))
     assert (changed.stored, changed.replayed) == (1, 3)
+
+
+def test_a_file_is_one_item_whichever_root_or_reader_reached_it(tree: Path) -> None:
+    """``ingest docs/notes`` then ``ingest .`` (or the file alone): the same ids, all replays."""
+    engine = tm.build_engine("reference")
+    first = tm.sync(engine, tm.read("folder", options={"path": str(tree / "docs")}))
+    assert first.stored > 0
+    wider = tm.sync(engine, tm.read("folder", options={"path": str(tree)}))
+    assert wider.replayed == first.stored  # every file of docs/ is already held
+    alone = tm.sync(engine, tm.read("file", options={"path": str(tree / "docs" / "guide.md")}))
+    assert (alone.stored, alone.replayed) == (0, 1)
+    (tree.parent / "via").symlink_to(tree)  # a root reached through a link names the same files
+    linked = tm.sync(engine, tm.read("folder", options={"path": str(tree.parent / "via")}))
+    assert linked.stored == 0

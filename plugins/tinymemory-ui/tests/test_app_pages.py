@@ -250,7 +250,7 @@ def test_an_item_page_shows_text_metadata_and_provenance(
     meta = text_of(page, "item-meta")
     for shown in (item_id, "document", "root", str(hit.meta.observed_at.year)):
         assert shown in meta
-    assert '"kind": "folder"' in meta  # a nested field as JSON
+    assert '"kind": "file"' in meta  # a nested field as JSON
     assert hit.meta.file_path is not None
     assert hit.meta.file_path in text_of(page, "provenance")
     assert 'id="pieces"' in page  # a document, even one piece long

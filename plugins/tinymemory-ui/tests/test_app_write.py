@@ -120,15 +120,35 @@ def test_erase_needs_the_node_typed_again(
     ):
         assert field in page
     for typed in ("", "yes", "team:acme/agent:w", "root"):
-        answer = client.post("/erase", {"at": "team:acme", "confirm": typed})
-        assert answer.status_code == 400
-        assert "Erase every item at team:acme, for good?" in answer.text
-        assert "Type `team:acme` into the confirm box" in answer.text
+        answer = client.post("/erase", {"at": "team:acme", "kind": "learning", "confirm": typed})
+        # The question comes on the form, filled as it was sent, not on an error page.
+        assert answer.status_code == 200
+        assert 'id="error"' not in answer.text
+        assert 'id="erase-form"' in answer.text
+        assert "Erase learning items at team:acme, for good?" in answer.text
+        assert "Type <code>team:acme</code> into the confirm box" in answer.text
+        assert 'name="at" value="team:acme"' in answer.text
+        assert 'value="learning" checked' in answer.text
     assert every_id(app_engine) == {*root, *acme, *below}
     done = client.post("/erase", {"at": "team:acme", "confirm": "team:acme"}).text
     assert "Erased 2 items at team:acme." in done
     assert 'id="erase-result"' in done
     assert every_id(app_engine) == {*root, *below}
+
+
+def test_the_node_box_starts_empty_so_a_typed_node_is_the_node(
+    app_engine: tm.MemoryEngine, ui_client: MakeClient
+) -> None:
+    client = ui_client(app_engine, writes=True)
+    page = client.get("/erase").text
+    assert 'name="at" value=""' in page  # nothing to type after: `root` + `team:demo` was a node
+    store_learnings(app_engine, ["at demo"], namespace="team:demo")
+    done = client.post("/erase", {"at": "team:demo", "confirm": "team:demo"}).text
+    assert "Erased 1 item at team:demo." in done
+    kept = store_learnings(app_engine, ["at the root"])
+    blank = client.post("/erase", {"at": "", "confirm": "root"}).text  # empty is the root
+    assert "Erased 1 item at root." in blank
+    assert not set(kept) & every_id(app_engine)
 
 
 def test_erase_by_kind_and_subtree(app_engine: tm.MemoryEngine, ui_client: MakeClient) -> None:
@@ -151,7 +171,10 @@ def test_the_whole_tree_needs_its_own_box(
     client = ui_client(app_engine, writes=True)
     refused = client.post("/erase", {"at": "root", "subtree": "on", "confirm": "root"})
     assert refused.status_code == 400
-    assert 'id="error"' in refused.text
+    assert 'id="erase-refused"' in refused.text
+    assert "needs the “the whole tree” box ticked" in refused.text  # the box, not an API name
+    assert "whole_tree: true" not in refused.text
+    assert 'id="erase-form"' in refused.text
     assert len(every_id(app_engine)) == 3
     form = {"at": "root", "subtree": "on", "whole_tree": "on", "confirm": "root"}
     unconfirmed = client.post("/erase", {**form, "confirm": ""})

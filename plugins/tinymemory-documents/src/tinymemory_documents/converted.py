@@ -19,6 +19,7 @@ def converted_document(
     shown: str,
     title: str | None = None,
     language: str | None = None,
+    encoding: str = "utf-8",
 ) -> Document:
     """A Document of ``markdown`` with the format's mime.
 
@@ -27,6 +28,7 @@ def converted_document(
     body opening with a heading that says the document's own title loses that
     heading, as the document shows its title first (prose is kept as written).
     A blank result is ``InvalidRequest``: a converter never stores nothing.
+    Text read in another ``encoding`` than UTF-8 names it in the mime.
     """
     if not markdown.strip():
         raise InvalidRequest(f"{shown} holds no text to convert")
@@ -34,4 +36,5 @@ def converted_document(
     body = markdown if own is None else without_title_heading(markdown, own)
     if own is None and kind in PROSE_FORMATS:
         own = first_heading(markdown)  # prose is kept as written, its heading too
-    return Document(title=own, body=body, mime=kind.mime, meta=MemoryMeta(language=language))
+    mime = kind.mime if encoding == "utf-8" else f"{kind.mime}; charset={encoding}"
+    return Document(title=own, body=body, mime=mime, meta=MemoryMeta(language=language))

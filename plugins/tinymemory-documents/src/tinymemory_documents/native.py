@@ -8,6 +8,7 @@ import re
 from typing import ClassVar
 
 from tinymemory import Document, InvalidRequest
+from tinymemory.files import DecodedText, decode_text
 from tinymemory_documents.converted import converted_document
 from tinymemory_documents.format_converter import FormatConverter
 from tinymemory_documents.formats import DocumentFormat
@@ -34,16 +35,26 @@ class NativeConverter(FormatConverter):
     )
 
     def convert(self, data: bytes, name: str | None, mime: str | None) -> Document:
-        """The document; ``InvalidRequest`` for text that is not UTF-8, too large or empty."""
+        """The document; ``InvalidRequest`` for text no encoding reads, too large or empty.
+
+        Text not in UTF-8 is read in the encoding an HTML page declares, else
+        the one ``charset-normalizer`` names; the document's mime records it
+        (``text/plain; charset=cp1252``).
+        """
         shown, kind = self.claimed(data, name, mime)
         if kind is DocumentFormat.HTML:
-            markdown, title = html_to_markdown(_html_text(data, shown))
-            return converted_document(markdown, kind, shown=shown, title=title)
-        text = _utf8(data, shown)
+            page = _html_text(data, shown)
+            markdown, title = html_to_markdown(page.text)
+            return converted_document(
+                markdown, kind, shown=shown, title=title, encoding=page.encoding
+            )
+        decoded = _decoded(data, shown)
+        text, encoding = decoded.text, decoded.encoding
         if kind is DocumentFormat.CSV:
-            return converted_document(self._csv_table(text, name, shown), kind, shown=shown)
+            table = self._csv_table(text, name, shown)
+            return converted_document(table, kind, shown=shown, encoding=encoding)
         language = language_for_path(name) if kind is DocumentFormat.CODE and name else None
-        return converted_document(text, kind, shown=shown, language=language)
+        return converted_document(text, kind, shown=shown, language=language, encoding=encoding)
 
     def _csv_table(self, text: str, name: str | None, shown: str) -> str:
         sample = text[:8192]
@@ -70,25 +81,26 @@ class NativeConverter(FormatConverter):
         return markdown_table(rows)
 
 
-def _utf8(data: bytes, shown: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise InvalidRequest(f"{shown} is not valid UTF-8 (byte {error.start})") from None
+def _decoded(data: bytes, shown: str) -> DecodedText:
+    decoded = decode_text(data)
+    if decoded is None:
+        raise InvalidRequest(f"{shown} is not text in any encoding a detector names")
+    return decoded
 
 
-def _html_text(data: bytes, shown: str) -> str:
-    """The page's text: UTF-8, else the charset its ``<meta>`` declares."""
+def _html_text(data: bytes, shown: str) -> DecodedText:
+    """The page's text: UTF-8, else the charset its ``<meta>`` declares, else the detected one."""
     try:
-        return data.decode("utf-8-sig")
+        return DecodedText(data.decode("utf-8-sig"), "utf-8")
     except UnicodeDecodeError:
-        declared = _CHARSET.search(data[:4096])
-        if declared is None:
-            raise InvalidRequest(f"{shown} is not UTF-8 and declares no charset") from None
-        try:
-            return data.decode(declared.group(1).decode("ascii"))
-        except (LookupError, UnicodeDecodeError):
-            raise InvalidRequest(
-                f"{shown} is not valid in the charset it declares "
-                f"({declared.group(1).decode('ascii', 'replace')})"
-            ) from None
+        pass
+    declared = _CHARSET.search(data[:4096])
+    if declared is None:
+        return _decoded(data, shown)
+    charset = declared.group(1).decode("ascii")
+    try:
+        return DecodedText(data.decode(charset), charset.lower())
+    except (LookupError, UnicodeDecodeError):
+        raise InvalidRequest(
+            f"{shown} is not valid in the charset it declares ({charset})"
+        ) from None

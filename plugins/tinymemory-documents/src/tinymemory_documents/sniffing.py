@@ -4,7 +4,8 @@ The order (the contract's): (1) zip magic → the OOXML kind its part names
 say, else the one the mime or name says, else docx; (2) ``%PDF-`` → pdf;
 (3) the declared mime; (4) the file name: code first (so ``CMakeLists.txt``
 is code), then the extensions; (5) an HTML doctype or ``<html`` in the first
-512 bytes; (6) non-empty, NUL-free, valid UTF-8 → plain text; else unknown.
+512 bytes; (6) non-empty, NUL-free text in UTF-8 or an encoding ``charset-normalizer``
+names (:func:`tinymemory.files.decode_text`) → plain text; else unknown.
 CSV (``text/csv``, ``.csv``, ``.tsv``) is a format of its own here, so it
 converts to a markdown table.
 """
@@ -15,6 +16,7 @@ import io
 import zipfile
 from pathlib import PurePath
 
+from tinymemory.files import decode_text
 from tinymemory_documents.formats import DocumentFormat
 from tinymemory_documents.languages import language_for_path
 
@@ -81,7 +83,7 @@ def sniff(data: bytes, name: str | None = None, mime: str | None = None) -> Docu
     head = data[:512].lstrip().lower()
     if head.startswith((b"<!doctype html", b"<html")):
         return DocumentFormat.HTML
-    if data and b"\x00" not in data and _is_utf8(data):
+    if data and decode_text(data) is not None:
         return DocumentFormat.PLAIN_TEXT
     return DocumentFormat.UNKNOWN
 
@@ -112,11 +114,3 @@ def _ooxml_kind(data: bytes) -> DocumentFormat | None:
         if any(part.startswith(folder) for part in names):
             return kind
     return None
-
-
-def _is_utf8(data: bytes) -> bool:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True

@@ -17,6 +17,7 @@ library's ``http.client``: no proxy is taken from the environment.
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import ipaddress
 import socket
@@ -134,7 +135,12 @@ class GuardedFetcher:
 
     def __init__(self, policy: GuardPolicy | None = None) -> None:
         self.policy = policy or GuardPolicy()
-        self._tls = ssl.create_default_context(cafile=self.policy.ca_file)
+
+    @functools.cached_property
+    def _tls(self) -> ssl.SSLContext:
+        # Made at the first https fetch: loading the system's certificates costs
+        # about 0.1 s of CPU, which every `tm.read` (of a folder too) paid.
+        return ssl.create_default_context(cafile=self.policy.ca_file)
 
     def __repr__(self) -> str:
         return f"GuardedFetcher(ports={sorted(self.policy.ports)})"

@@ -7,7 +7,8 @@ ignored folder is not entered), keeps to an include glob when one is given,
 and leaves out files over the size cap. Each file is opened without following
 a link and checked to lie inside the folder before it is read. What is left
 out for a reason worth knowing (too large, a link, a format nothing reads,
-a file a converter refuses, a folder that cannot be read) comes out as a
+a file a converter refuses, a decompression bomb, a folder that cannot be
+read) comes out as a
 :class:`~tinymemory.plugin.SourceSkip`: one file never ends the walk.
 """
 
@@ -24,6 +25,7 @@ import attrs
 import pathspec
 
 import tinymemory as tm
+from tinymemory import files
 from tinymemory.plugin import ReaderContext, ReaderOption, SourceSkip
 from tinymemory_sources.reader_options import (
     MAX_FILE_BYTES,
@@ -131,18 +133,47 @@ def _read_inside(path: Path, root: Path, cap: int) -> tuple[bytes, datetime] | s
     return data, datetime.fromtimestamp(info.st_mtime, UTC)
 
 
-def _document(
+def _documents(
     path: Path, root: Path, cap: int, workspace: str | None, source: tm.SourceRef
-) -> tm.Document | SourceSkip:
+) -> Iterator[tm.Document | SourceSkip]:
+    """The file's document; an archive's (zip, tar), one per member; a skip for what is not."""
     read = _read_inside(path, root, cap)
     if isinstance(read, str):
-        return SourceSkip(what=path.as_posix(), reason=read)
+        yield SourceSkip(what=path.as_posix(), reason=read)
+        return
     data, mtime = read
     placed = attrs.evolve(_placed(path, workspace, source), observed_at=mtime)
     try:
-        return tm.convert(data, name=path.name, meta=placed)
+        # Opened here once, so an archive (even a .tar.gz) is told apart; convert
+        # would take the same wrappers off what it is handed.
+        held = files.unwrap(data, path.name, max_bytes=files.MAX_FILE_BYTES)
+        if not files.is_archive(held.data, held.name):
+            yield _converted(path.as_posix(), held.data, str(held.name), placed)
+            return
+        members = list(files.archive_members(held.data, max_bytes=min(cap, files.MAX_FILE_BYTES)))
+    except tm.TinyMemoryError as error:  # a bomb, broken compressed data, a broken archive
+        yield SourceSkip(what=path.as_posix(), reason=error.message)
+        return
+    for member in members:
+        inside = files.member_path(path.as_posix(), member.name)
+        if member.data is None:
+            yield SourceSkip(what=inside, reason=str(member.skipped))
+            continue
+        where = PurePosixPath(inside)
+        meta = attrs.evolve(
+            placed,
+            folder=where.parent.as_posix(),
+            file_path=inside,
+            language=LANGUAGES.get(where.suffix.lower()),
+        )
+        yield _converted(inside, member.data, where.name, meta)
+
+
+def _converted(what: str, data: bytes, name: str, meta: tm.MemoryMeta) -> tm.Document | SourceSkip:
+    try:
+        return tm.convert(data, name=name, meta=meta)
     except tm.TinyMemoryError as error:  # empty, encrypted, too large, hostile, unreadable
-        return SourceSkip(what=path.as_posix(), reason=error.message)
+        return SourceSkip(what=what, reason=error.message)
 
 
 class FolderReader:
@@ -150,9 +181,10 @@ class FolderReader:
 
     Options: ``path`` (required), ``include`` (a glob over the relative path,
     say ``docs/**/*.md``; default every file), ``max_file_bytes`` (default
-    10 MiB), ``workspace`` and ``id`` (the source's id; default the folder's
-    path). Items carry ``folder``, ``file_path``, ``language`` and the file's
-    mtime as ``observed_at``.
+    10 MiB), ``workspace`` and ``id`` (the source's id; default none). Items
+    carry ``folder``, ``file_path`` (the real path), ``language`` and the
+    file's mtime as ``observed_at``, and a ``file`` source: a file is the
+    same item whichever folder (or the ``file`` reader) reached it.
     """
 
     name = "folder"
@@ -168,35 +200,55 @@ class FolderReader:
         return Path(source).expanduser().is_dir()
 
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
-        """Walk the folder, yielding a document per file and a skip per file left out."""
+        """Walk the folder, yielding a document per file and a skip per file left out.
+
+        The options are checked here, before the walk starts.
+        """
+        walk, cap, workspace, source = self._walk_of(context)
+        return (
+            done
+            for found in walk
+            for done in (
+                [found]
+                if isinstance(found, SourceSkip)
+                else _documents(found, walk.root, cap, workspace, source)
+            )
+        )
+
+    def count(self, context: ReaderContext) -> int:
+        """How many entries :meth:`read` yields (an archive one): the walk, reading no file."""
+        walk, *_ = self._walk_of(context)
+        return sum(1 for _ in walk)
+
+    def _walk_of(self, context: ReaderContext) -> tuple[_Walk, int, str | None, tm.SourceRef]:
         options = context.options
         check_names(self.name, options, self.OPTIONS)
         given = str(text_option(self.name, options, "path", required=True))
         pattern = text_option(self.name, options, "include")
-        include = compile_glob(pattern) if pattern else None
         cap = int_option(self.name, options, "max_file_bytes", DEFAULT_MAX_FILE_BYTES, 1, 1 << 40)
         workspace = text_option(self.name, options, "workspace")
         root = Path(given).expanduser().resolve()
         if not root.is_dir():
             raise tm.InvalidRequest(f"`{given}` is not a folder")
-        source = tm.SourceRef(
-            kind=tm.SourceKind.FOLDER, id=text_option(self.name, options, "id") or root.as_posix()
-        )
-        return self._walk(
-            root, root, PurePosixPath("."), _Ignores(), include, cap, workspace, source
-        )
+        # A file is one item however it was reached: its source is the file's, not the root's.
+        source = tm.SourceRef(kind=tm.SourceKind.FILE, id=text_option(self.name, options, "id"))
+        return _Walk(root, compile_glob(pattern) if pattern else None), cap, workspace, source
+
+
+@attrs.frozen
+class _Walk:
+    """The files under ``root`` the folder reader reads, in order, and a skip per one left out."""
+
+    root: Path
+    include: re.Pattern[str] | None
+
+    def __iter__(self) -> Iterator[Path | SourceSkip]:
+        return self._walk(self.root, PurePosixPath("."), _Ignores())
 
     def _walk(
-        self,
-        root: Path,
-        folder: Path,
-        relative: PurePosixPath,
-        ignores: _Ignores,
-        include: re.Pattern[str] | None,
-        cap: int,
-        workspace: str | None,
-        source: tm.SourceRef,
-    ) -> Iterator[tm.StoreItem | SourceSkip]:
+        self, folder: Path, relative: PurePosixPath, ignores: _Ignores
+    ) -> Iterator[Path | SourceSkip]:
+        include = self.include
         try:
             ignores = ignores.entered(folder, relative)
             with os.scandir(folder) as scan:
@@ -217,9 +269,9 @@ class FolderReader:
             if ignores.ignores(inner, is_dir):
                 continue
             if is_dir:
-                yield from self._walk(root, path, inner, ignores, include, cap, workspace, source)
+                yield from self._walk(path, inner, ignores)
             elif include is None or include.fullmatch(inner.as_posix()):
-                yield _document(path, root, cap, workspace, source)
+                yield path
 
 
 class FileReader:
@@ -237,6 +289,10 @@ class FileReader:
         """A file on disk."""
         return Path(source).expanduser().is_file()
 
+    def count(self, context: ReaderContext) -> int:
+        """One entry: the file (an archive is one too)."""
+        return 1
+
     def read(self, context: ReaderContext) -> Iterator[tm.StoreItem | SourceSkip]:
         """Yield the file as a document, or a skip saying why it cannot be."""
         options = context.options
@@ -248,4 +304,5 @@ class FileReader:
         path = Path(os.path.abspath(Path(given).expanduser()))
         if path.is_symlink() or not path.is_file():
             raise tm.InvalidRequest(f"`{given}` is not a regular file")
-        return iter([_document(path, path.parent.resolve(), cap, workspace, source)])
+        path = Path(os.path.realpath(path.parent)) / path.name  # as the folder walk names it
+        return _documents(path, path.parent.resolve(), cap, workspace, source)

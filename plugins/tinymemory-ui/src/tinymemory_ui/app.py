@@ -314,23 +314,33 @@ class Pages:
         report = self.engine.forget(tm.ForgetTarget.by_ids(ids))
         return render_template("forgot.html", forgotten=report.forgotten)
 
-    def erase(self) -> str:
-        """The erase form, and the erase once the node is typed into ``confirm``."""
+    def erase(self) -> str | tuple[str, int]:
+        """The erase form; asked again with the question until the node is typed into ``confirm``.
+
+        The node box starts empty (empty is the root), so a typed node is the
+        node. A whole-tree erase without its box ticked is refused on the
+        form, naming the box.
+        """
         kinds = [kind.value for kind in tm.ItemKind]
         if request.method == "GET":
-            return render_template("erase.html", kinds=kinds, form={}, question=None)
+            return self._erase_form(kinds, {})
         form = request.form
-        at = tm.Namespace.parse((form.get("at") or "").strip() or str(tm.Namespace.ROOT))
+        typed = (form.get("at") or "").strip()
+        at = tm.Namespace.parse(typed or str(tm.Namespace.ROOT))
         subtree = form.get("subtree") == "on"
         chosen = form.getlist("kind")
         reach = tm.Reach.subtree(at) if subtree else tm.Reach.exact(at)
-        erase_request = tm.EraseRequest(
-            reach=reach, kinds=tuple(chosen), whole_tree=form.get("whole_tree") == "on"
-        )
+        whole_tree = form.get("whole_tree") == "on"
+        erase_request = tm.EraseRequest(reach=reach, kinds=tuple(chosen), whole_tree=whole_tree)
+        shown = {"at": typed, "subtree": subtree, "kinds": chosen, "whole_tree": whole_tree}
+        if is_whole_tree(erase_request) and not whole_tree:
+            refused = (
+                f"Erasing every item at every node needs the “{WHOLE_TREE_BOX}” box ticked too."
+            )
+            return self._erase_form(kinds, shown, refused=refused), 400
         erase_request.validate()
-        question = erase_question(erase_request)
         if (form.get("confirm") or "").strip() != str(at):
-            raise tm.InvalidRequest(f"{question} Type `{at}` into the confirm box to erase.")
+            return self._erase_form(kinds, shown, question=erase_question(erase_request))
         counted = count_items(self.engine, reach, chosen)
         report = self.engine.erase(erase_request)
         return render_template(
@@ -341,6 +351,26 @@ class Pages:
             scopes=report.erased_scopes,
             whole=is_whole_tree(erase_request),
         )
+
+    def _erase_form(
+        self,
+        kinds: list[str],
+        form: dict[str, object],
+        question: str | None = None,
+        refused: str | None = None,
+    ) -> str:
+        return render_template(
+            "erase.html",
+            kinds=kinds,
+            form=form,
+            question=question,
+            refused=refused,
+            WHOLE_TREE_BOX=WHOLE_TREE_BOX,
+        )
+
+
+#: The erase form's box that allows erasing every item at every node.
+WHOLE_TREE_BOX = "the whole tree"
 
 
 def _answer_parts(answer: tm.RecallAnswer) -> list[tuple[str, int | None]]:

@@ -137,7 +137,8 @@ def test_erase_runs_only_once_the_node_is_typed_again(
         form.find_element(By.CSS_SELECTOR, "input[name=subtree]").click()
         return browser.follow(form.find_element(By.CSS_SELECTOR, "#erase-button"), expect).text
 
-    assert erase("team:acme", "team", "#error")  # not the node's path: refused, with why
+    # Not the node's path: asked again on the form, with the question.
+    assert erase("team:acme", "team", "#erase-question")
     assert writable.home.stored() == before
     browser.open(write_ui.at("/erase"), "#erase-form")
     assert re.search(r"\b3\b", erase("team:acme", "team:acme", "#erase-result"))
