@@ -1,0 +1,60 @@
+"""Print how many broken engines the conformance suite catches, per set, and how fast.
+
+Run from the repository root::
+
+    python tests/score_broken_engines.py            # both sets
+    python tests/score_broken_engines.py heldout    # one
+
+For each engine: the first fixed check that failed, the seconds (wall and
+CPU) until that failure was reported, and the whole fixed run's seconds.
+The development set (``tests/broken_engines.py``) shaped the checks; the
+held-out set (``tests/broken_engines_heldout.py``) did not.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from broken_engines import FAULTS  # noqa: E402
+from broken_engines_heldout import HELDOUT  # noqa: E402
+
+from tinymemory.conformance import CheckResult, Outcome, run  # noqa: E402
+from tinymemory.conformance.checks import FIXED_CHECK_NAMES  # noqa: E402
+
+
+def score(name: str, engines: list[type]) -> None:
+    caught = 0
+    slowest = 0.0
+    for engine in engines:
+        wall, cpu = time.perf_counter(), time.process_time()
+        first: list[tuple[str, float, float]] = []
+
+        def heard(result: CheckResult) -> None:
+            if result.outcome is Outcome.FAILED and not first:
+                first.append(
+                    (result.check, time.perf_counter() - wall, time.process_time() - cpu)  # noqa: B023
+                )
+
+        run(engine, checks=FIXED_CHECK_NAMES, on_result=heard)
+        if first:
+            caught += 1
+            check, seconds, cpu_seconds = first[0]
+            slowest = max(slowest, seconds)
+            print(f"  caught  {engine.__name__:44} {check:22} {seconds:5.1f} s ({cpu_seconds:.1f} s CPU)")
+        else:
+            print(f"  MISSED  {engine.__name__}")
+    print(f"{name}: caught {caught} of {len(engines)}; slowest first failure {slowest:.1f} s")
+
+
+def main() -> None:
+    sets = {"development": list(FAULTS), "heldout": list(HELDOUT)}
+    for name in sys.argv[1:] or list(sets):
+        score(name, sets[name])
+
+
+if __name__ == "__main__":
+    main()
