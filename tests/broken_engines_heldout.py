@@ -63,9 +63,9 @@ class Rematched(Heldout):
     def admits(self, kind: ItemKind, meta: MemoryMeta, filter: MetaFilter) -> bool:
         return filter.matches(kind, meta)
 
-    def _page(self, key: str, entries: list[Hit], request: ListRequest | FetchRequest) -> tuple[
-        list[Hit], str | None
-    ]:
+    def _page(
+        self, key: str, entries: list[Hit], request: ListRequest | FetchRequest
+    ) -> tuple[list[Hit], str | None]:
         positions = self._codec.decode(key, request.cursor, 1)
         start = positions[0] if positions else 0
         end = start + request.limit
@@ -191,8 +191,8 @@ class TurnsByOverlap(Rematched):
         return (
             rest
             and got is not None
-            and got.start <= filter.turns.end
-            and filter.turns.start <= got.end
+            and got.first <= filter.turns.last
+            and filter.turns.first <= got.last
         )
 
 
@@ -221,9 +221,9 @@ class _OffsetCursors(Heldout):
         super().__init__()
         self._codec = CursorCodec(new_secret(), engine="heldout")
 
-    def _slice(self, entries: list[Hit], cursor: str | None, limit: int) -> tuple[
-        list[Hit], str | None
-    ]:
+    def _slice(
+        self, entries: list[Hit], cursor: str | None, limit: int
+    ) -> tuple[list[Hit], str | None]:
         positions = self._codec.decode("any read", cursor, 1)
         start = positions[0] if positions else 0
         end = start + limit
@@ -246,7 +246,9 @@ class CursorOfAnotherModeTaken(_OffsetCursors):
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
         whole = attrs.evolve(request, cursor=None, limit=USIZE_MAX)
-        hits, cursor = self._slice(list(self.inner.fetch(whole).hits), request.cursor, request.limit)
+        hits, cursor = self._slice(
+            list(self.inner.fetch(whole).hits), request.cursor, request.limit
+        )
         return FetchPage(hits=hits, next_cursor=cursor)
 
 
@@ -321,9 +323,7 @@ def _pieced(hit: Hit, query: str, tags: Callable[[tuple[str, ...]], tuple[str, .
         return hit
     pieces = cut_pieces(hit.text, 400)
     words = set(query.lower().split())
-    best = next(
-        (piece for piece in pieces if words & set(piece.text.lower().split())), pieces[0]
-    )
+    best = next((piece for piece in pieces if words & set(piece.text.lower().split())), pieces[0])
     meta = attrs.evolve(hit.meta, tags=[*hit.meta.tags, *tags(best.tags())])
     return attrs.evolve(hit, text=best.text, meta=meta)
 
@@ -380,8 +380,8 @@ class ExploreCountsOnlyFirstTag(Heldout):
             return self.inner.explore(request)
 
         class FirstTagOnly(EngineWrapper):
-            def handle_list(inner_self, inner_request: ListRequest) -> ListPage:
-                page = self.inner.list(inner_request)
+            def handle_list(self, request: ListRequest) -> ListPage:
+                page = self.inner.list(request)
                 items = [
                     attrs.evolve(hit, meta=attrs.evolve(hit.meta, tags=hit.meta.tags[:1]))
                     for hit in page.items
