@@ -16,7 +16,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import partial
 
-from tinymemory._document_pieces import _Cutter, utf8_size
 from tinymemory._engine import MemoryEngine
 from tinymemory._items import Document, Learning, StoreItem
 from tinymemory._meta import ItemKind, MetaFilter
@@ -32,7 +31,7 @@ from tinymemory._operations import (
 from tinymemory._wire import to_json
 
 from .harness import Harness, Subject
-from .item_checks import store_new
+from .item_checks import expect_ranked_hit, store_new
 
 #: A paged read: the next cursor it answers for a cursor it is given.
 Read = Callable[[str | None], str | None]
@@ -380,17 +379,6 @@ def check_paging_under_writes(subject: Subject) -> None:
             h.forget(ForgetTarget.by_filter(MetaFilter(workspace=h.probe_workspace)))
 
 
-def piece_tags(rendered: str, text: str) -> list[tuple[str, ...]]:
-    """The tags a hit carrying ``text`` may append: those of each place ``text`` lies in
-    ``rendered``, as :func:`tinymemory.retrieval.cut_pieces` names a piece there."""
-    found: list[tuple[str, ...]] = []
-    start = rendered.find(text)
-    while start >= 0 and text:
-        found.append(_Cutter(rendered, 1, utf8_size).piece(start, start + len(text)).tags())
-        start = rendered.find(text, start + 1)
-    return found
-
-
 def _long_document(h: Harness, word: str) -> str:
     pages = []
     for page in range(1, 7):
@@ -421,26 +409,7 @@ def check_piece_hits(subject: Subject) -> None:
                 twice = sorted({item_id for item_id in ids if ids.count(item_id) > 1})
                 h.expect(not twice, call, "one hit per document", f"{h.names(twice)} again")
                 for hit in hits:
-                    item = stored[hit.id]
-                    rendered = item.render_text()
-                    own = list(item.meta.tags)
-                    h.expect(
-                        list(hit.meta.tags[: len(own)]) == own,
-                        call,
-                        f"{h.names([hit.id])} with its own tags {own} first",
-                        hit.meta.tags,
-                    )
-                    added = tuple(hit.meta.tags[len(own) :])
-                    allowed = piece_tags(rendered, hit.text)
-                    whole = hit.text == rendered and not added
-                    h.expect(
-                        whole or added in allowed,
-                        call,
-                        f"{h.names([hit.id])}: the tags of the span it carries, one of {allowed}"
-                        if allowed
-                        else "a verbatim piece of the document",
-                        f"{added} on {hit.text[:80]!r}…",
-                    )
+                    expect_ranked_hit(h, call, hit, stored[hit.id])
                     if mode is FetchMode.KEYWORD and query == word:
                         h.expect(
                             word in hit.text,

@@ -18,6 +18,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
+from enum import Enum
 from functools import partial
 from typing import Any
 
@@ -290,9 +291,14 @@ def _string_field(name: str, facet: Facet | None = None, filter_name: str | None
     )
 
 
+def _wire(value: Value) -> str:
+    """An enum value's wire string (``SourceKind.FILE`` -> ``file``)."""
+    return str(value.value) if isinstance(value, Enum) else str(value)
+
+
 def _members(value: Value) -> tuple[str, ...]:
     assert isinstance(value, tuple)
-    return tuple(str(member) for member in value)
+    return tuple(_wire(member) for member in value)
 
 
 def _workspace_base(h: Harness) -> Value:
@@ -372,7 +378,7 @@ FIELDS: tuple[Field, ...] = (
         "sources",
         MEMBERSHIP,
         lambda h: tuple(SourceKind),
-        lambda meta, value: attrs.evolve(meta, source=SourceRef(kind=SourceKind(str(value)))),
+        lambda meta, value: attrs.evolve(meta, source=SourceRef(kind=SourceKind(_wire(value)))),
         lambda filter, value: attrs.evolve(filter, sources=_members(value)),
         facet=Facet.SOURCE,
     ),
@@ -382,7 +388,7 @@ FIELDS: tuple[Field, ...] = (
         lambda h: tuple(ItemKind),
         lambda meta, value: meta,
         lambda filter, value: attrs.evolve(filter, kinds=_members(value)),
-        kind=lambda value: ItemKind(str(value)),
+        kind=lambda value: ItemKind(_wire(value)),
         facet=Facet.KIND,
     ),
 )
