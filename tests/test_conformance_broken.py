@@ -18,6 +18,7 @@ from broken_engines import (
     IgnoresFetchFilter,
     ListIgnoresReach,
     NeverReplays,
+    ServesBestPieces,
     UndercountsExplore,
     Wrapped,
 )
@@ -28,11 +29,12 @@ from tinymemory.conformance.checks import FIXED_CHECK_NAMES
 
 RANDOM_CHECKS = [check.name for check in CHECKS if not check.fixed]
 #: The most seconds a broken engine may take to fail, on the default profile.
-BUDGET = 60
+BUDGET = 20
 
 
-def test_the_wrapper_itself_passes():
-    report = run(Wrapped, profile="ci")
+@pytest.mark.parametrize("engine", [Wrapped, ServesBestPieces], ids=lambda x: x.__name__)
+def test_the_wrappers_themselves_pass(engine: type[Wrapped]):
+    report = run(engine, profile="ci")
     assert report.passed, str(report)
 
 

@@ -451,7 +451,7 @@ def check_field(field: Field, subject: Subject) -> None:
                         h.names(expected),
                         f"without {h.names(missing)}",
                     )
-            if every_read and field.facet is not None:
+            if field.facet is not None:
                 explore = ExploreRequest(facet=field.facet, filter=filter, limit=500)
                 page = h.explore(explore)
                 h.expect(
