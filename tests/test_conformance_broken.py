@@ -28,7 +28,8 @@ from tinymemory.conformance import CHECKS, Outcome, run
 from tinymemory.conformance.checks import FIXED_CHECK_NAMES
 
 RANDOM_CHECKS = [check.name for check in CHECKS if not check.fixed]
-#: The most seconds a broken engine may take to fail, on the default profile.
+#: The most seconds a broken engine may take to fail, on the default profile: CPU seconds of
+#: this process (every engine here runs in it), so that a busy machine does not fail the test.
 BUDGET = 20
 
 
@@ -44,9 +45,9 @@ def test_the_wrappers_themselves_pass(engine: type[Wrapped]):
 def test_each_fault_fails_its_named_check_and_the_random_checks_wait(
     engine: type[Wrapped], check: str
 ):
-    started = time.perf_counter()
+    started = time.process_time()
     report = run(engine)
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     failed = {result.check: result.detail for result in report.failed}
     assert check in failed, str(report)
     assert failed[check].startswith(f"{check}: ")
@@ -62,9 +63,9 @@ def test_each_fault_fails_its_named_check_and_the_random_checks_wait(
 def test_every_broken_engine_is_caught_by_the_fixed_checks_within_the_budget():
     slowest = 0.0
     for engine, check in FAULTS.items():
-        began = time.perf_counter()
+        began = time.process_time()
         report = run(engine, checks=FIXED_CHECK_NAMES)
-        slowest = max(slowest, time.perf_counter() - began)
+        slowest = max(slowest, time.process_time() - began)
         assert check in {result.check for result in report.failed}, engine.__name__
     assert slowest < BUDGET
 

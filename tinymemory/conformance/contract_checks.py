@@ -379,29 +379,31 @@ def check_paging_under_writes(subject: Subject) -> None:
             h.forget(ForgetTarget.by_filter(MetaFilter(workspace=h.probe_workspace)))
 
 
-def _long_document(h: Harness, word: str) -> str:
+def _long_document(h: Harness, word: str, everywhere: str) -> str:
+    """Six pages of three sections each; ``word`` in one section, ``everywhere`` in all."""
     pages = []
     for page in range(1, 7):
         sections = []
         for section in range(1, 4):
             filler = " ".join(f"filler{page}{section}{n}" for n in range(60))
-            sections.append(f"## Part {page}.{section}\n\n{filler}\n")
+            sections.append(f"## Part {page}.{section}\n\n{everywhere} {filler}\n")
         pages.append("\n".join(sections))
     pages[4] = pages[4].replace("filler5230", f"{word} filler5230")
     return f"{h.marker} handbook\n" + "\f".join(pages)
 
 
 def check_piece_hits(subject: Subject) -> None:
-    """A long document matched in several pieces gives one hit, its best piece, with the
+    """A long document matched in one piece or in all gives one hit, its best piece, with the
     ``page:``/``section:`` tags of exactly that span; list and get keep the stored tags."""
     with subject.session("piece_hits") as h:
         word = f"pc{h.nonce}"
-        body = _long_document(h, word)
+        everywhere = f"ev{h.nonce}"
+        body = _long_document(h, word, everywhere)
         paged = Document(title="Handbook", body=body, meta=h.meta(tags=("manual",)))
         flat = Document(title="Flat", body=body.replace("\f", "\n"), meta=h.meta(tags=("flat",)))
         stored = store_new(h, [("paged handbook", paged), ("flat handbook", flat)])
         for mode in h.engine.descriptor.fetch_modes:
-            for query in (word, h.marker):
+            for query in (word, everywhere, h.marker):
                 request = FetchRequest(query=query, mode=mode, filter=h.run_filter(), limit=5)
                 hits = h.fetched(request)
                 call = f"fetch {to_json(request)}"
