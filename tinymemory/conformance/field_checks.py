@@ -5,7 +5,7 @@
 filter value (the classes: case, Unicode NFC/NFD, white space, a prefix or
 an extension, a child path, each bound of a range and around it, inside,
 across, overlapping) and which of them a filter value admits, as the
-contract words it. :func:`field_checks` turns each row into one fixed check
+contract words it. :func:`field_check` turns each row into one fixed check
 (``field_<name>``): it stores one item per class (each a decoy some wrong
 engine would admit), then reads under the field's value and under each
 class's own value, in ``list``, every declared fetch mode, ``explore`` and a
