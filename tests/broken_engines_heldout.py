@@ -237,7 +237,7 @@ class CursorOfAnotherFilterTaken(_OffsetCursors):
 
     def handle_list(self, request: ListRequest) -> ListPage:
         every = self.inner.list(ListRequest(filter=request.filter, limit=USIZE_MAX)).items
-        items, cursor = self._slice(every, request.cursor, request.limit)
+        items, cursor = self._slice(list(every), request.cursor, request.limit)
         return ListPage(items=items, next_cursor=cursor)
 
 

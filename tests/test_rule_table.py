@@ -31,13 +31,13 @@ def rule_table() -> dict[str, list[str]]:
     return table
 
 
-def test_every_rule_has_an_id_once():
+def test_every_rule_has_an_id_once() -> None:
     rules = contract_rules()
     assert len(rules) > 70
     assert len(rules) == len(set(rules)), sorted({r for r in rules if rules.count(r) > 1})
 
 
-def test_every_rule_of_the_contract_has_a_row_and_every_row_a_rule():
+def test_every_rule_of_the_contract_has_a_row_and_every_row_a_rule() -> None:
     table = rule_table()
     rules = contract_rules()
     assert [rule for rule in rules if rule not in table] == []
@@ -45,7 +45,7 @@ def test_every_rule_of_the_contract_has_a_row_and_every_row_a_rule():
     assert list(table) == rules, "rows in the contract's order"
 
 
-def test_every_row_names_checks_that_exist():
+def test_every_row_names_checks_that_exist() -> None:
     for rule, checks in rule_table().items():
         assert checks, f"`{rule}` names no check"
         for check in checks:
@@ -57,6 +57,6 @@ def test_every_row_names_checks_that_exist():
             assert re.search(rf"^def {name}\(", source, re.MULTILINE), f"`{rule}`: {check}"
 
 
-def test_every_check_of_the_suite_names_a_rule():
+def test_every_check_of_the_suite_names_a_rule() -> None:
     named = {check for checks in rule_table().values() for check in checks}
     assert [check for check in CHECK_NAMES if check not in named] == []
