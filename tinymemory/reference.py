@@ -130,7 +130,7 @@ class _Positions:
 
 
 class ReferenceEngine(MemoryEngine):
-    """The in-memory reference engine; ids are fingerprints, cursors sealed offsets.
+    """The in-memory reference engine; ids are fingerprints, cursors sealed positions.
 
     ``answerer``, when given, writes recall's answers from its hits.
     """

@@ -102,13 +102,11 @@ def expect_hit(h: Harness, call: Label, hit: Hit, item: StoreItem) -> None:
     h.expect(hit.confidence == confidence, call, f"{name} confidence {confidence}", hit.confidence)
 
 
-#: Tags a ranked hit of a document may add, naming the piece it carries (spec: "a ranked
-#: read gives one hit per document, its best-ranked piece, with page:/section: tags").
-
-
 def piece_tags(rendered: str, text: str) -> list[tuple[str, ...]]:
     """The tags a hit carrying ``text`` may append: those of each place ``text`` lies in
-    ``rendered``, as :func:`tinymemory.retrieval.cut_pieces` names a piece there."""
+    ``rendered``, as :func:`tinymemory.retrieval.cut_pieces` names a piece there (spec: "a
+    ranked read gives one hit per document, its best-ranked piece, with page:/section:
+    tags")."""
     found: list[tuple[str, ...]] = []
     start = rendered.find(text)
     while start >= 0 and text:
