@@ -11,7 +11,7 @@ import time
 import unicodedata
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import attrs
 
@@ -52,6 +52,8 @@ from tinymemory._items import MAX_STORE_MANY, Learning, StoreItem
 from tinymemory._limits import USIZE_MAX
 from tinymemory._wire import to_json
 from tinymemory.retrieval import Piece, cut_pieces
+
+T = TypeVar("T")
 
 
 class Wrapped(EngineWrapper):
@@ -936,11 +938,21 @@ class ExploreIgnoresSources(Wrapped):
 
 
 class _OwnCursors(Wrapped):
-    """Pages cut by this wrapper from whole inner reads, with cursors of its own choosing."""
+    """Pages cut by this wrapper from whole inner reads, with cursors of its own choosing:
+    a listing's position is the store order of its last item, a fetch's an offset."""
 
     def __init__(self) -> None:
         super().__init__()
         self.codec = CursorCodec(new_secret(), engine="broken")
+        self.seqs: dict[str, int] = {}
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        receipt = self.inner.store(item)
+        self.seqs.setdefault(receipt.id, len(self.seqs) + 1)
+        return receipt
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        return [self.handle_store(item) for item in items]
 
     def read_of(self, operation: str, request: ListRequest | FetchRequest) -> str:
         parts = [operation, to_json(request.filter)]
@@ -952,22 +964,26 @@ class _OwnCursors(Wrapped):
         positions = self.codec.decode(read, cursor, 1)
         return positions[0] if positions else 0
 
-    def cursor(self, read: str, end: int, total: int) -> str | None:
-        return self.codec.encode(read, end) if end < total else None
+    def cursor(self, read: str, position: int, more: bool) -> str | None:
+        return self.codec.encode(read, position) if more else None
 
     def handle_list(self, request: ListRequest) -> ListPage:
         every = self.inner.list(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
         read = self.read_of("list", request)
-        start = self.start(read, request.cursor)
-        end = start + request.limit
-        return ListPage(items=every[start:end], next_cursor=self.cursor(read, end, len(every)))
+        after = self.start(read, request.cursor)
+        rest = [hit for hit in every if self.seqs[hit.id] > after]
+        page = rest[: request.limit]
+        last = self.seqs[page[-1].id] if page else after
+        return ListPage(items=page, next_cursor=self.cursor(read, last, len(rest) > len(page)))
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
         every = self.inner.fetch(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).hits
         read = self.read_of("fetch", request)
         start = self.start(read, request.cursor)
         end = start + request.limit
-        return FetchPage(hits=every[start:end], next_cursor=self.cursor(read, end, len(every)))
+        return FetchPage(
+            hits=every[start:end], next_cursor=self.cursor(read, end, end < len(every))
+        )
 
 
 class ListCursorOfAnyFilter(_OwnCursors):
@@ -996,8 +1012,8 @@ class CursorSealOfFirstBytes(_OwnCursors):
             cursor = issued if issued is not None else cursor
         return super().start(read, cursor)
 
-    def cursor(self, read: str, end: int, total: int) -> str | None:
-        cursor = super().cursor(read, end, total)
+    def cursor(self, read: str, position: int, more: bool) -> str | None:
+        cursor = super().cursor(read, position, more)
         if cursor is not None:
             self.issued[cursor[:-2]] = cursor
         return cursor
@@ -1092,12 +1108,23 @@ class ListsByOffset(_OwnCursors):
     """List and export cursors are offsets into what the read admits now: a forget between
     pages shifts the rest, and one item is never served."""
 
-    def handle_export(self, request: ListRequest) -> ExportPage:
-        every = self.inner.export(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
+    def _offset_page(
+        self, every: Sequence[T], request: ListRequest
+    ) -> tuple[Sequence[T], str | None]:
         read = self.read_of("list", request)
         start = self.start(read, request.cursor)
         end = start + request.limit
-        return ExportPage(items=every[start:end], next_cursor=self.cursor(read, end, len(every)))
+        return every[start:end], self.cursor(read, end, end < len(every))
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        every = self.inner.list(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
+        items, cursor = self._offset_page(every, request)
+        return ListPage(items=list(items), next_cursor=cursor)
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        every = self.inner.export(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
+        items, cursor = self._offset_page(every, request)
+        return ExportPage(items=list(items), next_cursor=cursor)
 
 
 #: The target of the pieces the piece-serving engines cut documents into.

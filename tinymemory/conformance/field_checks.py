@@ -200,7 +200,7 @@ def _window_filters(base: Value) -> dict[str, Value]:
 
 def _member_classes(base: Value) -> dict[str, Value]:
     assert isinstance(base, tuple)
-    return {f"`{value}`": value for value in base}
+    return {f"`{_wire(value)}`": value for value in base}
 
 
 def _member_admits(stored: Value, wanted: Value) -> bool:
@@ -210,7 +210,7 @@ def _member_admits(stored: Value, wanted: Value) -> bool:
 def _member_filters(base: Value) -> dict[str, Value]:
     assert isinstance(base, tuple)
     return {
-        **{f"only `{value}`": (value,) for value in base},
+        **{f"only `{_wire(value)}`": (value,) for value in base},
         "the first two": base[:2],
         "all but the first": base[1:],
     }
