@@ -11,6 +11,7 @@ import threading
 import unicodedata
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any, TypeVar
 
 import attrs
 
@@ -45,8 +46,14 @@ from tinymemory import (
     StoreReceipt,
     Unavailable,
 )
-from tinymemory._engine import EngineWrapper
+from tinymemory._cursors import CursorCodec, new_secret, read_key
+from tinymemory._engine import EngineWrapper, explore_by_listing
 from tinymemory._items import MAX_STORE_MANY, Learning, StoreItem
+from tinymemory._limits import USIZE_MAX
+from tinymemory._wire import to_json
+from tinymemory.retrieval import Piece, cut_pieces
+
+T = TypeVar("T")
 
 
 class Wrapped(EngineWrapper):
@@ -697,6 +704,528 @@ class ExportsAfterClose(Wrapped):
         return self.inner.handle_store(item)
 
 
+# --- round four: one per class of each field type, and per rule the contract settled ---
+
+
+def _without(filter: MetaFilter, field: str) -> MetaFilter:
+    """``filter`` with ``field`` back at its default."""
+    changes: dict[str, Any] = {field: getattr(MetaFilter(), field)}
+    return attrs.evolve(filter, **changes)
+
+
+class BendsOneField(Wrapped):
+    """Reads that match one filter field by ``same(stored, wanted)`` instead of the contract's
+    rule: the inner engine reads without that field, this wrapper decides and pages."""
+
+    field = ""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codec = CursorCodec(new_secret(), engine="broken")
+        #: Each item's store order, which listings page by.
+        self.seqs: dict[str, int] = {}
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        raise NotImplementedError
+
+    def stored_value(self, hit: Hit) -> Any:
+        return getattr(hit.meta, self.field)
+
+    def _admits(self, hit: Hit, filter: MetaFilter) -> bool:
+        wanted = getattr(filter, self.field)
+        if wanted in (None, ()):
+            return True
+        stored = self.stored_value(hit)
+        return stored is not None and self.same(stored, wanted)
+
+    def _all(self, filter: MetaFilter) -> list[Hit]:
+        every = self.inner.list(ListRequest(filter=_without(filter, self.field), limit=USIZE_MAX))
+        return [hit for hit in every.items if self._admits(hit, filter)]
+
+    def _paged(
+        self, read: str, hits: list[Hit], cursor: str | None, limit: int
+    ) -> tuple[list[Hit], str | None]:
+        positions = self.codec.decode(read, cursor, 1)
+        start = positions[0] if positions else 0
+        end = start + limit
+        return hits[start:end], self.codec.encode(read, end) if end < len(hits) else None
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        receipt = self.inner.store(item)
+        self.seqs.setdefault(receipt.id, len(self.seqs) + 1)
+        return receipt
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        return [self.handle_store(item) for item in items]
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        read = read_key("list", to_json(request.filter))
+        positions = self.codec.decode(read, request.cursor, 1)
+        after = positions[0] if positions else 0
+        rest = [hit for hit in self._all(request.filter) if self.seqs[hit.id] > after]
+        items = rest[: request.limit]
+        more = len(rest) > request.limit
+        cursor = self.codec.encode(read, self.seqs[items[-1].id]) if more else None
+        return ListPage(items=items, next_cursor=cursor)
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        page = self.handle_list(request)
+        loose = ListRequest(filter=_without(request.filter, self.field), limit=USIZE_MAX)
+        exported = {entry.id: entry for entry in self.inner.export(loose).items}
+        return ExportPage(
+            items=[exported[hit.id] for hit in page.items], next_cursor=page.next_cursor
+        )
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        loose = attrs.evolve(
+            request, filter=_without(request.filter, self.field), limit=USIZE_MAX, cursor=None
+        )
+        hits = [hit for hit in self.inner.fetch(loose).hits if self._admits(hit, request.filter)]
+        read = read_key("fetch", request.mode.value, request.query, to_json(request.filter))
+        page, cursor = self._paged(read, hits, request.cursor, request.limit)
+        return FetchPage(hits=page, next_cursor=cursor)
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        return explore_by_listing(self, request)
+
+    def handle_forget(self, target: ForgetTarget) -> ForgetReport:
+        if target.filter is None:
+            return self.inner.forget(target)
+        ids = [hit.id for hit in self._all(target.filter)]
+        return self.inner.forget(ForgetTarget.by_ids(ids)) if ids else ForgetReport(0)
+
+
+class UrlIgnoresCase(BendsOneField):
+    """``url`` compares case-insensitively."""
+
+    field = "url"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return str(stored).casefold() == str(wanted).casefold()
+
+
+class AgentIdByNormalForm(BendsOneField):
+    """``agent_id`` compares the NFC forms, so a decomposed value matches its composed one."""
+
+    field = "agent_id"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return unicodedata.normalize("NFC", stored) == unicodedata.normalize("NFC", wanted)
+
+
+class WorkspaceTrimmed(BendsOneField):
+    """``workspace`` compares with white space at either end trimmed off both sides."""
+
+    field = "workspace"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return str(stored).strip() == str(wanted).strip()
+
+
+class CommitByPrefix(BendsOneField):
+    """``commit`` admits every stored commit that starts with the value (as a short hash)."""
+
+    field = "commit"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return str(stored).startswith(str(wanted))
+
+
+class ToolCallBySubstring(BendsOneField):
+    """``tool_call`` admits every tool name that holds the value."""
+
+    field = "tool_call"
+
+    def stored_value(self, hit: Hit) -> Any:
+        return None if hit.meta.tool_call is None else hit.meta.tool_call.name
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return str(wanted) in str(stored)
+
+
+class LanguageFilterTrimmed(BendsOneField):
+    """The ``language`` filter value is trimmed before an exact compare (the stored one is
+    not): only a filter with white space shows it."""
+
+    field = "language"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return bool(stored == str(wanted).strip())
+
+
+class FolderIgnoresCase(BendsOneField):
+    """``folder`` matches as a path prefix, case-insensitively."""
+
+    field = "folder"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        prefix = str(wanted).rstrip("/").casefold()
+        value = str(stored).casefold()
+        return value == prefix or value.startswith(prefix + "/")
+
+
+class TurnsByContainment(BendsOneField):
+    """A ``turns`` filter admits any conversation whose range lies within it."""
+
+    field = "turns"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return bool(wanted.first <= stored.first and stored.last <= wanted.last)
+
+
+class FetchWindowEndInclusive(BendsOneField):
+    """Fetch, explore and forget read ``observed_before`` as inclusive (list is right)."""
+
+    field = "observed_before"
+
+    def stored_value(self, hit: Hit) -> Any:
+        return hit.meta.observed_at
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return bool(stored <= wanted)
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        return self.inner.list(request)
+
+
+class RepoCollapsesSpaces(BendsOneField):
+    """``repo`` compares with runs of white space collapsed to one space."""
+
+    field = "repo"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return " ".join(str(stored).split()) == " ".join(str(wanted).split())
+
+
+class ThreadIdBySuffix(BendsOneField):
+    """``thread_id`` admits every stored id that ends with the value."""
+
+    field = "thread_id"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return str(stored).endswith(str(wanted))
+
+
+class SourceIdAsLikePattern(BendsOneField):
+    """``source_id`` is matched as a SQL LIKE pattern: ``_`` and ``%`` are wildcards."""
+
+    field = "source_id"
+
+    def stored_value(self, hit: Hit) -> Any:
+        return hit.meta.source.id
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        pattern = "".join(
+            ".*" if char == "%" else "." if char == "_" else re.escape(char) for char in wanted
+        )
+        return re.fullmatch(pattern, str(stored), re.DOTALL) is not None
+
+
+class FilePathByTextPrefix(BendsOneField):
+    """``file_path`` matches as a text prefix, not on a ``/`` boundary."""
+
+    field = "file_path"
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return str(stored).startswith(str(wanted).rstrip("/"))
+
+
+class TagsAnyNeedsEveryTag(BendsOneField):
+    """``tags_any`` admits an item only when it holds every tag asked."""
+
+    field = "tags_any"
+
+    def stored_value(self, hit: Hit) -> Any:
+        return hit.meta.tags
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return set(wanted) <= set(stored)
+
+
+class KindsReadsTheFirstKind(BendsOneField):
+    """A ``kinds`` filter of several kinds admits only the first."""
+
+    field = "kinds"
+
+    def stored_value(self, hit: Hit) -> Any:
+        return hit.kind
+
+    def same(self, stored: Any, wanted: Any) -> bool:
+        return bool(stored == wanted[0])
+
+
+class ExploreIgnoresSources(Wrapped):
+    """Explore counts items of every source kind, whatever ``sources`` asks."""
+
+    def handle_explore(self, request: ExploreRequest) -> ExplorePage:
+        return self.inner.explore(attrs.evolve(request, filter=_without(request.filter, "sources")))
+
+
+class _OwnCursors(Wrapped):
+    """Pages cut by this wrapper from whole inner reads, with cursors of its own choosing:
+    a listing's position is the store order of its last item, a fetch's an offset."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codec = CursorCodec(new_secret(), engine="broken")
+        self.seqs: dict[str, int] = {}
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        receipt = self.inner.store(item)
+        self.seqs.setdefault(receipt.id, len(self.seqs) + 1)
+        return receipt
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        return [self.handle_store(item) for item in items]
+
+    def read_of(self, operation: str, request: ListRequest | FetchRequest) -> str:
+        parts = [operation, to_json(request.filter)]
+        if isinstance(request, FetchRequest):
+            parts[1:1] = [request.mode.value, request.query]
+        return read_key(*parts)
+
+    def start(self, read: str, cursor: str | None) -> int:
+        positions = self.codec.decode(read, cursor, 1)
+        return positions[0] if positions else 0
+
+    def cursor(self, read: str, position: int, more: bool) -> str | None:
+        return self.codec.encode(read, position) if more else None
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        every = self.inner.list(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
+        read = self.read_of("list", request)
+        after = self.start(read, request.cursor)
+        rest = [hit for hit in every if self.seqs[hit.id] > after]
+        page = rest[: request.limit]
+        last = self.seqs[page[-1].id] if page else after
+        return ListPage(items=page, next_cursor=self.cursor(read, last, len(rest) > len(page)))
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        every = self.inner.fetch(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).hits
+        read = self.read_of("fetch", request)
+        start = self.start(read, request.cursor)
+        end = start + request.limit
+        return FetchPage(
+            hits=every[start:end], next_cursor=self.cursor(read, end, end < len(every))
+        )
+
+
+class ListCursorOfAnyFilter(_OwnCursors):
+    """A list cursor names no filter: one issued under one filter pages another."""
+
+    def read_of(self, operation: str, request: ListRequest | FetchRequest) -> str:
+        return operation if operation == "list" else super().read_of(operation, request)
+
+
+class FetchCursorOfAnyMode(_OwnCursors):
+    """A fetch cursor names its query and filter but not its mode."""
+
+    def read_of(self, operation: str, request: ListRequest | FetchRequest) -> str:
+        if isinstance(request, FetchRequest):
+            return read_key(operation, request.query, to_json(request.filter))
+        return super().read_of(operation, request)
+
+
+class CursorSealOfFirstBytes(_OwnCursors):
+    """A cursor is checked on all but its last two characters: a change there is read as
+    the cursor it was."""
+
+    def start(self, read: str, cursor: str | None) -> int:
+        if cursor is not None:
+            issued = self.issued.get(cursor[:-2])
+            cursor = issued if issued is not None else cursor
+        return super().start(read, cursor)
+
+    def cursor(self, read: str, position: int, more: bool) -> str | None:
+        cursor = super().cursor(read, position, more)
+        if cursor is not None:
+            self.issued[cursor[:-2]] = cursor
+        return cursor
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.issued: dict[str, str] = {}
+
+
+#: One secret for every engine of the class, as if built into the code.
+_SHARED_CODEC = CursorCodec(b"one secret for all memories", engine="broken")
+
+
+class CursorsOfEveryMemory(_OwnCursors):
+    """Every memory seals its cursors with the same secret: one memory takes another's."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codec = _SHARED_CODEC
+
+
+class FetchCursorAfterItsLastHit(Wrapped):
+    """A fetch page that holds the last hit still carries a cursor (to an empty page)."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.fetch(request)
+        if page.next_cursor is not None or len(page.hits) < request.limit:
+            return page
+        return attrs.evolve(
+            page,
+            next_cursor=self.inner.fetch(
+                attrs.evolve(request, limit=max(1, request.limit - 1))
+            ).next_cursor,
+        )
+
+
+class GetKeepsTheLastPlace(Wrapped):
+    """``get`` of an id named twice returns it once, at the place it was last named."""
+
+    def handle_get(self, request: GetRequest) -> list[Hit]:
+        last = list(dict.fromkeys(reversed(request.ids)))[::-1]
+        return self.inner.get(attrs.evolve(request, ids=last))
+
+
+class EraseCountsItems(Wrapped):
+    """``erased_scopes`` counts the items erased."""
+
+    def handle_erase(self, request: EraseRequest) -> EraseReport:
+        before = len(self.inner.list(ListRequest(filter=MetaFilter(), limit=USIZE_MAX)).items)
+        report = self.inner.erase(request)
+        after = len(self.inner.list(ListRequest(filter=MetaFilter(), limit=USIZE_MAX)).items)
+        return attrs.evolve(report, erased_scopes=before - after)
+
+
+class ReplayKeepsTheNewestTime(Wrapped):
+    """A replay observed later moves the stored ``observed_at`` to the newer time."""
+
+    def handle_store(self, item: StoreItem) -> StoreReceipt:
+        receipt = self.inner.store(item)
+        seen = item.meta.observed_at
+        if receipt.replayed and seen is not None:
+            (stored,) = self.inner.get(GetRequest(ids=[receipt.id]))
+            if stored.meta.observed_at is None or stored.meta.observed_at < seen:
+                self.inner.forget(ForgetTarget.by_ids([receipt.id]))
+                self.inner.store(item)
+        return receipt
+
+    def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
+        return [self.handle_store(item) for item in items]
+
+
+class KeywordFetchServes100(Wrapped):
+    """Keyword fetch ends its read after 100 hits, however many match."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codec = CursorCodec(new_secret(), engine="broken")
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        if request.mode is not FetchMode.KEYWORD:
+            return self.inner.fetch(request)
+        every = self.inner.fetch(attrs.evolve(request, cursor=None, limit=100)).hits
+        read = read_key("keyword", request.query, to_json(request.filter))
+        positions = self.codec.decode(read, request.cursor, 1)
+        start = positions[0] if positions else 0
+        end = start + request.limit
+        cursor = self.codec.encode(read, end) if end < len(every) else None
+        return FetchPage(hits=every[start:end], next_cursor=cursor)
+
+
+class ListsByOffset(_OwnCursors):
+    """List and export cursors are offsets into what the read admits now: a forget between
+    pages shifts the rest, and one item is never served."""
+
+    def _offset_page(
+        self, every: Sequence[T], request: ListRequest
+    ) -> tuple[Sequence[T], str | None]:
+        read = self.read_of("list", request)
+        start = self.start(read, request.cursor)
+        end = start + request.limit
+        return every[start:end], self.cursor(read, end, end < len(every))
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        every = self.inner.list(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
+        items, cursor = self._offset_page(every, request)
+        return ListPage(items=list(items), next_cursor=cursor)
+
+    def handle_export(self, request: ListRequest) -> ExportPage:
+        every = self.inner.export(attrs.evolve(request, cursor=None, limit=USIZE_MAX)).items
+        items, cursor = self._offset_page(every, request)
+        return ExportPage(items=list(items), next_cursor=cursor)
+
+
+#: The target of the pieces the piece-serving engines cut documents into.
+PIECE_TARGET = 500
+
+
+def _best_piece(hit: Hit, query: str) -> Piece | None:
+    """The first piece of a long document's hit holding a word of ``query``."""
+    if hit.kind is not ItemKind.DOCUMENT or len(hit.text.encode()) <= PIECE_TARGET:
+        return None
+    words = set(re.findall(r"\w+", query.lower()))
+    pieces = cut_pieces(hit.text, PIECE_TARGET)
+    return next((p for p in pieces if words & set(re.findall(r"\w+", p.text.lower()))), pieces[0])
+
+
+class ServesBestPieces(Wrapped):
+    """A conforming engine that answers a long document's fetch hit with its best piece and
+    that piece's tags; the faults below each change one thing of it."""
+
+    def tags(self, piece: Piece, hit: Hit) -> tuple[str, ...]:
+        return piece.tags()
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.fetch(request)
+        hits = []
+        for hit in page.hits:
+            piece = _best_piece(hit, request.query)
+            if piece is None:
+                hits.append(hit)
+                continue
+            tags = [*hit.meta.tags, *self.tags(piece, hit)]
+            hits.append(attrs.evolve(hit, text=piece.text, meta=attrs.evolve(hit.meta, tags=tags)))
+        return attrs.evolve(page, hits=hits)
+
+
+class PieceTaggedWithTheWholeDocument(ServesBestPieces):
+    """A piece is tagged with the pages of the whole document, not its own."""
+
+    def tags(self, piece: Piece, hit: Hit) -> tuple[str, ...]:
+        (whole,) = cut_pieces(hit.text, len(hit.text.encode()))
+        return whole.tags()
+
+
+class PieceUntagged(ServesBestPieces):
+    """A piece is served without its ``page:``/``section:`` tags."""
+
+    def tags(self, piece: Piece, hit: Hit) -> tuple[str, ...]:
+        return ()
+
+
+class PieceSectionOfItsLastHeading(ServesBestPieces):
+    """A piece's section is the last heading inside it, not the one in effect where it
+    starts."""
+
+    def tags(self, piece: Piece, hit: Hit) -> tuple[str, ...]:
+        headings = re.findall(r"^#{1,6} (.+)$", piece.text, re.MULTILINE)
+        pages = [tag for tag in piece.tags() if tag.startswith("page:")]
+        return (*pages, f"section:{headings[-1]}") if headings else piece.tags()
+
+
+class HitPerPiece(Wrapped):
+    """A long document matched in two pieces gives two hits."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.fetch(request)
+        hits: list[Hit] = []
+        for hit in page.hits:
+            piece = _best_piece(hit, request.query)
+            hits.append(hit)
+            if piece is not None:
+                tags = [*hit.meta.tags, *piece.tags()]
+                hits.append(
+                    attrs.evolve(hit, text=piece.text, meta=attrs.evolve(hit.meta, tags=tags))
+                )
+        return attrs.evolve(page, hits=hits[: request.limit])
+
+
 #: Each broken engine and the fixed check that must catch it.
 FAULTS: dict[type[Wrapped], str] = {
     TrimsText: "text_preserved",
@@ -754,4 +1283,34 @@ FAULTS: dict[type[Wrapped], str] = {
     PathFilterByLike: "hostile_paths",
     WindowInWholeSeconds: "time_bounds",
     LosesConcurrentStores: "threads",
+    UrlIgnoresCase: "field_url",
+    AgentIdByNormalForm: "field_agent_id",
+    WorkspaceTrimmed: "field_workspace",
+    CommitByPrefix: "field_commit",
+    ToolCallBySubstring: "field_tool_call",
+    LanguageFilterTrimmed: "field_language",
+    FolderIgnoresCase: "field_folder",
+    TurnsByContainment: "field_turns",
+    FetchWindowEndInclusive: "field_observed_at",
+    ExploreIgnoresSources: "field_sources",
+    RepoCollapsesSpaces: "field_repo",
+    ThreadIdBySuffix: "field_thread_id",
+    SourceIdAsLikePattern: "field_source_id",
+    FilePathByTextPrefix: "field_file_path",
+    TagsAnyNeedsEveryTag: "field_tags_any",
+    KindsReadsTheFirstKind: "field_kinds",
+    ListCursorOfAnyFilter: "cursor_reads",
+    FetchCursorOfAnyMode: "cursor_reads",
+    CursorSealOfFirstBytes: "cursor_reads",
+    CursorsOfEveryMemory: "cursor_reads",
+    FetchCursorAfterItsLastHit: "page_ends",
+    GetKeepsTheLastPlace: "get_once",
+    EraseCountsItems: "erase_count",
+    ReplayKeepsTheNewestTime: "replay_keeps_first",
+    KeywordFetchServes100: "keyword_matches",
+    ListsByOffset: "paging_under_writes",
+    PieceTaggedWithTheWholeDocument: "piece_hits",
+    PieceUntagged: "piece_hits",
+    PieceSectionOfItsLastHeading: "piece_hits",
+    HitPerPiece: "piece_hits",
 }

@@ -106,10 +106,12 @@ def _scorer(query: str, mode: FetchMode) -> Callable[[str], float | None]:
     return score
 
 
-class _Offsets:
-    """A read's pages as offsets into what it admits, sealed by an engine's own codec.
+class _Positions:
+    """A read's pages as positions, sealed by an engine's own codec.
 
-    The read is named by ``parts`` and its filter's JSON form.
+    The read is named by ``parts`` and its filter's JSON form. A listing's
+    position is the sequence number of the last item it handed out, so a write
+    between pages moves no other item; a ranked read's is an offset.
     """
 
     def __init__(self, codec: CursorCodec, filter: MetaFilter, *parts: str) -> None:
@@ -123,13 +125,12 @@ class _Offsets:
         positions = self._codec.decode(self._key, cursor, 1)
         return positions[0] if positions else 0
 
-    def next_cursor(self, total: int, start: int, limit: int) -> str | None:
-        end = start + limit
-        return self._codec.encode(self._key, end) if end < total else None
+    def next_cursor(self, more: bool, position: int) -> str | None:
+        return self._codec.encode(self._key, position) if more else None
 
 
 class ReferenceEngine(MemoryEngine):
-    """The in-memory reference engine; ids are fingerprints, cursors sealed offsets.
+    """The in-memory reference engine; ids are fingerprints, cursors sealed positions.
 
     ``answerer``, when given, writes recall's answers from its hits.
     """
@@ -138,6 +139,9 @@ class ReferenceEngine(MemoryEngine):
         self._answerer = answerer
         self._cursors = CursorCodec(new_secret(), engine="reference")
         self._items: dict[str, StoreItem] = {}
+        #: Each item's sequence number, in store order (the order of ``_items``).
+        self._seqs: dict[str, int] = {}
+        self._last_seq = 0
         self._lock = threading.RLock()
         self._closed = False
 
@@ -153,6 +157,7 @@ class ReferenceEngine(MemoryEngine):
         with self._lock:
             self._closed = True
             self._items.clear()
+            self._seqs.clear()
 
     def _open_items(self) -> dict[str, StoreItem]:
         """The items, or ``Unavailable`` once the engine is closed."""
@@ -172,21 +177,33 @@ class ReferenceEngine(MemoryEngine):
             if item_id in items:
                 return StoreReceipt(item_id, replayed=True)
             items[item_id] = item
+            self._last_seq += 1
+            self._seqs[item_id] = self._last_seq
             return StoreReceipt(item_id, replayed=False)
 
     def handle_store_many(self, items: list[StoreItem]) -> list[StoreReceipt]:
         with self._lock:
             return [self.handle_store(item) for item in items]
 
-    def handle_list(self, request: ListRequest) -> ListPage:
-        offsets = _Offsets(self._cursors, request.filter, "list")
-        start = offsets.start(request.cursor)
+    def _listed(self, request: ListRequest) -> tuple[list[tuple[str, StoreItem]], str | None]:
+        """The items of one listing page, after its cursor's position, and the next cursor."""
+        positions = _Positions(self._cursors, request.filter, "list")
+        after = positions.start(request.cursor)
         with self._lock:
-            admitted = list(self._admitted(request.filter))
-        chosen = admitted[start : start + request.limit]
+            admitted = [
+                (self._seqs[item_id], item_id, item)
+                for item_id, item in self._admitted(request.filter)
+                if self._seqs[item_id] > after
+            ]
+        chosen = admitted[: request.limit]
+        more = len(admitted) > request.limit
+        last = chosen[-1][0] if chosen else after
+        return [(item_id, item) for _, item_id, item in chosen], positions.next_cursor(more, last)
+
+    def handle_list(self, request: ListRequest) -> ListPage:
+        chosen, cursor = self._listed(request)
         return ListPage(
-            items=[Hit.of_item(item_id, item) for item_id, item in chosen],
-            next_cursor=offsets.next_cursor(len(admitted), start, request.limit),
+            items=[Hit.of_item(item_id, item) for item_id, item in chosen], next_cursor=cursor
         )
 
     def _ranked(self, query: str, mode: FetchMode, filter: MetaFilter) -> list[Hit]:
@@ -203,12 +220,12 @@ class ReferenceEngine(MemoryEngine):
 
     def handle_fetch(self, request: FetchRequest) -> FetchPage:
         read = ("fetch", request.mode.value, request.query)
-        offsets = _Offsets(self._cursors, request.filter, *read)
-        start = offsets.start(request.cursor)
+        positions = _Positions(self._cursors, request.filter, *read)
+        start = positions.start(request.cursor)
         hits = self._ranked(request.query, request.mode, request.filter)
+        end = start + request.limit
         return FetchPage(
-            hits=hits[start : start + request.limit],
-            next_cursor=offsets.next_cursor(len(hits), start, request.limit),
+            hits=hits[start:end], next_cursor=positions.next_cursor(end < len(hits), end)
         )
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
@@ -233,6 +250,7 @@ class ReferenceEngine(MemoryEngine):
                 doomed = [item_id for item_id, _ in self._admitted(target.filter or MetaFilter())]
             for item_id in doomed:
                 del items[item_id]
+                del self._seqs[item_id]
         return ForgetReport(len(doomed))
 
     def handle_get(self, request: GetRequest) -> list[Hit]:
@@ -246,14 +264,10 @@ class ReferenceEngine(MemoryEngine):
         return hits
 
     def handle_export(self, request: ListRequest) -> ExportPage:
-        offsets = _Offsets(self._cursors, request.filter, "list")
-        start = offsets.start(request.cursor)
-        with self._lock:
-            admitted = list(self._admitted(request.filter))
-        chosen = admitted[start : start + request.limit]
+        chosen, cursor = self._listed(request)
         return ExportPage(
             items=[Exported(id=item_id, item=item) for item_id, item in chosen],
-            next_cursor=offsets.next_cursor(len(admitted), start, request.limit),
+            next_cursor=cursor,
         )
 
     def handle_erase(self, request: EraseRequest) -> EraseReport:
@@ -266,6 +280,7 @@ class ReferenceEngine(MemoryEngine):
             ]
             for item_id, _ in doomed:
                 del items[item_id]
+                del self._seqs[item_id]
         scopes = {(item.item_kind, item.meta.namespace) for _, item in doomed}
         return EraseReport(erased_scopes=len(scopes))
 

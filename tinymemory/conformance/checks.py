@@ -19,6 +19,8 @@ from tinymemory._errors import ConfigError
 from . import (
     boundary_checks,
     cap_checks,
+    contract_checks,
+    field_checks,
     grid_checks,
     item_checks,
     paging_checks,
@@ -82,6 +84,18 @@ CHECKS: tuple[Check, ...] = (
     Check("hostile_paths", grid_checks.check_hostile_paths),
     Check("time_bounds", grid_checks.check_time_bounds),
     Check("threads", grid_checks.check_threads),
+    Check("cursor_reads", contract_checks.check_cursor_reads),
+    Check("page_ends", contract_checks.check_page_ends),
+    Check("get_once", contract_checks.check_get_once),
+    Check("erase_count", contract_checks.check_erase_count),
+    Check("replay_keeps_first", contract_checks.check_replay_keeps_first),
+    Check("keyword_matches", contract_checks.check_keyword_matches),
+    Check("paging_under_writes", contract_checks.check_paging_under_writes),
+    Check("piece_hits", contract_checks.check_piece_hits),
+    *(
+        Check(name, field_checks.field_check(field))
+        for name, field in zip(field_checks.field_check_names(), field_checks.FIELDS, strict=True)
+    ),
     Check("stored_items_read_back", properties.check_stored_items_read_back, fixed=False),
     Check("filters_admit_exactly", properties.check_filters_admit_exactly, fixed=False),
     Check("matches_reference", state_machine.check_matches_reference, fixed=False),

@@ -175,6 +175,8 @@ class Harness:
         self.probe_workspace = f"{self.workspace}/probes"
         self._names: dict[str, str] = {}
         self._nodes: set[Namespace] = set()
+        #: Every workspace the run stores in, each forgotten at clean-up.
+        self._workspaces: dict[str, None] = dict.fromkeys((self.workspace, self.probe_workspace))
 
     # --- reporting --------------------------------------------------------
 
@@ -246,6 +248,10 @@ class Harness:
             f"{type(error).__name__} with transient={unavailable} (only Unavailable is transient)",
             f"transient={error.transient}",
         )
+
+    def also_clean(self, workspace: str) -> None:
+        """Forget, at clean-up, what the run stores in ``workspace`` too."""
+        self._workspaces[workspace] = None
 
     def meta(self, **fields: Any) -> MemoryMeta:
         """Metadata in the run's workspace (unless ``fields`` names another)."""
@@ -422,7 +428,7 @@ class Harness:
         reaches = [None, *(Reach.exact(node) for node in sorted(self._nodes, key=str))]
         filters = [
             MetaFilter(workspace=workspace, reach=reach)
-            for workspace in (self.workspace, self.probe_workspace)
+            for workspace in self._workspaces
             for reach in reaches
         ]
         for filter in filters:
