@@ -451,7 +451,7 @@ def test_code_and_table_words_are_folded_words() -> None:
     assert not asks_for_table("What is the price of the Pro plan?")
 
 
-def test_a_source_file_is_quoted_only_when_code_is_asked_for() -> None:
+def test_a_source_file_gives_its_values_and_its_code_only_when_code_is_asked_for() -> None:
     import tinymemory as tm
 
     source = "RETRY_DELAY = 2.5  # seconds between retries\n\ndef retry(call):\n    pass\n"
@@ -463,7 +463,11 @@ def test_a_source_file_is_quoted_only_when_code_is_asked_for() -> None:
             meta=tm.MemoryMeta(file_path="src/retry.py", language="python"),
         )
     ]
-    assert extractive_answer("How long between retries?", hits).answer == NOTHING_RELEVANT
+    # A value set in code answers what the value is; the code around it does not.
+    assert extractive_answer("How long between retries?", hits).answer == (
+        "RETRY_DELAY = 2.5  # seconds between retries [1]"
+    )
+    assert "def retry" in extractive_answer("Which function retries a call?", hits).answer
     answer = extractive_answer("Which constant sets the delay between retries?", hits)
     assert answer.answer == "RETRY_DELAY = 2.5  # seconds between retries [1]"
     # A markdown file (the folder reader names its language) is prose, not code.
