@@ -1,4 +1,4 @@
-"""The generalisation part of recall_bench.py: labelled splits written apart from the ranking code.
+"""Labelled splits written apart from the ranking code: the second part of recall_bench.py.
 
 ``benchmarks/recall_sets/dev`` and ``benchmarks/recall_sets/heldout`` each hold
 ``corpus.json`` (files to write: DOCX, XLSX, PPTX, PDF, HTML, markdown, code and
@@ -276,4 +276,4 @@ if __name__ == "__main__":
         sys.path.insert(0, str(Path(__file__).parent))
         print(json.dumps(asdict(run_split(split, embedder, Path(folder)))))
     else:
-        main(os.environ.get("STATIC_MODEL"), "--misses" in sys.argv)
+        raise SystemExit("run benchmarks/recall_bench.py --splits-only")

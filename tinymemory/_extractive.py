@@ -11,6 +11,11 @@ examples; table rows only when the question asks for a table
 (:func:`asks_for_table`) or names one of the row's column headers and a word
 of the row itself (a value in a table).
 
+Code lines are quoted besides when they set a value (an assignment, a keyword
+default, a YAML or TOML key), matched with the names of the section or keys
+they are under: a value held in code or configuration answers what it is.
+A prose sentence keeps the words of the heading it is under as its context.
+
 Each candidate scores the question's content words it holds, compared by a
 light stem (``prefers``, ``preference`` and ``preferred`` are one word), rarer
 words weighing more, plus a small bonus for its passage's rank. A sentence
@@ -18,26 +23,27 @@ bears on the question when the words it holds carry at least
 :data:`MIN_COVERAGE` of the question's whole weight, a question word found in
 no sentence weighing as much as the rarest; so a sentence sharing only a word
 every brief asks about (``user``) answers nothing. A sentence that only
-restates the question (:func:`restates`) is no answer either. The best few
-bearing sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best
-one's score, each followed by a citation marker ``[n]``, are the answer.
+restates the question (:func:`restates`) is no answer either. The best
+bearing sentence is quoted, then the few scoring at least
+:data:`MIN_SHARE_OF_BEST` of it that hold every question word it holds or
+one it lacks (headings counted): a decoy holding part of what the best holds
+(the topic, an older version's numbers, but not the subject) is left out.
+Each is followed by a citation marker ``[n]``.
 
-When no sentence holds enough of the question's words, the question has a
-content word and an ``embedder`` is given (the one the engine searched with),
-the answer goes by meaning. What a candidate says beyond the question's words
-(its words but the question's content words, compared by stem; a candidate
-with no content word left is out) must be close to the question: the question
-and that rest of the first :data:`MAX_MEANING_CANDIDATES` candidates are
-embedded in one call, and the candidates whose rest is at least
-:data:`MIN_MEANING_SIMILARITY` close to the question (cosine), and within
-:data:`MEANING_MARGIN` of the closest, are quoted whole, closest first. The
-question's own words, already weighed and found too few, thus add nothing: a
-lexical embedder (feature hashing), which finds texts close by the words and
-letters they share, finds the rest far and answers nothing, while a model that
-knows which words share meaning answers a reworded question. When nothing is
-close either, the answer is empty and cites nothing. The result depends only
-on the arguments (and the embedder's vectors), so the same question over the
-same hits always gives the same answer.
+With an ``embedder`` (the one the engine searched with) that is
+meaning-aware (:mod:`tinymemory.retrieval._background`: a synonym probe, so
+feature hashing is not), meaning chooses: the question and the first
+:data:`MAX_MEANING_CANDIDATES` candidates (bearing ones first) are embedded
+in one call; of the sentences quoted by words and those holding too few of
+the question's words that are closer to the question than every unrelated
+background sentence and closer to it than to every unrelated background
+question, the closest to the question is quoted first, then the other
+sentences quoted by words that may stand beside it. No bar is a number: each
+compares the embedder's similarities with each other, so any embedder (a
+third party's too) and any increasing map of its similarities answer and
+refuse alike. When nothing qualifies, the answer is empty and cites nothing.
+The result depends only on the arguments (and the embedder's vectors), so
+the same question over the same hits always gives the same answer.
 """
 
 from __future__ import annotations
