@@ -11,7 +11,7 @@ examples; table rows only when the question asks for a table
 (:func:`asks_for_table`) or names one of the row's column headers and a word
 of the row itself (a value in a table).
 
-Code lines are quoted besides when they set a value (an assignment, a keyword
+A source file's lines are quoted besides when they set a value (an assignment, a keyword
 default, a YAML or TOML key), matched with the names of the section or keys
 they are under: a value held in code or configuration answers what it is.
 A prose sentence keeps the words of the heading it is under as its context.

@@ -5,9 +5,10 @@ cosine of 0.0, another 0.3, a third (a static model) 0.5. So no bar of
 recall is a number. Each is a comparison with what the same embedder gives
 texts known to be unrelated, for the same question or the same sentence:
 
-- a text is close to a question when it is closer than every
-  :data:`BACKGROUND_SENTENCES` sentence (the question's own null:
-  :meth:`Background.question_bar`);
+- a stored text is close to a question when it is closer than every
+  passage of :data:`BACKGROUND_SENTENCES` (:func:`question_bar`, recall's
+  relevance), a sentence when it is closer than every one of those
+  sentences (the question's own null: :meth:`Background.question_bar`);
 - a sentence answers a question only if, besides, the question is closer to it
   than every :data:`BACKGROUND_QUESTIONS` question (the sentence's own null:
   :meth:`Background.sentence_bars`), so that a sentence close to anything
@@ -134,6 +135,9 @@ SYNONYMS = (
     ("shut", "close"), ("mistake", "error"), ("journey", "trip"), ("reply", "answer"),
     ("rubbish", "garbage"), ("child", "kid"), ("present", "gift"), ("hat", "cap"),
 )  # fmt: skip
+#: Background sentences per background passage: a stored piece holds several sentences,
+#: and a longer text's cosine to a short question is lower by any embedder's averaging.
+PASSAGE_SENTENCES = 4
 #: Embedders whose backgrounds a process keeps (the most recently used).
 _KEPT = 8
 
@@ -146,12 +150,18 @@ class Background:
     sentences: Floats = attrs.field(eq=False, repr=False)
     #: Rows of :data:`BACKGROUND_QUESTIONS`.
     questions: Floats = attrs.field(eq=False, repr=False)
+    #: Rows of the background sentences joined :data:`PASSAGE_SENTENCES` at a time.
+    passages: Floats = attrs.field(eq=False, repr=False)
     #: Whether synonyms sharing no letters lie closer than unrelated words (see the module).
     meaning_aware: bool
 
     def question_bar(self, question: Floats) -> float:
         """The highest similarity of the ``question`` vector to an unrelated sentence."""
         return float((self.sentences @ question).max())
+
+    def passage_bar(self, question: Floats) -> float:
+        """The highest similarity of the ``question`` vector to an unrelated passage."""
+        return float((self.passages @ question).max())
 
     def sentence_bars(self, sentences: Floats) -> Floats:
         """Per row of ``sentences``, its highest similarity to an unrelated question."""
@@ -170,11 +180,19 @@ def background(embedder: Embedder) -> Background:
         if kept is not None and kept[0] is embedder:
             return kept[1]
     probes = [word for pair in SYNONYMS for word in pair]
-    matrix = embedding_matrix(embedder, [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *probes])
-    asked = len(BACKGROUND_SENTENCES)
-    probed = asked + len(BACKGROUND_QUESTIONS)
-    sentences, questions, probe = matrix[:asked], matrix[asked:probed], matrix[probed:]
-    made = Background(sentences, questions, _knows_synonyms(probe[0::2], probe[1::2]))
+    passages = [
+        " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
+        for start in range(0, len(BACKGROUND_SENTENCES), PASSAGE_SENTENCES)
+    ]
+    texts = [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *passages, *probes]
+    matrix = embedding_matrix(embedder, texts)
+    bounds = [0]
+    for part in (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, passages):
+        bounds.append(bounds[-1] + len(part))
+    sentences, questions, joined, probe = (
+        matrix[start:end] for start, end in zip(bounds, [*bounds[1:], len(texts)], strict=True)
+    )
+    made = Background(sentences, questions, joined, _knows_synonyms(probe[0::2], probe[1::2]))
     with _lock:
         _kept.pop(id(embedder), None)
         _kept[id(embedder)] = (embedder, made)
@@ -200,6 +218,6 @@ def _identity(size: int) -> Any:
 
 
 def question_bar(embedder: Embedder, question: Floats) -> float:
-    """How close to ``question`` (its vector by ``embedder``) a text must be to bear on it:
-    closer than every unrelated sentence of ``embedder``'s :class:`Background`."""
-    return background(embedder).question_bar(question)
+    """How close to ``question`` (its vector by ``embedder``) a stored text must be to bear
+    on it: closer than every unrelated passage of ``embedder``'s :class:`Background`."""
+    return background(embedder).passage_bar(question)
