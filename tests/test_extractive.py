@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tinymemory as tm
 from tinymemory._extractive import (
     CODE_WORDS,
     MAX_SENTENCE_CHARS,
@@ -451,18 +452,17 @@ def test_code_and_table_words_are_folded_words() -> None:
     assert not asks_for_table("What is the price of the Pro plan?")
 
 
+def source_hits(text: str, path: str, language: str) -> list[tm.Hit]:
+    """One hit of a source file's ``text``, as the folder reader stores it."""
+    meta = tm.MemoryMeta(file_path=path, language=language)
+    return [tm.Hit(id="c" * 40, kind="document", text=text, meta=meta)]
+
+
 def test_a_source_file_gives_its_values_and_its_code_only_when_code_is_asked_for() -> None:
     import tinymemory as tm
 
     source = "RETRY_DELAY = 2.5  # seconds between retries\n\ndef retry(call):\n    pass\n"
-    hits = [
-        tm.Hit(
-            id="c" * 40,
-            kind="document",
-            text=source,
-            meta=tm.MemoryMeta(file_path="src/retry.py", language="python"),
-        )
-    ]
+    hits = source_hits(source, "src/retry.py", "python")
     # A value set in code answers what the value is; the code around it does not.
     assert extractive_answer("How long between retries?", hits).answer == (
         "RETRY_DELAY = 2.5  # seconds between retries [1]"
@@ -637,14 +637,5 @@ backup:
 )
 def test_a_value_set_in_configuration_answers_what_it_is(question: str, quoted: str) -> None:
     """A key names the value with its section or parent key (``[server]``, ``backup:``)."""
-    import tinymemory as tm
-
-    hits = [
-        tm.Hit(
-            id="c" * 40,
-            kind="document",
-            text=CONFIG,
-            meta=tm.MemoryMeta(file_path="conf/settings.toml", language="toml"),
-        )
-    ]
+    hits = source_hits(CONFIG, "conf/settings.toml", "toml")
     assert extractive_answer(question, hits).answer == f"{quoted} [1]"
