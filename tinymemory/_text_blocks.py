@@ -26,11 +26,11 @@ table or a code block cut in two).
   code spans, links and images (their text), autolinks, HTML tags, escapes
   and footnote references.
 - A paragraph's line that starts with a capital or a digit, ends in no
-  punctuation, is followed by a capital,
-  and could have held the next line's first word within the paragraph's
-  longest line is a title set on a line of its own (a PDF's or a note's
-  heading): a heading, never glued to the sentence after it (a hard wrap
-  ends a line only where the next word does not fit).
+  punctuation, is followed by a capital, and could have held the next
+  line's first word within the paragraph's longest line is a title set on a
+  line of its own (a PDF's or a note's heading): a heading, never glued to
+  the sentence after it (a hard wrap ends a line only where the next word
+  does not fit).
 - Thematic breaks (``---``, ``***``, ``___``) and blank lines separate blocks.
 """
 
@@ -49,8 +49,8 @@ def _title_line(line: str, following: str, width: int) -> bool:
     line of its own (a PDF's or a plain note's heading): it starts with a capital or a
     digit and ends in no punctuation, the next line starts with a capital, and that
     line's first word would have fit on it within ``width`` (the paragraph's longest
-    line of more than one word). A hard-wrapped line ends where
-    the next word does not fit, so none is taken for a title."""
+    line of more than one word). A hard-wrapped line ends where the next word does
+    not fit, so none is taken for a title."""
     line, following = line.strip(), following.strip()
     if not line or not following or not following[0].isupper():
         return False

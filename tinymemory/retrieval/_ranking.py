@@ -16,6 +16,11 @@ benchmark's 10,000 items, hybrid found 0.57 of the answers against
 keyword's 0.62 alone); standardising each ranking's scores (deviations from
 its mean) also weighed noise as much as an answer, since it divides the
 spread away.
+
+Recall is fused by reciprocal rank (:func:`rank_fused`) instead: its vector
+hits have passed a relevance bar from the embedder's background first
+(:func:`recall_ranking`), so the noise is out, and ranks are the same for
+every embedder's scale of similarities (docs/recall.md measures both).
 """
 
 from __future__ import annotations
@@ -29,7 +34,8 @@ from tinymemory._operations import FetchMode
 
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
-#: Reciprocal-rank fusion's offset: a place ``r`` (from 1) counts ``1 / (RANK_OFFSET + r)``.
+#: Reciprocal-rank fusion's offset: a place ``r`` (from 1) counts ``1 / (RANK_OFFSET + r)``
+#: (the usual value; a place, not a similarity, so no embedder's scale is in it).
 RANK_OFFSET = 60
 
 

@@ -327,9 +327,8 @@ class PostgresEngine(MemoryEngine):
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
-        bar = kit.question_bar(
-            self.embedder, vector
-        )  # embeds the background once, outside the read
+        # The embedder's background is embedded (once) here, outside the read.
+        bar = kit.question_bar(self.embedder, vector)
         limit = kit.most_rows(request.limit)
 
         def work(connection: Connection) -> list[Hit]:

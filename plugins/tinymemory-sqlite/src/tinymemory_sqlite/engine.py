@@ -403,7 +403,8 @@ class SqliteEngine(tm.MemoryEngine):
 
     def handle_recall(self, request: tm.RecallRequest) -> tm.RecallAnswer:
         vector = self._embed_query(request.question)
-        bar = question_bar(self.embedder, vector)  # embeds the background once, outside the read
+        # The embedder's background is embedded (once) here, outside the read.
+        bar = question_bar(self.embedder, vector)
         words = keyword.query_words(request.question)
         limit = most_rows(request.limit)
         with self._connections.snapshot() as connection:
