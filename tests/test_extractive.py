@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import tinymemory as tm
 from tinymemory._extractive import (
     CODE_WORDS,
     MAX_SENTENCE_CHARS,
@@ -451,19 +452,22 @@ def test_code_and_table_words_are_folded_words() -> None:
     assert not asks_for_table("What is the price of the Pro plan?")
 
 
-def test_a_source_file_is_quoted_only_when_code_is_asked_for() -> None:
+def source_hits(text: str, path: str, language: str) -> list[tm.Hit]:
+    """One hit of a source file's ``text``, as the folder reader stores it."""
+    meta = tm.MemoryMeta(file_path=path, language=language)
+    return [tm.Hit(id="c" * 40, kind="document", text=text, meta=meta)]
+
+
+def test_a_source_file_gives_its_values_and_its_code_only_when_code_is_asked_for() -> None:
     import tinymemory as tm
 
     source = "RETRY_DELAY = 2.5  # seconds between retries\n\ndef retry(call):\n    pass\n"
-    hits = [
-        tm.Hit(
-            id="c" * 40,
-            kind="document",
-            text=source,
-            meta=tm.MemoryMeta(file_path="src/retry.py", language="python"),
-        )
-    ]
-    assert extractive_answer("How long between retries?", hits).answer == NOTHING_RELEVANT
+    hits = source_hits(source, "src/retry.py", "python")
+    # A value set in code answers what the value is; the code around it does not.
+    assert extractive_answer("How long between retries?", hits).answer == (
+        "RETRY_DELAY = 2.5  # seconds between retries [1]"
+    )
+    assert "def retry" in extractive_answer("Which function retries a call?", hits).answer
     answer = extractive_answer("Which constant sets the delay between retries?", hits)
     assert answer.answer == "RETRY_DELAY = 2.5  # seconds between retries [1]"
     # A markdown file (the folder reader names its language) is prose, not code.
@@ -581,3 +585,57 @@ def test_every_quote_is_a_whole_prose_sentence_or_a_named_table_row(
         assert part in prose or part in rows
         assert part not in code or part in prose
         assert not restates(part, question)
+
+
+PDF_TEXT = """Postmortem: search cluster outage
+On 9 June the search cluster stopped answering for 40 minutes.
+A full disk on the primary node halted indexing.
+Release notes
+Version 4.2 requires PostgreSQL 15 or newer."""
+
+
+@pytest.mark.parametrize(
+    ("text", "question", "quoted"),
+    [
+        (PDF_TEXT, "How long did the search cluster stop answering?",
+         "On 9 June the search cluster stopped answering for 40 minutes."),
+        (PDF_TEXT, "Which PostgreSQL version does 4.2 require?",
+         "Version 4.2 requires PostgreSQL 15 or newer."),
+        ("# Mileage\n\nCars are refunded 0.30 EUR per km.", "What is the mileage refund for cars?",
+         "Cars are refunded 0.30 EUR per km."),
+        ("Opening hours\nThe library opens at 8:00 on weekdays.", "When does the library open?",
+         "The library opens at 8:00 on weekdays."),
+    ],
+)  # fmt: skip
+def test_a_heading_is_never_quoted_inside_a_sentence(text: str, question: str, quoted: str) -> None:
+    """A title on a line of its own (PDF text, a plain note) is a heading, as markdown's is."""
+    assert extract_answer(question, [text]).text == f"{quoted} [1]"
+
+
+def test_a_hard_wrapped_line_is_not_a_title() -> None:
+    wrapped = "The library on the second floor opens from\nMonday to Friday at 8:00."
+    assert sentences(wrapped) == [
+        "The library on the second floor opens from Monday to Friday at 8:00."
+    ]
+
+
+CONFIG = """[server]
+port = 8443
+workers = 6
+
+backup:
+  retention_days: 45
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "quoted"),
+    [
+        ("Which port does the server listen on?", "port = 8443"),
+        ("How many days are backups kept?", "retention_days: 45"),
+    ],
+)
+def test_a_value_set_in_configuration_answers_what_it_is(question: str, quoted: str) -> None:
+    """A key names the value with its section or parent key (``[server]``, ``backup:``)."""
+    hits = source_hits(CONFIG, "conf/settings.toml", "toml")
+    assert extractive_answer(question, hits).answer == f"{quoted} [1]"

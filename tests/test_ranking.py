@@ -19,7 +19,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinymemory import FetchMode
-from tinymemory.retrieval import FUSION_DEPTH, Ranked, fused, ranked_by_mode, unlisted_score
+from tinymemory.retrieval import (
+    FUSION_DEPTH,
+    RANK_OFFSET,
+    Ranked,
+    fused,
+    rank_fused,
+    ranked_by_mode,
+    recall_ranking,
+    unlisted_score,
+)
 
 ANSWER = 0
 
@@ -126,3 +135,54 @@ def test_a_sure_answer_stays_in_the_top_five(seed: int, strong: str, overlap: bo
     keyword = keyword_strong(rng) if strong != "vector" else ranking(noise(rng, 0.3, 0.6))
     vector = vector_strong(rng) if strong != "keyword" else ranking(noise(rng, 0.1, 0.3), first)
     assert ANSWER in top([keyword, vector])
+
+
+# --- recall: a relevance bar from the embedder, and fusion by rank -------------------------
+
+#: Vector similarities of a reworded answer (item 0) and of texts sharing a common word of
+#: the question (items 5, 6) that the embedder puts no closer than its background.
+SIMILAR = [Ranked(0, 0, 0.45), Ranked(5, 5, 0.2), Ranked(6, 6, 0.1)]
+#: Keyword: item 5 holds every word of the question, the answer one word.
+MATCHED = [Ranked(5, 5, 1.4), Ranked(0, 0, 0.5)]
+#: The question's bar: its closest unrelated background sentence.
+BAR = 0.3
+
+
+def test_recall_fusion_is_never_worse_than_the_better_single_ranking() -> None:
+    """The answer is first by vector, second by keyword: recall puts it first. Summed
+    scores put the word-holding text first (1.4 against 0.5 + 0.45)."""
+    assert [entry.item for entry in recall_ranking(MATCHED, SIMILAR, 10, BAR)] == [0, 5]
+    assert fused([MATCHED, SIMILAR], 10, 10)[0].item == 5
+    assert rank_fused([MATCHED, SIMILAR[:1]], 10)[0].score == (
+        1 / (RANK_OFFSET + 2) + 1 / (RANK_OFFSET + 1)
+    )
+
+
+def test_only_vector_hits_above_the_bar_are_relevant() -> None:
+    assert [entry.item for entry in recall_ranking([], SIMILAR, 10, BAR)] == [0]
+    assert [entry.item for entry in recall_ranking([], SIMILAR, 10, 0.45)] == []  # not equal
+    assert [entry.item for entry in recall_ranking(MATCHED, [], 10, BAR)] == [5, 0]
+
+
+# Cosines in hundredths: both maps stay strictly increasing in floating point on them.
+cosines = st.integers(-100, 100).map(lambda hundredths: hundredths / 100)
+
+
+@given(
+    similarities=st.lists(cosines, min_size=1, max_size=12),
+    bar=cosines,
+    how=st.sampled_from(["affine", "cube"]),
+)
+def test_any_increasing_map_of_the_similarities_ranks_a_recall_alike(
+    similarities: list[float], bar: float, how: str
+) -> None:
+    """The bar is the embedder's own similarity, mapped as every other: nothing changes."""
+
+    def mapped(value: float) -> float:
+        return 0.9 + 0.1 * value if how == "affine" else value**3
+
+    similar = ranking(similarities)
+    moved = [Ranked(entry.item, entry.piece, mapped(entry.score)) for entry in similar]
+    plain = recall_ranking(MATCHED, similar, 10, bar)
+    again = recall_ranking(MATCHED, moved, 10, mapped(bar))
+    assert [entry.item for entry in again] == [entry.item for entry in plain]

@@ -11,6 +11,11 @@ examples; table rows only when the question asks for a table
 (:func:`asks_for_table`) or names one of the row's column headers and a word
 of the row itself (a value in a table).
 
+A source file's lines are quoted besides when they set a value (an assignment, a keyword
+default, a YAML or TOML key), matched with the names of the section or keys
+they are under: a value held in code or configuration answers what it is.
+A prose sentence keeps the words of the heading it is under as its context.
+
 Each candidate scores the question's content words it holds, compared by a
 light stem (``prefers``, ``preference`` and ``preferred`` are one word), rarer
 words weighing more, plus a small bonus for its passage's rank. A sentence
@@ -18,26 +23,27 @@ bears on the question when the words it holds carry at least
 :data:`MIN_COVERAGE` of the question's whole weight, a question word found in
 no sentence weighing as much as the rarest; so a sentence sharing only a word
 every brief asks about (``user``) answers nothing. A sentence that only
-restates the question (:func:`restates`) is no answer either. The best few
-bearing sentences scoring at least :data:`MIN_SHARE_OF_BEST` of the best
-one's score, each followed by a citation marker ``[n]``, are the answer.
+restates the question (:func:`restates`) is no answer either. The best
+bearing sentence is quoted, then the few scoring at least
+:data:`MIN_SHARE_OF_BEST` of it that hold every question word it holds or
+one it lacks (headings counted): a decoy holding part of what the best holds
+(the topic, an older version's numbers, but not the subject) is left out.
+Each is followed by a citation marker ``[n]``.
 
-When no sentence holds enough of the question's words, the question has a
-content word and an ``embedder`` is given (the one the engine searched with),
-the answer goes by meaning. What a candidate says beyond the question's words
-(its words but the question's content words, compared by stem; a candidate
-with no content word left is out) must be close to the question: the question
-and that rest of the first :data:`MAX_MEANING_CANDIDATES` candidates are
-embedded in one call, and the candidates whose rest is at least
-:data:`MIN_MEANING_SIMILARITY` close to the question (cosine), and within
-:data:`MEANING_MARGIN` of the closest, are quoted whole, closest first. The
-question's own words, already weighed and found too few, thus add nothing: a
-lexical embedder (feature hashing), which finds texts close by the words and
-letters they share, finds the rest far and answers nothing, while a model that
-knows which words share meaning answers a reworded question. When nothing is
-close either, the answer is empty and cites nothing. The result depends only
-on the arguments (and the embedder's vectors), so the same question over the
-same hits always gives the same answer.
+With an ``embedder`` (the one the engine searched with) that is
+meaning-aware (:mod:`tinymemory.retrieval._background`: a synonym probe, so
+feature hashing is not), meaning chooses: the question and the first
+:data:`MAX_MEANING_CANDIDATES` candidates (bearing ones first) are embedded
+in one call; of the sentences quoted by words and those holding too few of
+the question's words that are closer to the question than every unrelated
+background sentence and closer to it than to every unrelated background
+question, the closest to the question is quoted first, then the other
+sentences quoted by words that may stand beside it. No bar is a number: each
+compares the embedder's similarities with each other, so any embedder (a
+third party's too) and any increasing map of its similarities answer and
+refuse alike. When nothing qualifies, the answer is empty and cites nothing.
+The result depends only on the arguments (and the embedder's vectors), so
+the same question over the same hits always gives the same answer.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ import attrs
 from tinymemory._operations import Citation, Hit, RecallAnswer
 from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
+from tinymemory.retrieval._background import background
 
 if TYPE_CHECKING:
     from tinymemory._hookspecs import Embedder
@@ -60,9 +67,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_MEANING_CANDIDATES",
     "MAX_SENTENCE_CHARS",
-    "MEANING_MARGIN",
     "MIN_COVERAGE",
-    "MIN_MEANING_SIMILARITY",
     "MIN_SHARE_OF_BEST",
     "NOTHING_RELEVANT",
     "ASKING_WORDS",
@@ -92,10 +97,6 @@ MIN_COVERAGE = 0.3
 #: only the commoner half of the question (``travel`` of "travel budget") is
 #: left out when another holds it all.
 MIN_SHARE_OF_BEST = 0.5
-#: The least cosine similarity to the question a sentence quoted by meaning has.
-MIN_MEANING_SIMILARITY = 0.5
-#: How much less close to the question than the closest a sentence quoted by meaning may be.
-MEANING_MARGIN = 0.1
 #: The most candidates embedded to answer by meaning (the first, best passages first).
 MAX_MEANING_CANDIDATES = 64
 
@@ -134,6 +135,15 @@ _ABBREVIATIONS = frozenset({
 })  # fmt: skip
 _INITIALS = re.compile(r"\(?(?:[^\W\d_]\.)*[^\W\d_]")
 _QUESTION_MARKS = ("?", "\uff1f", "\u061f")
+# A TOML or INI section line, and a YAML key opening a mapping (nothing after the colon).
+_SECTION = re.compile(r"\[\[?\s*([\w.\- ]+?)\s*\]\]?")
+_OPENS_MAPPING = re.compile(r"(?:-\s+)?[\"']?([A-Za-z_][\w.\-]*)[\"']?\s*:(?:\s*#.*)?")
+# A value set in code or configuration: ``name = value`` (an assignment, a keyword
+# default, ``name: type = value``), not ``==``; or ``key: value`` opening a line (YAML).
+_ASSIGNMENT = re.compile(
+    r"[A-Za-z_][\w.]*\s*(?::\s*[\w\[\]., |]+?)?\s*(?<![=!<>])=(?!=)\s*\S"
+    r"|^\s*(?:-\s+)?[\"']?[A-Za-z_][\w.-]*[\"']?\s*:\s+\S"
+)
 # Citation-like markers already in a passage; removed so every [n] of an answer is ours.
 _MARKER = re.compile(r"\[\s*\d+\s*\]")
 _SPACES = re.compile(r"\s+")
@@ -273,15 +283,22 @@ class _Sentence:
     words: frozenset[str]
     #: The stems of its own words that are not stop words.
     content: frozenset[str]
+    #: The stems of the heading it is under: what it is about, which scores nothing.
+    context: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, passage: int, position: int, text: str, header: str = "") -> _Sentence:
+    def of(
+        cls, passage: int, position: int, text: str, header: str = "", heading: str = ""
+    ) -> _Sentence:
         found = words(text)
         content = {stem(word) for word in found if word not in STOP_WORDS}
         stems = content.union(map(stem, STOP_WORDS.intersection(found)))
         if header:
             stems.update(map(stem, words(header)))
-        return cls(passage, position, text, " ".join(found), frozenset(stems), frozenset(content))
+        context = frozenset(map(stem, words(heading)))
+        return cls(
+            passage, position, text, " ".join(found), frozenset(stems), frozenset(content), context
+        )
 
 
 def _candidates(
@@ -292,25 +309,54 @@ def _candidates(
     want_table = asks_for_table(question)
     pool: list[_Sentence] = []
     for index, passage in enumerate(passages):
-        found: list[tuple[str, str]] = []
+        found: list[tuple[str, str, str]] = []  # (text, header, heading)
         if index in code:
-            if want_code:
-                found = [(_cut(_clean(line)), "") for line in passage.splitlines()]
+            found = [
+                (_cut(_clean(line)), header, "")
+                for line, header in _code_lines(passage)
+                # Without code asked for, a value set in code answers what it is.
+                if want_code or _ASSIGNMENT.search(line)
+            ]
         else:
+            heading = ""  # the section a sentence is under names what it is about
             for block in text_blocks(passage):
-                if block.kind is BlockKind.PROSE:
-                    found.extend((sentence, "") for sentence in _split_prose(block.text))
+                if block.kind is BlockKind.HEADING:
+                    heading = block.text
+                elif block.kind is BlockKind.PROSE:
+                    found.extend((text, "", heading) for text in _split_prose(block.text))
                 elif block.kind is BlockKind.CODE and want_code:
-                    found.append((_cut(_clean(block.text)), ""))
+                    found.append((_cut(_clean(block.text)), "", heading))
                 elif block.kind is BlockKind.TABLE_ROW and (
                     want_table or _names_a_value(wanted, block.text, block.header)
                 ):
-                    found.append((_cut(_clean(block.text)), block.header))
-        for text, header in found:
-            sentence = _Sentence.of(index, len(pool), text, header)
+                    found.append((_cut(_clean(block.text)), block.header, heading))
+        for text, header, heading in found:
+            sentence = _Sentence.of(index, len(pool), text, header, heading)
             if sentence.content and not _restates(sentence.content, wanted, text):
                 pool.append(sentence)
     return pool
+
+
+def _code_lines(source: str) -> list[tuple[str, str]]:
+    """Each line of ``source`` with what encloses it: the names of its TOML or INI
+    ``[section]`` and of the YAML keys it is indented under (``retention: 45`` under
+    ``backup:`` is the backup's retention)."""
+    lines: list[tuple[str, str]] = []
+    section = ""
+    parents: list[tuple[int, str]] = []  # (indent, key) of the open YAML mappings
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        indent = len(line) - len(line.lstrip())
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        if heading := _SECTION.fullmatch(stripped):
+            section, parents = heading.group(1), []
+        lines.append((line, " ".join([section, *(key for _, key in parents)]).strip()))
+        if opened := _OPENS_MAPPING.fullmatch(stripped):
+            parents.append((indent, opened.group(1)))
+    return lines
 
 
 def _names_a_value(wanted: frozenset[str], row: str, header: str) -> bool:
@@ -355,54 +401,88 @@ def extract_answer(
             score = match * (1 + _RANK_BONUS / (1 + sentence.passage))
             scored.append((-score, sentence.passage, sentence.position, sentence))
     scored.sort(key=lambda entry: entry[:3])
-    if not scored and embedder is not None and wanted:
-        return _cite(_closest_in_meaning(question, pool, embedder, max_sentences))
+    if embedder is not None and wanted and background(embedder).meaning_aware:
+        return _cite(_by_meaning(question, wanted, pool, scored, embedder, max_sentences))
+    return _cite(_by_words(scored, wanted, max_sentences))
 
+
+def _by_words(
+    scored: list[tuple[float, int, int, _Sentence]], wanted: frozenset[str], max_sentences: int
+) -> list[_Sentence]:
+    """The best bearing sentence, then the distinct ones scoring at least
+    :data:`MIN_SHARE_OF_BEST` of it that may stand beside it (:func:`_holds_as_much`)."""
     chosen: list[_Sentence] = []
     seen: set[str] = set()
     for score, *_, sentence in scored:
         if -score < MIN_SHARE_OF_BEST * -scored[0][0]:
             break  # sorted: every sentence after this one scores less
-        if sentence.key in seen:
+        if sentence.key in seen or not _holds_as_much(sentence, chosen, wanted):
             continue
         seen.add(sentence.key)
         chosen.append(sentence)
         if len(chosen) == max_sentences:
             break
-    return _cite(chosen)
+    return chosen
 
 
-def _closest_in_meaning(
-    question: str, pool: list[_Sentence], embedder: Embedder, max_sentences: int
+def _holds_as_much(sentence: _Sentence, chosen: list[_Sentence], wanted: frozenset[str]) -> bool:
+    """Whether ``sentence`` may stand beside the first chosen one: it holds every question
+    word that one holds, or one it lacks (another part of the question), counting the
+    words of the heading each is under. A sentence holding only part of what the first
+    holds (the question's topic but not its subject: an older release beside the one
+    asked about) is a decoy."""
+    if not chosen:
+        return True
+    held = wanted & (sentence.words | sentence.context)
+    first = wanted & (chosen[0].words | chosen[0].context)
+    return first <= held or not held <= first
+
+
+def _by_meaning(
+    question: str,
+    wanted: frozenset[str],
+    pool: list[_Sentence],
+    scored: list[tuple[float, int, int, _Sentence]],
+    embedder: Embedder,
+    max_sentences: int,
 ) -> list[_Sentence]:
-    """The distinct candidates closest to ``question`` by ``embedder`` (see the module)."""
+    """The answer by a meaning-aware ``embedder`` (see the module): of the sentences
+    :func:`_by_words` quotes and those holding too few of the question's words that pass
+    both background bars, the one closest to the question, then the ones
+    :func:`_by_words` quotes that may stand beside it."""
     from tinymemory.retrieval._vectors import embedding_matrix
 
-    asked = content_stems(question)
-    candidates: list[_Sentence] = []
-    rest: list[str] = []  # each candidate's words but the question's content words
-    for sentence in pool:
-        own = [word for word in sentence.key.split() if stem(word) not in asked]
-        if not STOP_WORDS.issuperset(own):
-            candidates.append(sentence)
-            rest.append(" ".join(own))
-            if len(candidates) == MAX_MEANING_CANDIDATES:
-                break
+    # The bearing sentences first, so none is left out of the embedded few.
+    bearing = [entry[-1] for entry in scored]
+    shown = {id(sentence) for sentence in bearing}
+    candidates = [*bearing, *(sentence for sentence in pool if id(sentence) not in shown)]
+    candidates = candidates[:MAX_MEANING_CANDIDATES]
     if not candidates:
         return []
-    vectors = embedding_matrix(embedder, [question, *rest])
-    similarities = (vectors[1:] @ vectors[0]).tolist()
-    ranked = sorted(zip(similarities, candidates, strict=True), key=lambda pair: -pair[0])
-    chosen: list[_Sentence] = []
-    seen: set[str] = set()
-    for similarity, sentence in ranked:
-        if similarity < max(MIN_MEANING_SIMILARITY, ranked[0][0] - MEANING_MARGIN):
-            break
-        if sentence.key not in seen:
-            seen.add(sentence.key)
-            chosen.append(sentence)
+    known = background(embedder)
+    vectors = embedding_matrix(embedder, [question, *(sentence.text for sentence in candidates)])
+    similarities = vectors[1:] @ vectors[0]
+    passes = (similarities > known.question_bar(vectors[0])) & (
+        similarities > known.sentence_bars(vectors[1:])
+    )
+    # By words, the sentences _by_words quotes (a decoy is not one); by meaning, those
+    # holding too few of the question's words that pass both background bars.
+    by_words = _by_words(scored, wanted, max_sentences)
+    quoted = {id(sentence) for sentence in by_words}
+    eligible = [
+        (float(similarity), -index)
+        for index, (similarity, ok) in enumerate(zip(similarities, passes.tolist(), strict=True))
+        if id(candidates[index]) in quoted or (ok and id(candidates[index]) not in shown)
+    ]
+    if not eligible:
+        return []
+    best = candidates[-max(eligible)[1]]
+    chosen = [best]
+    for sentence in by_words:
         if len(chosen) == max_sentences:
             break
+        if sentence.key != best.key and _holds_as_much(sentence, chosen, wanted):
+            chosen.append(sentence)
     return chosen
 
 

@@ -25,6 +25,12 @@ table or a code block cut in two).
   dropped and inline markdown is reduced to its text: emphasis, strike-through,
   code spans, links and images (their text), autolinks, HTML tags, escapes
   and footnote references.
+- A paragraph's line that starts with a capital or a digit, ends in no
+  punctuation, is followed by a capital, and could have held the next
+  line's first word within the paragraph's longest line is a title set on a
+  line of its own (a PDF's or a note's heading): a heading, never glued to
+  the sentence after it (a hard wrap ends a line only where the next word
+  does not fit).
 - Thematic breaks (``---``, ``***``, ``___``) and blank lines separate blocks.
 """
 
@@ -36,6 +42,21 @@ import re
 import attrs
 
 __all__ = ["BlockKind", "TextBlock", "inline_text", "text_blocks"]
+
+
+def _title_line(line: str, following: str, width: int) -> bool:
+    """Whether ``line``, followed in its paragraph by ``following``, is a title set on a
+    line of its own (a PDF's or a plain note's heading): it starts with a capital or a
+    digit and ends in no punctuation, the next line starts with a capital, and that
+    line's first word would have fit on it within ``width`` (the paragraph's longest
+    line of more than one word). A hard-wrapped line ends where the next word does
+    not fit, so none is taken for a title."""
+    line, following = line.strip(), following.strip()
+    if not line or not following or not following[0].isupper():
+        return False
+    if not (line[0].isupper() or line[0].isdigit()) or not line[-1].isalnum():
+        return False
+    return len(line) + 1 + len(following.split()[0]) <= width
 
 
 class BlockKind(enum.Enum):
@@ -306,9 +327,24 @@ class _Reader:
         return end < len(content) and (not ordered or marker[:-1] == "1")
 
     def _flush(self) -> None:
-        if self._paragraph:
-            text = inline_text(" ".join(self._paragraph))
-            if any(char.isalnum() for char in text):
-                self.blocks.append(TextBlock(BlockKind.PROSE, text))
+        lines: list[str] = []
+        # One long word (a URL) may overrun a wrap: the width is the longest line of words.
+        width = max(
+            (len(line.strip()) for line in self._paragraph if " " in line.strip()), default=0
+        )
+        for index, line in enumerate(self._paragraph):
+            following = self._paragraph[index + 1] if index + 1 < len(self._paragraph) else ""
+            if not self._item and _title_line(line, following, width):
+                self._add_prose(lines)
+                lines = []
+                self.blocks.append(TextBlock(BlockKind.HEADING, inline_text(line).strip()))
+            else:
+                lines.append(line)
+        self._add_prose(lines)
         self._paragraph = []
         self._item = False
+
+    def _add_prose(self, lines: list[str]) -> None:
+        text = inline_text(" ".join(lines))
+        if any(char.isalnum() for char in text):
+            self.blocks.append(TextBlock(BlockKind.PROSE, text))

@@ -10,7 +10,8 @@ vector index, dialect). See docs/retrieval.md.
   :func:`unknown_cursor`;
 - rankings: :class:`Ranked`, :func:`best_pieces` (keyword scores),
   :func:`fused` (scores summed), :func:`unlisted_score`, :func:`ranked_by_mode`,
-  :func:`recall_ranking`;
+  :func:`rank_fused` (reciprocal ranks), :func:`recall_ranking` and its bar
+  :func:`question_bar` (from the embedder's background, docs/recall.md);
 - items and hits: :class:`Prepared` (an item's id, JSON and pieces before any
   I/O), :func:`first_copies`, :func:`receipts`, :func:`piece_hit`, and the
   cutting of long documents (:func:`cut_pieces`, :class:`Piece`);
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from tinymemory._words import decompose as decompose
     from tinymemory._words import fold as fold
     from tinymemory._words import words as words
+    from tinymemory.retrieval._background import SYNONYMS as SYNONYMS
+    from tinymemory.retrieval._background import question_bar as question_bar
     from tinymemory.retrieval._hits import PIECE_TARGET as PIECE_TARGET
     from tinymemory.retrieval._hits import Prepared as Prepared
     from tinymemory.retrieval._hits import first_copies as first_copies
@@ -59,11 +62,12 @@ if TYPE_CHECKING:
     from tinymemory.retrieval._paging import RankedPaging as RankedPaging
     from tinymemory.retrieval._paging import most_rows as most_rows
     from tinymemory.retrieval._ranking import FUSION_DEPTH as FUSION_DEPTH
-    from tinymemory.retrieval._ranking import RECALL_SIMILARITY as RECALL_SIMILARITY
+    from tinymemory.retrieval._ranking import RANK_OFFSET as RANK_OFFSET
     from tinymemory.retrieval._ranking import Ranked as Ranked
     from tinymemory.retrieval._ranking import Ranking as Ranking
     from tinymemory.retrieval._ranking import best_pieces as best_pieces
     from tinymemory.retrieval._ranking import fused as fused
+    from tinymemory.retrieval._ranking import rank_fused as rank_fused
     from tinymemory.retrieval._ranking import ranked_by_mode as ranked_by_mode
     from tinymemory.retrieval._ranking import recall_ranking as recall_ranking
     from tinymemory.retrieval._ranking import unlisted_score as unlisted_score
@@ -123,16 +127,18 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ),
         "tinymemory.retrieval._ranking": (
             "FUSION_DEPTH",
-            "RECALL_SIMILARITY",
+            "RANK_OFFSET",
             "Ranked",
             "Ranking",
             "best_pieces",
             "fused",
+            "rank_fused",
             "ranked_by_mode",
             "recall_ranking",
             "unlisted_score",
         ),
         "tinymemory.retrieval._reindex": ("reindex_in_batches",),
+        "tinymemory.retrieval._background": ("SYNONYMS", "question_bar"),
         "tinymemory.retrieval._sql": (
             "FACET_COLUMNS",
             "ITEM_COLUMNS",

@@ -16,6 +16,11 @@ benchmark's 10,000 items, hybrid found 0.57 of the answers against
 keyword's 0.62 alone); standardising each ranking's scores (deviations from
 its mean) also weighed noise as much as an answer, since it divides the
 spread away.
+
+Recall is fused by reciprocal rank (:func:`rank_fused`) instead: its vector
+hits have passed a relevance bar from the embedder's background first
+(:func:`recall_ranking`), so the noise is out, and ranks are the same for
+every embedder's scale of similarities (docs/recall.md measures both).
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ from tinymemory._operations import FetchMode
 
 #: Hybrid fuses at least this many hits of each ranking (more for deep pages).
 FUSION_DEPTH = 50
-#: For recall, a hit holding none of the question's words is relevant from this similarity up.
-RECALL_SIMILARITY = 0.35
+#: Reciprocal-rank fusion's offset: a place ``r`` (from 1) counts ``1 / (RANK_OFFSET + r)``
+#: (the usual value; a place, not a similarity, so no embedder's scale is in it).
+RANK_OFFSET = 60
 
 
 @attrs.frozen
@@ -108,9 +114,28 @@ def ranked_by_mode(mode: FetchMode, keyword: Ranking, vector: Ranking, depth: in
     return fused([keyword(fusion), vector(fusion)], depth, fusion)
 
 
-def recall_ranking(matched: list[Ranked], similar: list[Ranked], limit: int) -> list[Ranked]:
-    """The relevant hits of a recall, best first: fused, holding a word of the question
-    (``matched``) or close to it in meaning (``similar``, :data:`RECALL_SIMILARITY` and up)."""
-    relevant = {entry.item for entry in matched}
-    relevant |= {entry.item for entry in similar if entry.score >= RECALL_SIMILARITY}
-    return [entry for entry in fused([matched, similar], limit, limit) if entry.item in relevant]
+def rank_fused(rankings: Sequence[list[Ranked]], depth: int) -> list[Ranked]:
+    """The best ``depth`` items by reciprocal rank: each ranking gives an item at place
+    ``r`` ``1 / (RANK_OFFSET + r)``. Only places count, so the fusion is the same for
+    any increasing map of a ranking's scores; an item keeps the piece of the first
+    ranking it is in, ties go to the lower item key."""
+    scores: dict[int, float] = {}
+    pieces: dict[int, int] = {}
+    for ranking in rankings:
+        for place, entry in enumerate(ranking, start=1):
+            pieces.setdefault(entry.item, entry.piece)
+            scores[entry.item] = scores.get(entry.item, 0.0) + 1.0 / (RANK_OFFSET + place)
+    ordered = sorted(scores, key=lambda item: (-scores[item], item))[:depth]
+    return [Ranked(item, pieces[item], scores[item]) for item in ordered]
+
+
+def recall_ranking(
+    matched: list[Ranked], similar: list[Ranked], limit: int, bar: float
+) -> list[Ranked]:
+    """The relevant hits of a recall, best first: those holding a word of the question
+    (``matched``) and those closer to it than ``bar`` (``similar``, by vector; ``bar`` is
+    :func:`~tinymemory.retrieval.question_bar`, from the embedder's background), fused by
+    :func:`rank_fused` (a relevance filter has taken the noise out that reciprocal ranks
+    would weigh as much as an answer; see docs/recall.md)."""
+    close = [entry for entry in similar if entry.score > bar]
+    return rank_fused([matched, close], limit)

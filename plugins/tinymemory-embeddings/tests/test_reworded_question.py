@@ -3,6 +3,7 @@ with a model that knows the words share meaning, and not with feature hashing.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import tinymemory as tm
-from tinymemory.retrieval import RECALL_SIMILARITY, words
+from tinymemory.retrieval import words
+from tinymemory_embeddings.model2vec_embedder import Model2VecEmbedder
 from tinymemory_embeddings.testing import SENSES
 
 INCIDENT = (
@@ -53,15 +55,14 @@ def test_the_tiny_model_finds_what_hashing_cannot(open_sqlite: OpenSqlite, tmp_p
         incident = next(i for i, text in ids.items() if text == INCIDENT)
         scores = vector_scores(engine, QUESTION)
         assert max(scores, key=scores.__getitem__) == incident
-        assert scores[incident] >= RECALL_SIMILARITY
+        assert incident in cited(engine.recall(tm.RecallRequest(question=QUESTION)))
         hybrid = engine.fetch(tm.FetchRequest(query=QUESTION, mode=tm.FetchMode.HYBRID, limit=3))
         assert hybrid.hits[0].id == incident
     with open_sqlite("hashing", tmp_path / "hashing.db") as engine:
         ids = store_all(engine, (INCIDENT, *OTHERS))
         incident = next(i for i, text in ids.items() if text == INCIDENT)
         # Hashing's vector mode is lexical: what little the report scores (shared letters)
-        # stays below what recall counts as relevant, and recall cites nothing.
-        assert vector_scores(engine, QUESTION).get(incident, 0.0) < RECALL_SIMILARITY
+        # is no closer than hashing's unrelated background sentences, and recall cites nothing.
         assert incident not in cited(engine.recall(tm.RecallRequest(question=QUESTION)))
 
 
@@ -106,3 +107,49 @@ def test_any_rewording_from_its_senses_finds_the_report(
         incident = next(i for i, text in ids.items() if text == INCIDENT)
         scores = vector_scores(engine, " ".join(asked))
         assert max(scores, key=scores.__getitem__) == incident
+
+
+class Squared:
+    """``inner`` with every cosine ``c`` mapped to ``((1 + c) / 2) ** 2``, increasing on
+    [-1, 1]: the vector ``(1, v) / sqrt(2)`` multiplied out with itself."""
+
+    name = "squared"
+
+    def __init__(self, inner: Model2VecEmbedder) -> None:
+        self.inner = inner
+        self.dimensions = (1 + inner.dimensions) ** 2
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        import numpy as np
+
+        rows = np.array(self.inner.embed(texts), dtype=np.float64)
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        np.divide(rows, norms, out=rows, where=norms > 0)  # a zero row has cosine 0 with all
+        lifted = np.hstack([np.ones((len(rows), 1)), rows]) / np.sqrt(2)
+        squared: list[list[float]] = (
+            np.einsum("ni,nj->nij", lifted, lifted).reshape(len(rows), -1).tolist()
+        )
+        return squared
+
+
+def test_an_engine_answers_and_refuses_alike_under_mapped_similarities(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    """No bar of recall is a number: through the sqlite engine, the same model with every
+    similarity squared (after a shift) recalls the same answers, citations and refusals."""
+    from tinymemory_sqlite import SqliteEngine
+
+    plain = Model2VecEmbedder(model=str(tiny_model))
+    questions = [QUESTION, "What is the travel budget?", "When does the dentist open on Saturdays?"]
+    found = []
+    for name, embedder in (("plain", plain), ("squared", Squared(plain))):
+        engine = SqliteEngine(tmp_path / f"{name}.db", embedder=embedder)
+        try:
+            store_all(engine, (INCIDENT, *OTHERS))
+            answers = [engine.recall(tm.RecallRequest(question=text)) for text in questions]
+        finally:
+            engine.close()
+        found.append([(answer.answer, len(answer.citations)) for answer in answers])
+    assert found[0] == found[1]
+    assert "certificate" in found[0][0][0]
+    assert found[0][2][0] == "Nothing stored answers this question."

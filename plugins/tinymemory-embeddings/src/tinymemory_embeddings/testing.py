@@ -77,7 +77,10 @@ def build_tiny_model2vec(
     """Write a tiny model2vec model into ``folder`` (made if missing); the folder.
 
     ``senses`` maps a sense's name to the words that carry it (a word may carry
-    several); ``words`` adds words with no sense (each its own direction). The
+    several); each pair of :data:`tinymemory.retrieval.SYNONYMS` is a sense too,
+    as a real model knows common synonyms (the probe by which recall tells a
+    meaning-aware embedder); ``words`` adds words with no sense (each its own
+    direction). The
     vocabulary is lowercase whole words; a text's words outside it are ignored.
     Deterministic for one ``seed``. Needs model2vec (this distribution's
     dependency); downloads nothing.
@@ -86,8 +89,11 @@ def build_tiny_model2vec(
     from model2vec import StaticModel
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
+    from tinymemory.retrieval import SYNONYMS
+
     if dimensions < 2:
         raise ValueError(f"dimensions must be at least 2, not {dimensions}")
+    senses = {**senses, **{f"synonyms-{a}": (a, b) for a, b in SYNONYMS}}
     carried: dict[str, list[str]] = {}
     for sense, members in senses.items():
         for word in members:

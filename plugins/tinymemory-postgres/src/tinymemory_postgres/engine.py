@@ -341,6 +341,8 @@ class PostgresEngine(MemoryEngine):
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
+        # The embedder's background is embedded (once) here, outside the read.
+        bar = kit.question_bar(self.embedder, vector)
         limit = kit.most_rows(request.limit)
 
         def work(connection: Connection) -> list[Hit]:
@@ -348,7 +350,7 @@ class PostgresEngine(MemoryEngine):
             self._same_embedder(connection)
             matched = keyword_ranking(connection, request.question, scope, limit)
             similar = self._vectors.ranking(connection, vector, scope, limit)
-            return ranked_hits(connection, kit.recall_ranking(matched, similar, limit))
+            return ranked_hits(connection, kit.recall_ranking(matched, similar, limit, bar))
 
         return self.answerer.answer(request, self._server.run(work, snapshot=True))
 

@@ -48,6 +48,7 @@ from tinymemory.retrieval import (
     most_rows,
     new_secret,
     piece_vectors,
+    question_bar,
     ranked_by_mode,
     reach_clause,
     recall_ranking,
@@ -418,13 +419,15 @@ class SqliteEngine(tm.MemoryEngine):
 
     def handle_recall(self, request: tm.RecallRequest) -> tm.RecallAnswer:
         vector = self._embed_query(request.question)
+        # The embedder's background is embedded (once) here, outside the read.
+        bar = question_bar(self.embedder, vector)
         words = keyword.query_words(request.question)
         limit = most_rows(request.limit)
         with self._connections.snapshot() as connection:
             scope = Scope.of(request.filter, LARGEST_POSITION, SQLITE)
             matched = keyword_ranking(connection, words, scope, limit)
             similar = self._vector_ranking(connection, vector, scope, limit)
-            hits = ranked_hits(connection, recall_ranking(matched, similar, limit))
+            hits = ranked_hits(connection, recall_ranking(matched, similar, limit, bar))
         return self.answerer.answer(request, hits)
 
     def _embed_query(self, text: str) -> Vector:

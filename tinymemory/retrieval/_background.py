@@ -1,0 +1,223 @@
+"""Bars from the embedder in use: a background of unrelated texts, measured once per embedder.
+
+A similarity means nothing alone: one embedder gives unrelated sentences a
+cosine of 0.0, another 0.3, a third (a static model) 0.5. So no bar of
+recall is a number. Each is a comparison with what the same embedder gives
+texts known to be unrelated, for the same question or the same sentence:
+
+- a stored text is close to a question when it is closer than every
+  passage of :data:`BACKGROUND_SENTENCES` (:func:`question_bar`, recall's
+  relevance), a sentence when it is closer than every one of those
+  sentences (the question's own null: :meth:`Background.question_bar`);
+- a sentence answers a question only if, besides, the question is closer to it
+  than every :data:`BACKGROUND_QUESTIONS` question (the sentence's own null:
+  :meth:`Background.sentence_bars`), so that a sentence close to anything
+  asked (a "hub") answers nothing;
+- an embedder is meaning-aware (:attr:`Background.meaning_aware`) when it
+  puts most of the :data:`SYNONYMS` (pairs of words that share no letters'
+  run, only their sense) closer to their partner than to the other pairs'
+  words: a rank test whose chance level is one half.
+
+Every decision compares similarities of one embedder with each other, never
+with a constant, so it stays the same when the embedder's similarities are
+all mapped through any increasing function (``0.9 + 0.1c``, ``c**3``). The
+background is embedded once per embedder object (a process keeps a few).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from tinymemory.retrieval._vectors import embedding_matrix
+
+if TYPE_CHECKING:
+    from tinymemory._hookspecs import Embedder
+    from tinymemory.retrieval._vectors import Floats
+else:
+    Floats = Any
+
+#: Statements about subjects of their own (nature, history, crafts; then working life,
+#: the register of what a memory holds), one subject each.
+BACKGROUND_SENTENCES = (
+    "The lighthouse keeper logs every ship that passes before dawn.",
+    "Honeybees dance to tell the hive where the flowers are.",
+    "The choir rehearses the winter concert on Thursday evenings.",
+    "Basalt columns form when thick lava cools slowly and cracks.",
+    "The bakery sells sourdough loaves until noon on Sundays.",
+    "Marathon runners drink water at stations every five kilometres.",
+    "The museum's bronze statue was cast in the seventeenth century.",
+    "Saturn's rings are made of ice and dust.",
+    "The village well was dug by hand and lined with stone.",
+    "Penguins huddle together to survive the Antarctic winter.",
+    "The violin's strings are tuned in perfect fifths.",
+    "A sundial tells the time by the shadow of its gnomon.",
+    "The orchard's apple harvest starts in late September.",
+    "Chess players record each move in algebraic notation.",
+    "The cathedral's stained glass windows depict old legends.",
+    "Glaciers carve U-shaped valleys as they move downhill.",
+    "The ferry to the island leaves twice a day in summer.",
+    "Tomato seedlings need plenty of light to grow strong stems.",
+    "The knitting circle meets at the library on Wednesdays.",
+    "Owls can turn their heads almost all the way around.",
+    "The old mill ground wheat with water from the river.",
+    "Coral reefs shelter a quarter of all marine species.",
+    "The puppet theatre performs fairy tales for children.",
+    "Volcanic ash makes the soil around the crater fertile.",
+    "The pottery kiln is fired to a thousand degrees overnight.",
+    "Migrating geese fly south in a V formation.",
+    "The tailor shortened the sleeves of the wool coat.",
+    "Cacti store water in their thick, waxy stems.",
+    "The rowing club trains on the lake at six in the morning.",
+    "A comet's tail always points away from the sun.",
+    "The gardener prunes the roses at the end of winter.",
+    "Medieval scribes copied manuscripts by candlelight.",
+    # Notes of working life, on subjects of their own: a memory's neighbours in register.
+    "The third-floor printer jams when it is fed thick envelopes.",
+    "Meeting room Aurora seats twelve and has a video screen.",
+    "The coffee machine in the kitchen is descaled every Monday.",
+    "Fire drills take place twice a year without warning.",
+    "Lost umbrellas are kept at reception for a month.",
+    "The summer party will have a jazz band on the terrace.",
+    "Recycling bins for glass stand next to the lifts.",
+    "The guest wifi password changes on the first of each month.",
+    "Pull requests need two approvals before they are merged.",
+    "The nightly build compiles the mobile app for both platforms.",
+    "Plants on the balcony are watered by the facilities team.",
+    "The mail room sorts incoming post before ten o'clock.",
+)
+#: Questions about other subjects than :data:`BACKGROUND_SENTENCES` and each other.
+BACKGROUND_QUESTIONS = (
+    "Which bird lays the largest egg?",
+    "How tall is the tallest redwood tree?",
+    "Who painted the ceiling of the chapel?",
+    "What do whales eat in the polar seas?",
+    "How many keys does a grand piano have?",
+    "Why do leaves change colour in autumn?",
+    "Where do sea turtles lay their eggs?",
+    "When was the first bicycle built?",
+    "How is cheese aged in caves?",
+    "What makes a rainbow appear after rain?",
+    "Which mountain range has the highest peaks?",
+    "How do spiders spin their webs?",
+    "Who wrote the oldest surviving epic poem?",
+    "How long does a snail live?",
+    "What colour is a giraffe's tongue?",
+    "Why does bread dough rise?",
+    "How deep is the deepest ocean trench?",
+    "Which planet has the longest day?",
+    "How are church bells tuned?",
+    "What do foxes hunt at night?",
+    "Where did the game of polo begin?",
+    "How do salmon find their home river?",
+    "Why do cats purr?",
+    "What is amber made of?",
+    # Questions of working life, on subjects of their own.
+    "Who fixes the printer when it jams?",
+    "How many people fit in the big meeting room?",
+    "When is the coffee machine cleaned?",
+    "Where are lost umbrellas kept?",
+    "What music will play at the summer party?",
+    "What is the guest wifi password?",
+    "How many approvals does a pull request need?",
+    "When does the mail room sort the post?",
+    "Which team waters the balcony plants?",
+    "Where do I throw away glass bottles?",
+    "How often are fire drills held?",
+    "What does the nightly build compile?",
+)
+#: Pairs of words sharing one sense and no run of three letters: the meaning probe.
+SYNONYMS = (
+    ("car", "automobile"), ("physician", "doctor"), ("big", "large"), ("begin", "start"),
+    ("purchase", "buy"), ("quick", "fast"), ("wage", "salary"), ("ill", "sick"),
+    ("shut", "close"), ("mistake", "error"), ("journey", "trip"), ("reply", "answer"),
+    ("rubbish", "garbage"), ("child", "kid"), ("present", "gift"), ("hat", "cap"),
+)  # fmt: skip
+#: Background sentences per background passage: a stored piece holds several sentences,
+#: and a longer text's cosine to a short question is lower by any embedder's averaging.
+PASSAGE_SENTENCES = 4
+#: Embedders whose backgrounds a process keeps (the most recently used).
+_KEPT = 8
+
+
+@attrs.frozen
+class Background:
+    """An embedder's background: its unrelated texts' vectors and whether it knows meaning."""
+
+    #: Rows of :data:`BACKGROUND_SENTENCES`.
+    sentences: Floats = attrs.field(eq=False, repr=False)
+    #: Rows of :data:`BACKGROUND_QUESTIONS`.
+    questions: Floats = attrs.field(eq=False, repr=False)
+    #: Rows of the background sentences joined :data:`PASSAGE_SENTENCES` at a time.
+    passages: Floats = attrs.field(eq=False, repr=False)
+    #: Whether synonyms sharing no letters lie closer than unrelated words (see the module).
+    meaning_aware: bool
+
+    def question_bar(self, question: Floats) -> float:
+        """The highest similarity of the ``question`` vector to an unrelated sentence."""
+        return float((self.sentences @ question).max())
+
+    def passage_bar(self, question: Floats) -> float:
+        """The highest similarity of the ``question`` vector to an unrelated passage."""
+        return float((self.passages @ question).max())
+
+    def sentence_bars(self, sentences: Floats) -> Floats:
+        """Per row of ``sentences``, its highest similarity to an unrelated question."""
+        bars: Floats = (sentences @ self.questions.T).max(axis=1)
+        return bars
+
+
+_lock = threading.Lock()
+_kept: dict[int, tuple[Embedder, Background]] = {}
+
+
+def background(embedder: Embedder) -> Background:
+    """``embedder``'s :class:`Background`, embedded on first use and kept for the process."""
+    with _lock:
+        kept = _kept.get(id(embedder))
+        if kept is not None and kept[0] is embedder:
+            return kept[1]
+    probes = [word for pair in SYNONYMS for word in pair]
+    passages = [
+        " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
+        for start in range(0, len(BACKGROUND_SENTENCES), PASSAGE_SENTENCES)
+    ]
+    texts = [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *passages, *probes]
+    matrix = embedding_matrix(embedder, texts)
+    bounds = [0]
+    for part in (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, passages):
+        bounds.append(bounds[-1] + len(part))
+    sentences, questions, joined, probe = (
+        matrix[start:end] for start, end in zip(bounds, [*bounds[1:], len(texts)], strict=True)
+    )
+    made = Background(sentences, questions, joined, _knows_synonyms(probe[0::2], probe[1::2]))
+    with _lock:
+        _kept.pop(id(embedder), None)
+        _kept[id(embedder)] = (embedder, made)
+        while len(_kept) > _KEPT:
+            del _kept[next(iter(_kept))]
+    return made
+
+
+def _knows_synonyms(left: Floats, right: Floats) -> bool:
+    """Whether a word is closer to its synonym than to another pair's word more often
+    than not, by more than chance (one half) can explain: above three quarters."""
+    similarity = left @ right.T
+    matched = similarity.diagonal()[:, None]
+    others = ~_identity(len(left))
+    wins = float((matched > similarity)[others].sum())
+    return wins > 0.75 * float(others.sum())
+
+
+def _identity(size: int) -> Any:
+    import numpy as np
+
+    return np.eye(size, dtype=bool)
+
+
+def question_bar(embedder: Embedder, question: Floats) -> float:
+    """How close to ``question`` (its vector by ``embedder``) a stored text must be to bear
+    on it: closer than every unrelated passage of ``embedder``'s :class:`Background`."""
+    return background(embedder).passage_bar(question)
