@@ -55,6 +55,7 @@ from stdnum.tr import tckimlik
 from stdnum.us import itin, rtn
 from stdnum.za import idnr as za_idnr
 
+from tinymemory_safety.checksums import stdnum_valid
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.folding import ASCII_LOWER
 
@@ -297,7 +298,7 @@ def _validated(
         if not scan.ends_word(at + len(piece)):
             continue
         for kind, module in candidates:
-            if module.is_valid(piece):
+            if stdnum_valid(module, piece):
                 yield at, at + len(piece), kind
                 return
 

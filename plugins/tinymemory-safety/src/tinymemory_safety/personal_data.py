@@ -117,7 +117,7 @@ def _digits_pass(check: Callable[[str], bool]) -> Callable[[re.Match[str]], bool
 
 
 def _stdnum(module: ModuleType) -> Callable[[re.Match[str]], bool]:
-    return lambda found: bool(module.is_valid(found.group()))
+    return lambda found: checksums.stdnum_valid(module, found.group())
 
 
 def _dni(found: re.Match[str]) -> bool:
