@@ -12,6 +12,7 @@ the scrubber leave them alone.
 from __future__ import annotations
 
 import datetime
+from types import ModuleType
 
 from stdnum import iban as stdnum_iban
 from stdnum import luhn as stdnum_luhn
@@ -25,6 +26,20 @@ from stdnum.jp import in_ as jp_in
 
 #: The type prefixes a CUIT/CUIL opens with (people, then companies).
 _CUIT_TYPES = frozenset({"20", "23", "24", "27", "30", "33", "34"})
+
+
+def stdnum_valid(module: ModuleType, number: str) -> bool:
+    """Whether ``module`` (a python-stdnum number module) says ``number`` is valid.
+
+    A few modules look a number's parts up in stdnum's own tables and raise
+    ``KeyError`` where an entry lacks a field (``cn.ric`` on a birth place with
+    no county) instead of their ``ValidationError``: stdnum cannot vouch for
+    such a number, so it is not one.
+    """
+    try:
+        return bool(module.is_valid(number))
+    except KeyError:
+        return False
 
 
 def luhn(digits: str) -> bool:

@@ -55,6 +55,7 @@ from stdnum.tr import tckimlik
 from stdnum.us import itin, rtn
 from stdnum.za import idnr as za_idnr
 
+from tinymemory_safety.checksums import stdnum_valid
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.folding import ASCII_LOWER
 
@@ -202,10 +203,12 @@ def _by_first_letter(labels: list[str]) -> str:
     return "(?:" + "|".join([*parts, *rest]) + ")"
 
 
-#: Where a label may start: every label's alternatives, grouped by first letter, behind a
-#: word's start, which lets ``re`` skip most positions at once.
+#: Where a label may start: every label's alternatives, grouped by first letter, after
+#: the character before it, which may not be a letter, digit or ``_``. That character is
+#: matched, not looked behind at, so ``re`` skips the inside of words in its fast
+#: character-set scan.
 _LABEL_START = re.compile(
-    r"(?a)(?<![a-z0-9_])(?=[a-z\u0080-\uffff])"
+    r"(?a)[^a-z0-9_](?=[a-z\u0080-\uffff])"
     + _by_first_letter(
         [
             alternative
@@ -250,8 +253,11 @@ Finder = Callable[[Scan], Iterator[tuple[int, int, str]]]
 
 def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
     """Identifiers, accounts and routing numbers after their label: (start, end, class)."""
-    for found in _LABEL_START.finditer(scan.lower):
-        label = _LABELS.match(scan.lower, found.start())
+    padded = " " + scan.lower  # a label may start the text
+    search = 0
+    while found := _LABEL_START.search(padded, search):
+        search = found.end() - 1  # the next label's character before may be this one's last
+        label = _LABELS.match(scan.lower, found.start())  # ``padded`` is one character ahead
         if label is not None:
             at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
             yield from _after_label(scan, at, label.lastgroup or "")
@@ -292,7 +298,7 @@ def _validated(
         if not scan.ends_word(at + len(piece)):
             continue
         for kind, module in candidates:
-            if module.is_valid(piece):
+            if stdnum_valid(module, piece):
                 yield at, at + len(piece), kind
                 return
 

@@ -81,8 +81,10 @@ _NON_DIGITS = re.compile(r"(?a)\D")
 #: A run of digits and the separators numbers are written with. Every numeric
 #: shape lies in one, with at most ``_LEAD`` characters before it (``+1 (``, an
 #: NIE's ``X-``) and ``_TAIL`` after it (a DNI's ``-Z``).
-_NUMBER_RUN = re.compile(r"(?a)\d[\d .\-/()]*+")
-_SHORTEST_NUMBER = 7  # an NIE's seven digits
+#: Only runs of ``_SHORTEST_NUMBER`` characters or more (an NIE's seven digits) are
+#: found: a shorter run fails at each of its digits in ``re``, not in Python.
+_SHORTEST_NUMBER = 7
+_NUMBER_RUN = re.compile(rf"(?a)\d[\d .\-/()]{{{_SHORTEST_NUMBER - 1},}}+")
 _LEAD, _TAIL = 4, 2
 #: Two to five capitals before a digit: where an IBAN, NINO, RFC or PAN may start.
 _LETTERS_THEN_DIGIT = re.compile(r"(?a)[A-Z&\u00d1]{2,6}+ ?\d")
@@ -115,7 +117,7 @@ def _digits_pass(check: Callable[[str], bool]) -> Callable[[re.Match[str]], bool
 
 
 def _stdnum(module: ModuleType) -> Callable[[re.Match[str]], bool]:
-    return lambda found: bool(module.is_valid(found.group()))
+    return lambda found: checksums.stdnum_valid(module, found.group())
 
 
 def _dni(found: re.Match[str]) -> bool:
@@ -189,9 +191,7 @@ class PersonalData:
         # The numeric shapes are looked for only around runs of digits long
         # enough to hold one, so prose with a date and a count costs one scan.
         for run in _NUMBER_RUN.finditer(text):
-            if run.end() - run.start() >= _SHORTEST_NUMBER and not _DATE.fullmatch(
-                run.group().rstrip(" .-/(")
-            ):
+            if not _DATE.fullmatch(run.group().rstrip(" .-/(")):
                 lo, hi = max(0, run.start() - _LEAD), min(len(text), run.end() + _TAIL)
                 shaped += self._numbers(scan, lo, hi, bare=run.group().rstrip().isdigit())
         for found in _LETTERS_THEN_DIGIT.finditer(text):

@@ -141,6 +141,8 @@ _LETTERS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
 #: A language is the text's when this many of its words are among the window's.
 _LANGUAGE_WORDS = 2
 _WORDS = re.compile(r"[^\W\d_]+")
+#: The same words in ASCII text, which ``re`` finds twice as fast as by Unicode class.
+_ASCII_WORDS = re.compile(r"[a-z]+")
 _CALLING_CODE = re.compile(r"(?a)(?:\+|\b00)([1-9]\d{0,2})\b")
 
 
@@ -176,12 +178,14 @@ def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
 def _regions(window: str) -> tuple[str, ...]:
     lower = window.lower()
     regions: list[str] = []
-    for found in _CALLING_CODE.finditer(window):
-        regions += phonenumbers.region_codes_for_country_code(int(found.group(1)))
-    words = _WORDS.findall(lower)
+    if "+" in window or "00" in window:
+        for found in _CALLING_CODE.finditer(window):
+            regions += phonenumbers.region_codes_for_country_code(int(found.group(1)))
+    words = (_ASCII_WORDS if lower.isascii() else _WORDS).findall(lower)
     names = _country_names()
-    for index, word in enumerate(words):
-        for name, region in names.get(word, ()):
+    for index in [index for index, word in enumerate(words) if word in names]:
+        word = words[index]
+        for name, region in names[word]:
             if name == word or name in " ".join(words[index : index + 4]):
                 regions.append(region)
     if not window.isascii():
