@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from stdnum.cn import ric
 
 from tinymemory_safety import SafetyScrubber, checksums
 
@@ -323,3 +324,12 @@ def test_a_find_its_neighbour_kept_back_is_found_in_the_same_scrub() -> None:
     once = scrubbed(text)
     assert once == "Virement: [REDACTED_PII_IBAN][REDACTED_PII_PHONE]"
     assert scrubbed(once) == once
+
+
+def test_a_number_stdnum_cannot_look_up_is_no_crash() -> None:
+    # An 18-digit number with cn.ric's check digit whose birth place has no county in
+    # stdnum's table: cn.ric.is_valid raises KeyError on it, which crashed the scrub.
+    number = "539041628507298225"
+    with pytest.raises(KeyError):
+        ric.is_valid(number)
+    assert scrubbed(f"reference {number} on file") == f"reference {number} on file"
