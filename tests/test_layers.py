@@ -37,6 +37,9 @@ def core_imports(module: str) -> set[str]:
             "_items",
             {
                 "_canonical",
+                # A receipt's notebook view, imported when shown: _display imports
+                # only _errors at run time (its contract types under TYPE_CHECKING).
+                "_display",
                 "_errors",
                 "_f32",
                 "_limits",
