@@ -600,38 +600,28 @@ def test_over_general_documentation_no_item_is_quoted_twice_and_every_marker_has
 JUDGED = ContextCompiler(AT, embedder=tm.retrieval.HashingEmbedder())
 #: About the user, by the hashing embedder's bars too (it shares "user", "role", "work").
 ROLE = "The user's role is staff engineer; she likes to work in short updates."
+#: A background sentence is, by construction, no closer to a question than the closest
+#: background sentence: it never passes the bar, whatever the embedder.
+UNRELATED = BACKGROUND_SENTENCES[3]
+#: "About the user" answered with the role, then the unrelated sentence.
+ROLE_AND_UNRELATED = {QUESTIONS[0]: answer(f"- {ROLE} [1]\n- {UNRELATED} [2]", "a", "b")}
 
 
 def test_a_quote_no_closer_than_an_unrelated_background_sentence_is_left_out():
-    # A background sentence is, by construction, no closer to the question than the
-    # closest background sentence: it never passes the bar, whatever the embedder.
-    unrelated = BACKGROUND_SENTENCES[3]
-    engine = ScriptedEngine(
-        {
-            QUESTIONS[0]: answer(
-                f"- {ROLE} [1]\n- {unrelated} [2]",
-                "a",
-                "b",
-            )
-        }
-    )
+    engine = ScriptedEngine(ROLE_AND_UNRELATED)
     doc = JUDGED.compile(engine, ContextSpec(learnings_limit=0))
     assert f"## About the user\n\n- {ROLE} [1]\n" in doc.markdown
-    assert unrelated not in doc.markdown
+    assert UNRELATED not in doc.markdown
     assert doc.refs == ("a",)
     # Unjudged (an engine with no embedder of its own, none given), both are kept.
-    assert unrelated in PINNED.compile(engine, ContextSpec(learnings_limit=0)).markdown
+    assert UNRELATED in PINNED.compile(engine, ContextSpec(learnings_limit=0)).markdown
 
 
 def test_a_quote_goes_under_the_brief_it_is_closest_to_whatever_the_order():
     preference = "The user's standing instructions: preferences for tabs over spaces."
     engine = ScriptedEngine(
         {
-            QUESTIONS[0]: answer(
-                f"{preference} [1] {ROLE} [2]",
-                "p",
-                "a",
-            ),
+            QUESTIONS[0]: answer(f"{preference} [1] {ROLE} [2]", "p", "a"),
             QUESTIONS[2]: answer(f"{preference} [1]", "p"),
         }
     )
@@ -663,16 +653,8 @@ class HasEmbedder(ScriptedEngine):
 
 
 def test_the_engines_own_embedder_judges_through_a_wrapper():
-    unrelated = BACKGROUND_SENTENCES[3]
-    inner = HasEmbedder(
-        {
-            QUESTIONS[0]: answer(
-                f"- {ROLE} [1]\n- {unrelated} [2]",
-                "a",
-                "b",
-            )
-        }
+    doc = PINNED.compile(
+        EngineWrapper(HasEmbedder(ROLE_AND_UNRELATED)), ContextSpec(learnings_limit=0)
     )
-    doc = PINNED.compile(EngineWrapper(inner), ContextSpec(learnings_limit=0))
     assert f"{ROLE} [1]" in doc.markdown
-    assert unrelated not in doc.markdown
+    assert UNRELATED not in doc.markdown
