@@ -9,7 +9,10 @@ the static model when ``tinymemory-minilm-static`` is installed), it prints,
 counted over the default briefs' quotes (a quote: text up to its ``[n]``
 markers): quotes from a user source (a learning or about-me.md), quotes from
 any other page (documentation: not about the user), the briefs shown, and the
-user's learnings quoted somewhere out of those stored.
+user's learnings quoted somewhere out of those stored. Then, per brief, how
+many sentences of the documentation pass that brief's bars (recall's bars
+for an answering sentence, the ones the briefs use) and how many of the
+split's learnings do: what any bar from the embedder's background can tell.
 
     python benchmarks/context_briefs.py
 """
@@ -22,7 +25,7 @@ from pathlib import Path
 
 import tinymemory as tm
 from tinymemory.plugin import default_embedder
-from tinymemory.retrieval import HashingEmbedder
+from tinymemory.retrieval import HashingEmbedder, background, embedding_matrix
 from tinymemory_sqlite import SqliteEngine
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -45,6 +48,8 @@ SPLITS = {
     ),
 }
 QUOTE = re.compile(r"(.*?)((?:\[\d+\]\s*)+)")
+#: A sentence of the documentation: up to a stop and a space, or a blank line.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 
 def score(embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...]) -> str:
@@ -85,12 +90,37 @@ def score(embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...]) -> s
     )
 
 
+def passing(embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...]) -> str:
+    """Per brief: documentation sentences past its bars / all, the split's learnings too."""
+    sentences = [
+        sentence.strip()
+        for page in sorted(DOCS.rglob("*.md"))
+        for sentence in SENTENCE_END.split(page.read_text(encoding="utf-8"))
+        if len(sentence.strip()) > 20
+    ]
+    known = background(embedder)
+    rows = []
+    for brief in tm.ContextSpec().briefs:
+        question = embedding_matrix(embedder, [brief.question])[0]
+        counts = []
+        for texts in (sentences, [text for text, _ in facts]):
+            vectors = embedding_matrix(embedder, texts)
+            similarity = vectors @ question
+            past = (similarity > known.question_bar(question)) & (
+                similarity > known.sentence_bars(vectors)
+            )
+            counts.append(f"{int(past.sum())}/{len(texts)}")
+        rows.append(f"{brief.heading.split()[0]} docs {counts[0]} learnings {counts[1]}")
+    return "; ".join(rows)
+
+
 def main() -> None:
     embedders = {"hashing": HashingEmbedder(), "default": default_embedder()}
     for split, facts in SPLITS.items():
         for name, embedder in embedders.items():
             label = name if name == "hashing" else f"default ({embedder.name})"
             print(f"{split:<8} {label:<24} {score(embedder, facts)}")
+            print(f"{'':<8} {'':<24} past the bars: {passing(embedder, facts)}")
 
 
 if __name__ == "__main__":
