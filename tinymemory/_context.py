@@ -289,9 +289,10 @@ def _brief_answer(engine: MemoryEngine, spec: ContextSpec, brief: Brief) -> Reca
 
 
 class _Relevance:
-    """Which brief a quoted text belongs to: of the briefs whose question it is closer to
-    than every unrelated background sentence (recall's bar for an answering sentence, from
-    the embedder's background: docs/recall.md), the one whose question it is closest to."""
+    """Which brief a quoted text belongs to: of the briefs whose recall bars for an
+    answering sentence it passes (closer to the question than every unrelated background
+    sentence, the question closer to it than every background question: the embedder's
+    own background, docs/recall.md), the one whose question it is closest to."""
 
     def __init__(self, embedder: Embedder, questions: list[str]) -> None:
         from tinymemory.retrieval import background, embedding_matrix
@@ -340,8 +341,8 @@ def _unquoted(
     body: str,
     citations: tuple[Citation, ...],
     quoted: set[str],
-    relevance: _Relevance | None = None,
-    place: int = 0,
+    relevance: _Relevance | None,
+    place: int,
 ) -> _Section | None:
     """The brief less what is not relevant to it or an earlier brief quoted; None when
     nothing is left.
@@ -386,11 +387,8 @@ def _unquoted(
 
 def _named(quote: str, markers: tuple[str, ...]) -> list[str]:
     """The ids a quote's ``[n]`` markers name (markers past the citations name nothing)."""
-    return [markers[n - 1] for n in _marker_numbers(quote) if 1 <= n <= len(markers)]
-
-
-def _marker_numbers(line: str) -> list[int]:
-    return [int(found.group(1)) for found in _MARKER.finditer(line)]
+    numbers = [int(found.group(1)) for found in _MARKER.finditer(quote)]
+    return [markers[n - 1] for n in numbers if 1 <= n <= len(markers)]
 
 
 def _label(citation: Citation) -> str:
