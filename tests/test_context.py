@@ -50,6 +50,7 @@ from tinymemory._wire import to_data
 from tinymemory.conformance import strategies as tms
 from tinymemory.reference import ReferenceEngine
 from tinymemory.retrieval import extractive_answer
+from tinymemory.retrieval._background import BACKGROUND_SENTENCES
 
 AT = datetime(2025, 5, 6, 7, 8, 9, 750000, tzinfo=UTC)
 PINNED = ContextCompiler(AT)
@@ -592,3 +593,68 @@ def test_over_general_documentation_no_item_is_quoted_twice_and_every_marker_has
         if not brief.startswith("Learnings"):
             assert not markers & set(quoted), brief  # no item under two briefs
             quoted.extend(markers)
+
+
+# --- relevance: each quote under the one brief whose recall bars it passes closest ----------
+
+JUDGED = ContextCompiler(AT, embedder=tm.retrieval.HashingEmbedder())
+#: About the user, by the hashing embedder's bars too (it shares "user", "role", "work").
+ROLE = "The user's role is staff engineer; she likes to work in short updates."
+#: A background sentence is, by construction, no closer to a question than the closest
+#: background sentence: it never passes the bar, whatever the embedder.
+UNRELATED = BACKGROUND_SENTENCES[3]
+#: "About the user" answered with the role, then the unrelated sentence.
+ROLE_AND_UNRELATED = {QUESTIONS[0]: answer(f"- {ROLE} [1]\n- {UNRELATED} [2]", "a", "b")}
+
+
+def test_a_quote_no_closer_than_an_unrelated_background_sentence_is_left_out():
+    engine = ScriptedEngine(ROLE_AND_UNRELATED)
+    doc = JUDGED.compile(engine, ContextSpec(learnings_limit=0))
+    assert f"## About the user\n\n- {ROLE} [1]\n" in doc.markdown
+    assert UNRELATED not in doc.markdown
+    assert doc.refs == ("a",)
+    # Unjudged (an engine with no embedder of its own, none given), both are kept.
+    assert UNRELATED in PINNED.compile(engine, ContextSpec(learnings_limit=0)).markdown
+
+
+def test_a_quote_goes_under_the_brief_it_is_closest_to_whatever_the_order():
+    preference = "The user's standing instructions: preferences for tabs over spaces."
+    engine = ScriptedEngine(
+        {
+            QUESTIONS[0]: answer(f"{preference} [1] {ROLE} [2]", "p", "a"),
+            QUESTIONS[2]: answer(f"{preference} [1]", "p"),
+        }
+    )
+    doc = JUDGED.compile(engine, ContextSpec(learnings_limit=0))
+    about = doc.markdown.split("## About the user\n\n")[1].split("\n\n## ")[0]
+    assert about == f"{ROLE} [1]"
+    assert f"## Preferences and standing instructions\n\n{preference} [2]\n" in doc.markdown
+
+
+def test_an_unmarked_answer_is_kept_only_when_every_citation_belongs_to_the_brief():
+    unrelated = BACKGROUND_SENTENCES[0]
+    fact = ROLE
+    cited = [
+        Citation(id=i, kind=ItemKind.LEARNING, snippet=text, meta=MemoryMeta())
+        for i, text in (("a", fact), ("b", unrelated))
+    ]
+    spec = ContextSpec(briefs=DEFAULT_BRIEFS[:1], learnings_limit=0)
+    both = RecallAnswer(answer=f"From 2 stored items: {fact} | {unrelated}", citations=cited)
+    assert JUDGED.compile(ScriptedEngine({QUESTIONS[0]: both}), spec).markdown == ""
+    alone = RecallAnswer(answer=f"From 1 stored item: {fact}", citations=cited[:1])
+    doc = JUDGED.compile(ScriptedEngine({QUESTIONS[0]: alone}), spec)
+    assert f"## About the user\n\nFrom 1 stored item: {fact}\n" in doc.markdown
+
+
+class HasEmbedder(ScriptedEngine):
+    """An engine recalling with an embedder of its own, as the sqlite and postgres ones do."""
+
+    embedder = tm.retrieval.HashingEmbedder()
+
+
+def test_the_engines_own_embedder_judges_through_a_wrapper():
+    doc = PINNED.compile(
+        EngineWrapper(HasEmbedder(ROLE_AND_UNRELATED)), ContextSpec(learnings_limit=0)
+    )
+    assert f"{ROLE} [1]" in doc.markdown
+    assert UNRELATED not in doc.markdown

@@ -24,11 +24,12 @@ from datetime import UTC, datetime
 
 import attrs
 
-from tinymemory._engine import MemoryEngine
+from tinymemory._engine import EngineWrapper, MemoryEngine
 from tinymemory._errors import InvalidRequest, TinyMemoryError
+from tinymemory._hookspecs import Embedder
 from tinymemory._meta import ItemKind, MetaFilter, as_filter
 from tinymemory._namespace import Reach
-from tinymemory._operations import Citation, Hit, ListRequest, RecallRequest
+from tinymemory._operations import Citation, Hit, ListRequest, RecallAnswer, RecallRequest
 from tinymemory._timestamps import format_whole_seconds, to_utc
 from tinymemory._validators import count, instance_of, required_str, str_tuple, to_tuple_of
 
@@ -61,6 +62,8 @@ MIN_BRIEF_CHARS = 40
 _ELLIPSIS = "…"
 #: A citation marker in an answer: ``[3]``.
 _MARKER = re.compile(r"\[(\d+)\]")
+#: A quote of a marked answer: text up to and with the run of markers that ends it.
+_QUOTE = re.compile(r".*?\[\d+\](?:\s*\[\d+\])*")
 #: The longest a source's name runs in the sources list.
 _LABEL_CHARS = 80
 # The original subtracts the ellipsis' UTF-8 length (3 bytes) from a count of
@@ -189,10 +192,16 @@ class ContextCompiler:
     """Compiles ``context.md`` documents, stamped now or at a fixed ``generated_at``.
 
     Pin ``generated_at`` for reproducible output (tests, golden files).
+    ``embedder`` judges which quotes are relevant to a brief (docs/context.md):
+    by default the engine's own (an ``embedder`` attribute, as the sqlite and
+    postgres engines have, through any wrapper); with none, quotes are not judged.
     """
 
-    def __init__(self, generated_at: datetime | None = None) -> None:
+    def __init__(
+        self, generated_at: datetime | None = None, *, embedder: Embedder | None = None
+    ) -> None:
         self.generated_at = None if generated_at is None else to_utc(generated_at)
+        self.embedder = embedder
 
     def compile(self, engine: MemoryEngine, spec: ContextSpec | None = None) -> ContextDoc:
         """Compile ``spec`` (the defaults when ``None``) against ``engine``.
@@ -205,7 +214,8 @@ class ContextCompiler:
         spec.validate()
         generated_at = self.generated_at or datetime.now(UTC)
         engine_id = engine.descriptor.id
-        briefs = _gather_briefs(engine, spec)
+        embedder = self.embedder or _engine_embedder(engine)
+        briefs = _gather_briefs(engine, spec, embedder)
         learnings = _gather_learnings(engine, spec)
         markdown, tokens, refs = _render(
             briefs, learnings, spec.budget_tokens, engine_id, generated_at
@@ -228,73 +238,157 @@ def compile_context(engine: MemoryEngine, spec: ContextSpec | None = None) -> Co
 # --- gathering ------------------------------------------------------------------------
 
 
-def _gather_briefs(engine: MemoryEngine, spec: ContextSpec) -> list[_Section]:
+def _engine_embedder(engine: MemoryEngine) -> Embedder | None:
+    """The embedder ``engine`` (or the engine a wrapper hands to) recalls with, if any."""
+    while isinstance(engine, EngineWrapper):
+        engine = engine.inner
+    own = getattr(engine, "embedder", None)
+    return own if isinstance(own, Embedder) else None
+
+
+def _gather_briefs(
+    engine: MemoryEngine, spec: ContextSpec, embedder: Embedder | None
+) -> list[_Section]:
+    answers = [(brief, _brief_answer(engine, spec, brief)) for brief in spec.briefs]
+    relevance = _relevance(embedder, [brief.question for brief in spec.briefs])
     sections = []
     quoted: set[str] = set()
-    for brief in spec.briefs:
-        filter = (
-            brief.filter if spec.reach is None else attrs.evolve(brief.filter, reach=spec.reach)
-        )
-        request = RecallRequest(
-            question=brief.question,
-            filter=filter,
-            limit=BRIEF_CITATIONS,
-            instructions=BRIEF_INSTRUCTIONS,
-        )
-        try:
-            answer = engine.recall(request)
-        except TinyMemoryError as error:
-            logger.warning("context brief %r skipped: %s", brief.heading, error)
-            continue
-        except Exception:
-            # Not a contract error, so an engine bug: still only this brief is lost.
-            logger.warning(
-                "context brief %r skipped: the engine failed", brief.heading, exc_info=True
-            )
+    for place, (brief, answer) in enumerate(answers):
+        if answer is None:
             continue
         body = _trim(answer.answer)
         if not body or not answer.citations:
             logger.debug("context brief %r skipped: nothing cited", brief.heading)
             continue
-        section = _unquoted(brief.heading, body, answer.citations, quoted)
+        section = _unquoted(brief.heading, body, answer.citations, quoted, relevance, place)
         if section is None:
-            logger.debug("context brief %r skipped: its items are quoted above", brief.heading)
+            logger.debug("context brief %r skipped: nothing relevant left", brief.heading)
             continue
         quoted.update(section.refs)
         sections.append(section)
     return sections
 
 
-def _unquoted(
-    heading: str, body: str, citations: tuple[Citation, ...], quoted: set[str]
-) -> _Section | None:
-    """The brief less what an earlier brief quoted already; None when nothing is left.
+def _brief_answer(engine: MemoryEngine, spec: ContextSpec, brief: Brief) -> RecallAnswer | None:
+    """The engine's answer to ``brief``'s question, or None (logged) when its recall failed."""
+    filter = brief.filter if spec.reach is None else attrs.evolve(brief.filter, reach=spec.reach)
+    request = RecallRequest(
+        question=brief.question,
+        filter=filter,
+        limit=BRIEF_CITATIONS,
+        instructions=BRIEF_INSTRUCTIONS,
+    )
+    try:
+        return engine.recall(request)
+    except TinyMemoryError as error:
+        logger.warning("context brief %r skipped: %s", brief.heading, error)
+    except Exception:
+        # Not a contract error, so an engine bug: still only this brief is lost.
+        logger.warning("context brief %r skipped: the engine failed", brief.heading, exc_info=True)
+    return None
 
-    An answer with ``[n]`` markers keeps each line whose markers name only items
-    no earlier brief quoted (a line naming none is left out: it rests on
-    nothing); an answer with no markers rests on all its citations, so it is
-    kept whole only when none of them was quoted before.
+
+class _Relevance:
+    """Which brief a quoted text belongs to: of the briefs whose recall bars for an
+    answering sentence it passes (closer to the question than every unrelated background
+    sentence, the question closer to it than every background question: the embedder's
+    own background, docs/recall.md), the one whose question it is closest to."""
+
+    def __init__(self, embedder: Embedder, questions: list[str]) -> None:
+        from tinymemory.retrieval import background, embedding_matrix
+
+        self._embedder = embedder
+        self._questions = embedding_matrix(embedder, questions)
+        self._background = background(embedder)
+        self._bars = [self._background.question_bar(row) for row in self._questions]
+
+    def homes(self, texts: list[str]) -> list[int | None]:
+        """Per text, the place of the brief it belongs to, or None when it passes no bar."""
+        from tinymemory.retrieval import embedding_matrix
+
+        if not texts:
+            return []
+        vectors = embedding_matrix(self._embedder, texts)
+        similarities = vectors @ self._questions.T
+        hubs = self._background.sentence_bars(vectors).tolist()
+        homes: list[int | None] = []
+        for row, hub in zip(similarities.tolist(), hubs, strict=True):
+            passing = [
+                place
+                for place, value in enumerate(row)
+                if value > self._bars[place] and value > hub
+            ]
+            homes.append(max(passing, key=lambda place: row[place]) if passing else None)
+        return homes
+
+
+def _relevance(embedder: Embedder | None, questions: list[str]) -> _Relevance | None:
+    """The briefs' relevance judge, or None (logged) without vectors or with a failing
+    embedder: the briefs are then the engine's answers as they are."""
+    if embedder is None or not questions:
+        return None
+    try:
+        return _Relevance(embedder, questions)
+    except Exception as error:
+        logger.warning(
+            "context briefs unjudged: %s", error, exc_info=not isinstance(error, TinyMemoryError)
+        )
+        return None
+
+
+def _unquoted(
+    heading: str,
+    body: str,
+    citations: tuple[Citation, ...],
+    quoted: set[str],
+    relevance: _Relevance | None,
+    place: int,
+) -> _Section | None:
+    """The brief less what is not relevant to it or an earlier brief quoted; None when
+    nothing is left.
+
+    An answer with ``[n]`` markers is cut into quotes, each ending in its markers;
+    a quote is kept when its markers name only items no earlier brief quoted and,
+    with ``relevance``, its text belongs to this brief (a line's text after its
+    last marker rests on nothing and goes). An answer with no markers rests on
+    all its citations, so it is kept whole only when none of them was quoted
+    before and, with ``relevance``, every one's text belongs to this brief.
     """
     markers = tuple(citation.id for citation in citations)
     labels = tuple((citation.id, _label(citation)) for citation in citations)
     if not _MARKER.search(body):
         if quoted.intersection(markers):
             return None
+        if relevance is not None and any(
+            home != place for home in relevance.homes([c.snippet for c in citations])
+        ):
+            return None
         return _Section(heading, body, tuple(dict.fromkeys(markers)), markers, labels)
+    lines = [
+        [(found.group(0), _named(found.group(0), markers)) for found in _QUOTE.finditer(line)]
+        for line in body.split("\n")
+    ]
+    texts = [_MARKER.sub("", quote).strip() for line in lines for quote, _ in line]
+    homes = iter(relevance.homes(texts) if relevance is not None else [place] * len(texts))
     kept: list[str] = []
     refs: dict[str, None] = {}
-    for line in body.split("\n"):
-        named = [markers[n - 1] for n in _marker_numbers(line) if 1 <= n <= len(markers)]
-        if named and quoted.isdisjoint(named):
-            kept.append(line)
-            refs.update(dict.fromkeys(named))
+    for line in lines:
+        chosen = []
+        for quote, named in line:
+            if next(homes) == place and named and quoted.isdisjoint(named):
+                chosen.append(quote.strip())
+                refs.update(dict.fromkeys(named))
+        if chosen:
+            kept.append(" ".join(chosen))
     if not refs:
         return None
     return _Section(heading, "\n".join(kept), tuple(refs), markers, labels)
 
 
-def _marker_numbers(line: str) -> list[int]:
-    return [int(found.group(1)) for found in _MARKER.finditer(line)]
+def _named(quote: str, markers: tuple[str, ...]) -> list[str]:
+    """The ids a quote's ``[n]`` markers name (markers past the citations name nothing)."""
+    numbers = [int(found.group(1)) for found in _MARKER.finditer(quote)]
+    return [markers[n - 1] for n in numbers if 1 <= n <= len(markers)]
 
 
 def _label(citation: Citation) -> str:

@@ -11,7 +11,7 @@ vector index, dialect). See docs/retrieval.md.
 - rankings: :class:`Ranked`, :func:`best_pieces` (keyword scores),
   :func:`fused` (scores summed), :func:`unlisted_score`, :func:`ranked_by_mode`,
   :func:`rank_fused` (reciprocal ranks), :func:`recall_ranking` and its bar
-  :func:`question_bar` (from the embedder's background, docs/recall.md);
+  :func:`question_bar` (from the embedder's :func:`background`, docs/recall.md);
 - items and hits: :class:`Prepared` (an item's id, JSON and pieces before any
   I/O), :func:`first_copies`, :func:`receipts`, :func:`piece_hit`, and the
   cutting of long documents (:func:`cut_pieces`, :class:`Piece`);
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from tinymemory._words import fold as fold
     from tinymemory._words import words as words
     from tinymemory.retrieval._background import SYNONYMS as SYNONYMS
+    from tinymemory.retrieval._background import background as background
     from tinymemory.retrieval._background import question_bar as question_bar
     from tinymemory.retrieval._hits import PIECE_TARGET as PIECE_TARGET
     from tinymemory.retrieval._hits import Prepared as Prepared
@@ -138,7 +139,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "unlisted_score",
         ),
         "tinymemory.retrieval._reindex": ("reindex_in_batches",),
-        "tinymemory.retrieval._background": ("SYNONYMS", "question_bar"),
+        "tinymemory.retrieval._background": ("SYNONYMS", "background", "question_bar"),
         "tinymemory.retrieval._sql": (
             "FACET_COLUMNS",
             "ITEM_COLUMNS",
