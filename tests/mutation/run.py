@@ -313,9 +313,16 @@ def main() -> int:
         choices=ENGINES,
         help="run the suite against only this engine (all by default; for a bounded run)",
     )
+    parser.add_argument(
+        "--score-only",
+        action="store_true",
+        help="score the results already in FOLDER (after editing the table), running nothing",
+    )
     options = parser.parse_args()
     chosen = options.only or list(TARGETS)
     folder = options.folder or Path(tempfile.mkdtemp(prefix="tinymemory-mutation-"))
+    if options.score_only:
+        return score(folder, statuses(folder, chosen))
     folder.mkdir(parents=True, exist_ok=True)
     os.nice(10)  # a long run on a shared machine: everything else comes first
     lay_out(folder, options.engine or list(ENGINES))
