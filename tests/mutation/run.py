@@ -1,12 +1,15 @@
 """Mutation testing of the conformance suite: does it kill what it should?
 
 ``tox -e mutation`` runs this script. It lays out a folder for mutmut (the
-core and the sqlite plugin under ``src/``, and ``conformance_of_sqlite.py``,
-the conformance suite alone against the sqlite engine, as the only test),
-runs mutmut over :data:`TARGETS`, then prints the kill score: mutants killed
-out of all mutants less those docs/conformance.md lists as equivalent. Every
-survivor must be listed there (equivalent, ranking-only or not checked);
-the script exits 1 when one is not, or when the score is under :data:`FLOOR`.
+core, the sqlite and postgres plugins and a copy of the reference engine under
+``src/``, and ``conformance_of_<engine>.py``, the conformance suite alone
+against each engine, as the only tests), runs mutmut over :data:`TARGETS`
+under a throwaway PostgreSQL server, then prints two scores: mutants killed
+out of all mutants, and out of all mutants less the equivalent ones that
+docs/conformance.md backs with a test of their class (:data:`WITNESSED`).
+Every survivor must be listed there (equivalent, ranking-only or not
+checked); the script exits 1 when one is not, or when the second score is
+under :data:`FLOOR`.
 
 mutmut rather than cosmic-ray: mutmut 3 forks each mutant from a process that
 has already imported everything and collected the tests, and switches the
@@ -15,7 +18,8 @@ the suite and no interpreter start or file rewrite; cosmic-ray rewrites the
 module on disk and starts the test command anew for every mutant, several
 times slower for a suite whose fixed checks take about three seconds.
 
-Usage: ``python tests/mutation/run.py [FOLDER] [--children N]`` (FOLDER: where
+Usage: ``python tests/mutation/run.py [FOLDER] [--children N] [--engine E]... [--only
+GLOB]... [--score-only]`` (FOLDER: where
 to lay out the run, a new temporary folder by default; kept, so that
 ``mutmut show NAME`` can be run there afterwards).
 """
@@ -38,11 +42,24 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
+#: The methods of the sqlite and postgres engines that decide what a read returns.
+_SQL_READS = (
+    "_page",
+    "handle_list",
+    "handle_export",
+    "handle_get",
+    "handle_explore",
+    "handle_forget",
+    "handle_erase",
+    "_delete",
+    "handle_fetch",
+)
 #: What is mutated: mutmut's mutant names, by module, class and function. The code that
 #: decides what a read returns: the core's retrieval kit (cursors, SQL of filters, reaches,
-#: erase and explore, paging, items and hits), the sqlite engine's dialect, item rows and
-#: read, forget and erase methods, and the core's helpers they call. Rankings (the kit's
-#: ``_ranking``, sqlite's ``ranking``, ``keyword``, ``vectors``) are left out: the suite
+#: erase and explore, paging, items and hits), the sqlite and postgres engines' dialects,
+#: item rows and read, forget and erase methods, the reference engine's (a copy of it),
+#: and the core's helpers they call. Rankings (the kit's ``_ranking``, sqlite's
+#: ``ranking``, ``keyword``, ``vectors``, postgres' ``ranking``) are left out: the suite
 #: checks which items a ranked read may return, not their order. Keep it one list: when
 #: the modules move, only these lines need to follow them.
 TARGETS = (
@@ -52,20 +69,7 @@ TARGETS = (
     "tinymemory.retrieval._hits.*",
     "tinymemory_sqlite.dialect.*",
     "tinymemory_sqlite.item_rows.*",
-    *(
-        f"tinymemory_sqlite.engine.xǁSqliteEngineǁ{method}__mutmut_*"
-        for method in (
-            "_page",
-            "handle_list",
-            "handle_export",
-            "handle_get",
-            "handle_explore",
-            "handle_forget",
-            "handle_erase",
-            "_delete",
-            "handle_fetch",
-        )
-    ),
+    *(f"tinymemory_sqlite.engine.xǁSqliteEngineǁ{method}__mutmut_*" for method in _SQL_READS),
     "tinymemory._engine.xǁMemoryEngineǁ*",
     "tinymemory._engine.x_build_explore_page__mutmut_*",
     "tinymemory._item_json.*",
@@ -93,20 +97,7 @@ TARGETS = (
     # The postgres engine's read code: the same methods as sqlite's, its dialect and rows.
     "tinymemory_postgres.dialect.*",
     "tinymemory_postgres.item_rows.*",
-    *(
-        f"tinymemory_postgres.engine.xǁPostgresEngineǁ{method}__mutmut_*"
-        for method in (
-            "_page",
-            "handle_list",
-            "handle_export",
-            "handle_get",
-            "handle_explore",
-            "handle_forget",
-            "handle_erase",
-            "_delete",
-            "handle_fetch",
-        )
-    ),
+    *(f"tinymemory_postgres.engine.xǁPostgresEngineǁ{method}__mutmut_*" for method in _SQL_READS),
 )
 #: Where each module's source is, relative to this checkout.
 SOURCES = {
