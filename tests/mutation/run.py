@@ -190,10 +190,12 @@ def test_exists(test: str) -> bool:
 
 #: A Python string literal on a line of a mutant's diff.
 _STRING = re.compile(r'[bf]?"((?:[^"\\]|\\.)*)"')
-#: The test that backs the SQL-case class, and the codec-name class.
+#: The tests that back a class of equivalents: SQL in another case, a codec's or digest's
+#: name in capitals, the reference engine's read labels spelt otherwise.
 SQL_CASE_TEST = "plugins/tinymemory-sqlite/tests/test_sql_case.py::test_sql_case_is_not_observable"
 CODEC_TEST = "tests/test_codec_names.py::test_codec_name_in_capitals_is_the_same_codec"
 DIGEST_TEST = "tests/test_codec_names.py::test_digest_name_in_capitals_is_the_same_digest"
+LABEL_TEST = "tests/test_reference_cursor_labels.py::test_label_spelling_is_not_observable"
 
 
 def _changed_strings(folder: Path, name: str) -> list[tuple[str, str]]:
@@ -232,22 +234,27 @@ def _is_sql_case(before: str, after: str) -> bool:
     )
 
 
-#: For each backing test, what a mutant it backs must change: its class, checked on the
-#: mutant's own diff, so that a row left over from older code (mutant numbers move when a
-#: function changes) is not backed by a test of another class.
-WITNESSED: dict[str, Callable[[str, str], bool]] = {
-    SQL_CASE_TEST: _is_sql_case,
-    CODEC_TEST: lambda a, b: a in ("utf-8", "ascii") and b == a.upper(),
-    DIGEST_TEST: lambda a, b: a == "sha256" and b == a.upper(),
+#: For each backing test, the mutants it may back (a glob) and what such a mutant must
+#: change: its class, checked on the mutant's own diff, so that a row left over from older
+#: code (mutant numbers move when a function changes) is not backed by a test of another
+#: class or of another engine.
+WITNESSED: dict[str, tuple[str, Callable[[str, str], bool]]] = {
+    SQL_CASE_TEST: ("tinymemory*", _is_sql_case),
+    CODEC_TEST: ("tinymemory*", lambda a, b: a in ("utf-8", "ascii") and b == a.upper()),
+    DIGEST_TEST: ("tinymemory*", lambda a, b: a == "sha256" and b == a.upper()),
+    LABEL_TEST: (
+        f"{REFERENCE_COPY}.*",
+        lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX"),
+    ),
 }
 
 
 def witnessed(folder: Path, name: str, test: str) -> bool:
-    """Whether ``test`` exists and ``name``'s diff is of the class ``test`` shows equivalent."""
-    check = WITNESSED.get(test)
-    if not test_exists(test) or check is None:
+    """Whether ``test`` exists and ``name`` is a mutant of the class ``test`` shows equivalent."""
+    if not test_exists(test) or test not in WITNESSED:
         return False
-    changed = _changed_strings(folder, name)
+    mutants, check = WITNESSED[test]
+    changed = _changed_strings(folder, name) if fnmatch.fnmatchcase(name, mutants) else []
     return bool(changed) and all(check(before, after) for before, after in changed)
 
 
