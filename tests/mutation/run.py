@@ -107,7 +107,7 @@ SOURCES = {
 }
 #: The reference engine's copy that is mutated (the original stays the suite's oracle).
 REFERENCE_COPY = "reference_under_test"
-#: The suite against each engine: this folder's file, and its name in the laid-out run.
+#: The engines the suite runs against, each through this folder's conformance_of_<engine>.py.
 ENGINES = ("sqlite", "postgres", "reference")
 #: The least share of non-equivalent mutants the suite must kill.
 FLOOR = 0.90
