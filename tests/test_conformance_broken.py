@@ -45,6 +45,9 @@ def test_the_wrappers_themselves_pass(engine: type[Wrapped]):
 def test_each_fault_fails_its_named_check_and_the_random_checks_wait(
     engine: type[Wrapped], check: str
 ):
+    # The whole suite runs every fixed check before the random ones, so this one run also holds
+    # that the fault is caught by the fixed checks alone, within the budget.
+    assert check in FIXED_CHECK_NAMES
     started = time.process_time()
     report = run(engine)
     elapsed = time.process_time() - started
@@ -58,16 +61,6 @@ def test_each_fault_fails_its_named_check_and_the_random_checks_wait(
     assert [result.outcome for result in waiting.values()] == [Outcome.SKIPPED] * 3
     assert all(f"the fixed check `{first}` failed" in r.detail for r in waiting.values())
     assert elapsed < BUDGET
-
-
-def test_every_broken_engine_is_caught_by_the_fixed_checks_within_the_budget():
-    slowest = 0.0
-    for engine, check in FAULTS.items():
-        began = time.process_time()
-        report = run(engine, checks=FIXED_CHECK_NAMES)
-        slowest = max(slowest, time.process_time() - began)
-        assert check in {result.check for result in report.failed}, engine.__name__
-    assert slowest < BUDGET
 
 
 def test_every_fixed_check_has_a_broken_engine_it_catches():
