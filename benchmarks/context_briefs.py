@@ -14,11 +14,12 @@ many sentences of the documentation pass that brief's bars (recall's bars
 for an answering sentence, the ones the briefs use) and how many of the
 split's learnings do: what any bar from the embedder's background can tell.
 
-    python benchmarks/context_briefs.py
+    python benchmarks/context_briefs.py [--split dev|heldout]
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,8 +116,13 @@ def passing(embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...]) ->
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    chosen = parser.parse_args().split
     embedders = {"hashing": HashingEmbedder(), "default": default_embedder()}
     for split, facts in SPLITS.items():
+        if chosen not in ("all", split):
+            continue
         for name, embedder in embedders.items():
             label = name if name == "hashing" else f"default ({embedder.name})"
             print(f"{split:<8} {label:<24} {score(embedder, facts)}")
