@@ -32,8 +32,6 @@ from tinymemory._meta import ItemKind, MetaFilter, as_filter
 from tinymemory._namespace import Reach
 from tinymemory._operations import (
     Citation,
-    FetchMode,
-    FetchRequest,
     GetRequest,
     Hit,
     ListRequest,
@@ -67,8 +65,6 @@ BRIEF_INSTRUCTIONS = (
     "Answer briefly, as markdown bullet points suitable for a context brief. "
     "State only what the stored items support."
 )
-#: Pieces fetched per brief to sample what the memory holds near it (its neighbourhood).
-NEIGHBOURHOOD = 25
 #: Page size, and most pages, of the learnings listing.
 LEARNINGS_PAGE = 100
 LEARNINGS_MAX_PAGES = 50
@@ -272,7 +268,7 @@ def _gather_briefs(
     engine: MemoryEngine, spec: ContextSpec, embedder: Embedder | None
 ) -> list[_Section]:
     answers = [(brief, _brief_answers(engine, spec, brief)) for brief in spec.briefs]
-    relevance = _relevance(engine, spec, embedder)
+    relevance = _relevance(spec, embedder)
     own = _UserItems(engine, spec.reach)
     sections = []
     said = _Said()
@@ -329,9 +325,7 @@ def _brief_answers(engine: MemoryEngine, spec: ContextSpec, brief: Brief) -> lis
     return answers
 
 
-def _relevance(
-    engine: MemoryEngine, spec: ContextSpec, embedder: Embedder | None
-) -> BriefJudge | None:
+def _relevance(spec: ContextSpec, embedder: Embedder | None) -> BriefJudge | None:
     """The briefs' judge (tinymemory._brief_relevance), or None (logged) without vectors
     or with a failing embedder: the briefs are then the engine's answers as they are."""
     if embedder is None or not spec.briefs:
@@ -339,43 +333,12 @@ def _relevance(
     try:
         from tinymemory._brief_relevance import BriefJudge
 
-        sample = _neighbourhood(engine, spec)
-        return BriefJudge(embedder, [brief.question for brief in spec.briefs], sample)
+        return BriefJudge(embedder, [brief.question for brief in spec.briefs])
     except Exception as error:
         logger.warning(
             "context briefs unjudged: %s", error, exc_info=not isinstance(error, TinyMemoryError)
         )
         return None
-
-
-def _neighbourhood(engine: MemoryEngine, spec: ContextSpec) -> list[str]:
-    """The memory's own pieces nearest the briefs' questions (``NEIGHBOURHOOD`` each, by
-    the engine's first fetch mode, under each brief's filter): what the memory holds
-    about the briefs' subjects. A failing fetch leaves its pieces out (logged)."""
-    modes = engine.descriptor.fetch_modes
-    texts: dict[str, None] = {}
-    for brief in spec.briefs:
-        filter = (
-            brief.filter if spec.reach is None else attrs.evolve(brief.filter, reach=spec.reach)
-        )
-        request = FetchRequest(
-            query=brief.question,
-            filter=filter,
-            limit=NEIGHBOURHOOD,
-            **({"mode": modes[0]} if modes and FetchMode.HYBRID not in modes else {}),
-        )
-        try:
-            hits = engine.fetch(request).hits
-        except Exception as error:
-            logger.warning(
-                "context brief %r: its neighbourhood is not sampled: %s",
-                brief.heading,
-                error,
-                exc_info=not isinstance(error, TinyMemoryError),
-            )
-            continue
-        texts.update(dict.fromkeys(hit.text for hit in hits))
-    return list(texts)
 
 
 class _Said:
@@ -656,7 +619,8 @@ def _compose(
     labels: dict[str, str] = {}
     for brief in briefs:
         refs.update(dict.fromkeys(brief.refs))
-        labels.update(brief.labels)
+        for ref, label in brief.labels:
+            labels.setdefault(ref, label)
     refs.update(dict.fromkeys(line.id for line in learnings))
     number = {ref: index for index, ref in enumerate(refs, start=1)}
     parts = ["# Context\n"]
