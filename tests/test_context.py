@@ -83,6 +83,9 @@ class ScriptedEngine(MemoryEngine):
         answer = self.answers.get(request.question, RecallAnswer(answer="nothing"))
         if isinstance(answer, Exception):
             raise answer
+        kinds = request.filter.kinds
+        if kinds and not any(citation.kind in kinds for citation in answer.citations):
+            return RecallAnswer(answer="nothing")  # the answer's items are not admitted
         return answer
 
     def handle_list(self, request: ListRequest) -> ListPage:
@@ -104,10 +107,11 @@ class ScriptedEngine(MemoryEngine):
         raise AssertionError("context does not forget")
 
 
-def answer(text: str, *ids: str) -> RecallAnswer:
+def answer(text: str, *ids: str, kind: ItemKind = ItemKind.LEARNING) -> RecallAnswer:
+    """An answer citing ``ids``, learnings unless told (a brief about the user quotes
+    a document only when it is written in the first person)."""
     citations = [
-        Citation(id=item_id, kind=ItemKind.DOCUMENT, snippet="s", meta=MemoryMeta())
-        for item_id in ids
+        Citation(id=item_id, kind=kind, snippet="s", meta=MemoryMeta()) for item_id in ids
     ]
     return RecallAnswer(answer=text, citations=citations)
 
@@ -257,10 +261,12 @@ def test_a_failing_brief_is_logged_and_skipped(caplog):
     assert "## Active work\n\n- works on tinymemory\n" in doc.markdown
     assert doc.refs == ("a", "b")
     warnings = [record for record in caplog.records if record.name == "tinymemory._context"]
-    assert [record.levelno for record in warnings] == [logging.WARNING] * 2
+    # One warning per failed recall: a brief about the user recalls twice (learnings and
+    # conversations, then documents).
+    assert [record.levelno for record in warnings] == [logging.WARNING] * 4
     assert "About the user" in warnings[0].getMessage()
     assert "unavailable: engine is restarting" in warnings[0].getMessage()
-    assert warnings[1].exc_info is not None
+    assert warnings[2].exc_info is not None
 
 
 def test_an_answer_that_is_blank_or_cites_nothing_is_skipped():

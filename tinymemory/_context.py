@@ -405,10 +405,12 @@ _FIRST_PERSON = re.compile(r"\b(?:I|[Mm](?:e|y|ine|yself))\b")
 
 
 def _first_person(text: str) -> bool:
-    """Whether more of ``text``'s statements (those with a letter) speak in the first
-    person singular than not."""
+    """Whether more of ``text``'s statements (its sentences and lines with a letter, not its
+    markdown headings, which name it) speak in the first person singular than not."""
     statements = [
-        part for part in _STATEMENT_END.split(text) if any(char.isalpha() for char in part)
+        part
+        for part in _STATEMENT_END.split(text)
+        if any(char.isalpha() for char in part) and not part.lstrip().startswith("#")
     ]
     speaking = sum(1 for part in statements if _FIRST_PERSON.search(part))
     return 2 * speaking > len(statements)
