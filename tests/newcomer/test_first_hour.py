@@ -190,12 +190,24 @@ def test_context_md_is_written_from_a_fresh_memory(main_job: str, newcomer: Newc
     context = (newcomer.clone / "context.md").read_text(encoding="utf-8")
     memory = newcomer.home / ".local" / "share" / "tinymemory" / "memory.db"
     assert memory.is_file()  # the new home's memory file, so nothing else was read
-    # about-me.md, the one item cited, quoted under one brief only (the first it
-    # answers); the briefs left with nothing are left out, not filled with a decoy;
-    # the sources list ends the document, and its [1] is about-me.md.
+    # about-me.md, the one item cited: written in the first person, so the user's own;
+    # each of its sentences under the brief it answers, none twice; the brief it does
+    # not answer is left out, not filled with another note; the sources list ends the
+    # document, and its [1] is about-me.md.
     headings = re.findall(r"^## (.+)$", context, re.M)
-    assert headings == ["About the user", "Sources"], context
-    assert "I like short answers with the code first" in context
+    assert headings == [
+        "About the user",
+        "Active work",
+        "Preferences and standing instructions",
+        "Sources",
+    ], context
+    for line in (
+        "I like short answers with the code first, and I work in the mornings. [1]",
+        "My current projects are the parser rewrite and the storage engine, in the acme "
+        "workspace. [1]",
+        "Standing instruction: always cite the source document. [1]",
+    ):
+        assert context.count(line) == 1, context
     (source,) = re.findall(r"^\[1\] (.+)$", context, re.M)
     assert source.startswith(f"{newcomer.clone}/{NOTES}/about-me.md "), context
     (cited,) = re.findall(r"^refs: \[(.*)\]$", context, re.M)
