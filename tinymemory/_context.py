@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -198,6 +199,8 @@ class _Section:
     markers: tuple[str, ...] = ()
     #: What the sources list calls each ref, by id.
     labels: tuple[tuple[str, str], ...] = ()
+    #: The refs that are files, by id: their labels are file paths.
+    files: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -453,6 +456,7 @@ def _unquoted(
     """
     markers = tuple(citation.id for citation in citations)
     labels = tuple((citation.id, _label(citation)) for citation in citations)
+    files = tuple(citation.id for citation in citations if citation.meta.file_path)
     if not _MARKER.search(body):
         if said.cited.intersection(markers):
             return None
@@ -460,7 +464,7 @@ def _unquoted(
             judge.keeps([c.snippet for c in citations], [[c.id] for c in citations], citations)
         ):
             return None
-        return _Section(heading, body, tuple(dict.fromkeys(markers)), markers, labels)
+        return _Section(heading, body, tuple(dict.fromkeys(markers)), markers, labels, files)
     lines = [
         [(found.group(0), _named(found.group(0), markers)) for found in _QUOTE.finditer(line)]
         for line in body.split("\n")
@@ -484,21 +488,23 @@ def _unquoted(
             kept.append(" ".join(chosen))
     if not refs:
         return None
-    return _Section(heading, "\n".join(kept), tuple(refs), markers, labels)
+    return _Section(heading, "\n".join(kept), tuple(refs), markers, labels, files)
 
 
 def _joined(parts: list[_Section]) -> _Section:
     """One brief's sections as one: bodies one after another, each later part's ``[n]``
     shifted past the markers before it."""
     first, *rest = parts
-    body, refs, markers, labels = first.body, dict.fromkeys(first.refs), first.markers, first.labels
+    body, refs, markers = first.body, dict.fromkeys(first.refs), first.markers
+    labels, files = first.labels, first.files
     for part in rest:
         shifted = _shifted(part.body, len(markers))
         body = f"{body}\n{shifted}"
         refs.update(dict.fromkeys(part.refs))
         markers += part.markers
         labels += part.labels
-    return _Section(first.heading, body, tuple(refs), markers, labels)
+        files += part.files
+    return _Section(first.heading, body, tuple(refs), markers, labels, files)
 
 
 def _shifted(body: str, offset: int) -> str:
@@ -513,7 +519,8 @@ def _named(quote: str, markers: tuple[str, ...]) -> list[str]:
 
 
 def _label(citation: Citation) -> str:
-    """What a source is called in the list: its file, its link, or its text's first line."""
+    """What a source is called in the list: its file (made relative to the other cited
+    files' folder when the document is composed), its link, or its text's first line."""
     meta = citation.meta
     named = meta.file_path or meta.url
     if named:
@@ -619,10 +626,13 @@ def _compose(
         return "", 0, ()
     refs: dict[str, None] = {}
     labels: dict[str, str] = {}
+    files: set[str] = set()
     for brief in briefs:
         refs.update(dict.fromkeys(brief.refs))
         for ref, label in brief.labels:
             labels.setdefault(ref, label)
+        files.update(brief.files)
+    labels.update(_relative_files({ref: labels[ref] for ref in refs if ref in files}))
     refs.update(dict.fromkeys(line.id for line in learnings))
     number = {ref: index for index, ref in enumerate(refs, start=1)}
     parts = ["# Context\n"]
@@ -650,6 +660,19 @@ def _compose(
             break
         tokens = settled
     return markdown, estimate_tokens(markdown), cited
+
+
+def _relative_files(paths: dict[str, str]) -> dict[str, str]:
+    """Each file path relative to the deepest folder holding every one of them, so the
+    sources list reads the same wherever the files live (one file: its name). Paths
+    that share no folder (absolute and relative, two drives) stay as they are."""
+    try:
+        root = os.path.commonpath([os.path.dirname(path) for path in paths.values()])
+    except ValueError:
+        return paths
+    if not root:
+        return paths
+    return {ref: os.path.relpath(path, root) for ref, path in paths.items()}
 
 
 def _renumbered(brief: _Section, number: dict[str, int]) -> str:
