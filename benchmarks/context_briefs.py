@@ -12,7 +12,9 @@ any other page (documentation: not about the user), the briefs shown, and the
 user's learnings quoted somewhere out of those stored. Then, per brief, how
 many sentences of the documentation pass that brief's bars (recall's bars
 for an answering sentence, the ones the briefs use) and how many of the
-split's learnings do: what any bar from the embedder's background can tell.
+split's learnings do: what any bar from the embedder's background can tell
+(the briefs about the user quote documentation only when it is written in the
+first person, docs/context.md; the last line names the pages that are).
 
     python benchmarks/context_briefs.py [--split dev|heldout]
 """
@@ -25,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import tinymemory as tm
+from tinymemory._context import _first_person
 from tinymemory.plugin import default_embedder
 from tinymemory.retrieval import HashingEmbedder, background, embedding_matrix
 from tinymemory_sqlite import SqliteEngine
@@ -127,6 +130,9 @@ def main() -> None:
             label = name if name == "hashing" else f"default ({embedder.name})"
             print(f"{split:<8} {label:<24} {score(embedder, facts)}")
             print(f"{'':<8} {'':<24} past the bars: {passing(embedder, facts)}")
+    pages = sorted(DOCS.rglob("*.md"))
+    own = [page.name for page in pages if _first_person(page.read_text(encoding="utf-8"))]
+    print(f"pages in the first person: {len(own)}/{len(pages)} ({', '.join(own)})")
 
 
 if __name__ == "__main__":
