@@ -1,15 +1,16 @@
 """``context.md``: a token-budgeted brief compiled from an engine, for the start of a session.
 
 :func:`compile_context` asks the engine one ``recall`` per :class:`Brief` (in
-order), then lists the latest learnings, and renders them under ``# Context``
+order; two for a brief about the user, whose quotes must rest on the user's own
+items), then lists the latest learnings, and renders them under ``# Context``
 with a frontmatter recording when, from which engine, how many tokens and
 which items it cites. Tokens are estimated at four characters each; when the
 document is over ``budget_tokens`` the learnings go first, one at a time from
 the end, then the last brief is shortened and finally dropped, so earlier
 briefs keep their text longest.
 
-Engine failures never fail the document: a brief whose recall fails is
-skipped and logged (logger ``tinymemory._context``), a failed learnings
+Engine failures never fail the document: a recall that fails is logged
+(logger ``tinymemory._context``) and its answer left out, a failed learnings
 listing leaves the learnings out, and an engine with nothing to say yields an
 empty document. Only a malformed spec is an error.
 """
