@@ -12,18 +12,29 @@ any other page (documentation: not about the user), the briefs shown, and the
 user's learnings quoted somewhere out of those stored. Then, per brief, how
 many sentences of the documentation pass that brief's bars (recall's bars
 for an answering sentence, the ones the briefs use) and how many of the
-split's learnings do: what any bar from the embedder's background can tell.
+split's learnings do: what any bar from the embedder's background can tell
+(the briefs about the user quote documentation only when it is written in the
+first person, docs/context.md; the last line names the pages that are).
 
-    python benchmarks/context_briefs.py
+    python benchmarks/context_briefs.py [--split dev|heldout]
+    python benchmarks/context_briefs.py --folder /usr/share/doc [--files 2000]
+
+With ``--folder``, the memory is a fixed sample of that folder's text files
+(gzip opened) and about-me.md instead of ``docs/``: documentation nobody here
+wrote, a check from outside.
 """
 
 from __future__ import annotations
 
+import argparse
+import gzip
+import random
 import re
 from datetime import UTC, datetime
 from pathlib import Path
 
 import tinymemory as tm
+from tinymemory._context import _first_person
 from tinymemory.plugin import default_embedder
 from tinymemory.retrieval import HashingEmbedder, background, embedding_matrix
 from tinymemory_sqlite import SqliteEngine
@@ -52,14 +63,42 @@ QUOTE = re.compile(r"(.*?)((?:\[\d+\]\s*)+)")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
 
 
-def score(embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...]) -> str:
+def docs_pages() -> list[tuple[str, str]]:
+    """Every page of ``docs/``: its name and text."""
+    return [(page.name, page.read_text(encoding="utf-8")) for page in sorted(DOCS.rglob("*.md"))]
+
+
+def folder_pages(folder: Path, most: int) -> list[tuple[str, str]]:
+    """A fixed sample of ``most`` UTF-8 text files under ``folder`` (gzip opened), and
+    about-me.md: a memory of documentation nobody here wrote."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            raw = path.read_bytes()
+            text = (gzip.decompress(raw) if path.suffix == ".gz" else raw).decode("utf-8")
+        except (OSError, ValueError, EOFError):
+            continue
+        if text.strip() and "\x00" not in text and len(text) <= 200_000:
+            found.append((path.name, text))
+    random.Random(46).shuffle(found)
+    about = DOCS / "examples" / "notes" / USER_PAGE
+    return [*found[:most], (USER_PAGE, about.read_text(encoding="utf-8"))]
+
+
+def score(
+    embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...], pages: list[tuple[str, str]]
+) -> str:
     engine = SqliteEngine(":memory:", embedder=embedder)
-    pages = sorted(DOCS.rglob("*.md"))
-    receipts = engine.store_many(
-        [tm.Document(title=page.name, body=page.read_text(encoding="utf-8")) for page in pages]
-    )
+    documents = [tm.Document(title=name, body=text) for name, text in pages]
+    receipts = [
+        receipt
+        for start in range(0, len(documents), tm.MAX_STORE_MANY)
+        for receipt in engine.store_many(documents[start : start + tm.MAX_STORE_MANY])
+    ]
     about = {
-        receipt.id for page, receipt in zip(pages, receipts, strict=True) if page.name == USER_PAGE
+        receipt.id for (name, _), receipt in zip(pages, receipts, strict=True) if name == USER_PAGE
     }
     learned = {
         receipt.id
@@ -115,12 +154,31 @@ def passing(embedder: tm.plugin.Embedder, facts: tuple[tuple[str, str], ...]) ->
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        help="a folder of documentation nobody here wrote (say /usr/share/doc) instead of docs/",
+    )
+    parser.add_argument("--files", type=int, default=2000, help="files sampled from --folder")
+    arguments = parser.parse_args()
+    pages = (
+        docs_pages()
+        if arguments.folder is None
+        else folder_pages(arguments.folder, arguments.files)
+    )
     embedders = {"hashing": HashingEmbedder(), "default": default_embedder()}
     for split, facts in SPLITS.items():
+        if arguments.split not in ("all", split):
+            continue
         for name, embedder in embedders.items():
             label = name if name == "hashing" else f"default ({embedder.name})"
-            print(f"{split:<8} {label:<24} {score(embedder, facts)}")
-            print(f"{'':<8} {'':<24} past the bars: {passing(embedder, facts)}")
+            print(f"{split:<8} {label:<24} {score(embedder, facts, pages)}")
+            if arguments.folder is None:
+                print(f"{'':<8} {'':<24} past the bars: {passing(embedder, facts)}")
+    own = [name for name, text in pages if _first_person(text)]
+    print(f"pages in the first person: {len(own)}/{len(pages)} ({', '.join(own)})")
 
 
 if __name__ == "__main__":

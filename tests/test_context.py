@@ -83,6 +83,9 @@ class ScriptedEngine(MemoryEngine):
         answer = self.answers.get(request.question, RecallAnswer(answer="nothing"))
         if isinstance(answer, Exception):
             raise answer
+        kinds = request.filter.kinds
+        if kinds and not any(citation.kind in kinds for citation in answer.citations):
+            return RecallAnswer(answer="nothing")  # the answer's items are not admitted
         return answer
 
     def handle_list(self, request: ListRequest) -> ListPage:
@@ -104,11 +107,10 @@ class ScriptedEngine(MemoryEngine):
         raise AssertionError("context does not forget")
 
 
-def answer(text: str, *ids: str) -> RecallAnswer:
-    citations = [
-        Citation(id=item_id, kind=ItemKind.DOCUMENT, snippet="s", meta=MemoryMeta())
-        for item_id in ids
-    ]
+def answer(text: str, *ids: str, kind: ItemKind = ItemKind.LEARNING) -> RecallAnswer:
+    """An answer citing ``ids``, learnings unless told (a brief about the user quotes
+    a document only when it is written in the first person)."""
+    citations = [Citation(id=item_id, kind=kind, snippet="s", meta=MemoryMeta()) for item_id in ids]
     return RecallAnswer(answer=text, citations=citations)
 
 
@@ -257,10 +259,12 @@ def test_a_failing_brief_is_logged_and_skipped(caplog):
     assert "## Active work\n\n- works on tinymemory\n" in doc.markdown
     assert doc.refs == ("a", "b")
     warnings = [record for record in caplog.records if record.name == "tinymemory._context"]
-    assert [record.levelno for record in warnings] == [logging.WARNING] * 2
+    # One warning per failed recall: a brief about the user recalls twice (learnings and
+    # conversations, then documents).
+    assert [record.levelno for record in warnings] == [logging.WARNING] * 4
     assert "About the user" in warnings[0].getMessage()
     assert "unavailable: engine is restarting" in warnings[0].getMessage()
-    assert warnings[1].exc_info is not None
+    assert warnings[2].exc_info is not None
 
 
 def test_an_answer_that_is_blank_or_cites_nothing_is_skipped():
@@ -658,3 +662,105 @@ def test_the_engines_own_embedder_judges_through_a_wrapper():
     )
     assert f"{ROLE} [1]" in doc.markdown
     assert UNRELATED not in doc.markdown
+
+
+# --- briefs about the user: only the user's own items, each quote said once --------------
+
+ABOUT_ME = (
+    "# About me\n\nI am Ada, tech lead.\nMy projects: the parser.\nStanding instruction: cite."
+)
+
+
+def test_a_document_is_the_users_when_most_of_its_statements_are_in_the_first_person():
+    from tinymemory._context import _first_person
+
+    assert _first_person(ABOUT_ME)  # the heading names it; 2 of 3 statements speak as "I"
+    assert _first_person("I like tea. I work mornings. Cite sources.")
+    manual = "Install it with pip. The user's role is read from the config. I/O is buffered."
+    assert not _first_person(manual)  # one "I" of three statements
+    assert not _first_person("# Me\n\nThe user prefers tabs. Tabs are wide.")
+    assert not _first_person("")
+
+
+def document(item_id: str, text: str) -> Citation:
+    return Citation(id=item_id, kind=ItemKind.DOCUMENT, snippet=text, meta=MemoryMeta())
+
+
+class HoldsDocuments(ScriptedEngine):
+    """Scripted answers, and documents ``get`` reads whole."""
+
+    def __init__(self, answers: dict[str, RecallAnswer], documents: dict[str, str]) -> None:
+        super().__init__(answers)
+        self.documents = documents
+
+    def handle_get(self, request: tm.GetRequest) -> list[Hit]:
+        return [
+            Hit(id=i, kind=ItemKind.DOCUMENT, text=self.documents[i], meta=MemoryMeta())
+            for i in request.ids
+            if i in self.documents
+        ]
+
+
+def test_a_brief_about_the_user_quotes_a_document_only_when_it_is_the_users():
+    manual = "The user's role is read from the config file. It is cached."
+    cited = [document("note", ABOUT_ME), document("manual", manual)]
+    reply = RecallAnswer(
+        answer="- I am Ada, tech lead. [1]\n- The user's role is read from the config. [2]",
+        citations=cited,
+    )
+    engine = HoldsDocuments({QUESTIONS[0]: reply}, {"note": ABOUT_ME, "manual": manual})
+    doc = PINNED.compile(engine, ContextSpec(learnings_limit=0))
+    assert "## About the user\n\n- I am Ada, tech lead. [1]\n\n## Sources" in doc.markdown
+    assert doc.refs == ("note",)
+    # A brief of one's own (about_user=False) quotes whatever its recall cites.
+    own = Brief(heading="Config", question=QUESTIONS[0])
+    doc = PINNED.compile(engine, ContextSpec(briefs=[own], learnings_limit=0))
+    assert "The user's role is read from the config. [2]" in doc.markdown
+    assert engine.recalls[-1].filter.kinds == ()  # one recall, the brief's own filter
+
+
+def test_a_brief_about_the_user_recalls_learnings_and_documents_apart_within_its_kinds():
+    engine = ScriptedEngine()
+    PINNED.compile(engine, ContextSpec(briefs=DEFAULT_BRIEFS[:1], learnings_limit=0))
+    assert [request.filter.kinds for request in engine.recalls] == [
+        (ItemKind.LEARNING, ItemKind.CONVERSATION),
+        (ItemKind.DOCUMENT,),
+    ]
+    only = attrs.evolve(DEFAULT_BRIEFS[0], filter=MetaFilter(kinds=[ItemKind.DOCUMENT]))
+    engine = ScriptedEngine()
+    PINNED.compile(engine, ContextSpec(briefs=[only], learnings_limit=0))
+    assert [request.filter.kinds for request in engine.recalls] == [(ItemKind.DOCUMENT,)]
+
+
+def test_one_item_may_be_cited_under_two_briefs_but_no_quote_is_said_twice():
+    identity, projects = "I am Ada, tech lead.", "My projects: the parser."
+    cited = [document("note", ABOUT_ME)]
+    engine = HoldsDocuments(
+        {
+            QUESTIONS[0]: RecallAnswer(answer=f"{identity} [1]", citations=cited),
+            QUESTIONS[1]: RecallAnswer(answer=f"{identity} [1] {projects} [1]", citations=cited),
+        },
+        {"note": ABOUT_ME},
+    )
+    doc = PINNED.compile(engine, ContextSpec(learnings_limit=0))
+    assert f"## About the user\n\n{identity} [1]\n" in doc.markdown
+    assert f"## Active work\n\n{projects} [1]\n" in doc.markdown
+    assert doc.markdown.count(identity) == 1
+    assert doc.refs == ("note",)
+
+
+def test_the_sources_list_names_files_from_the_folder_holding_them_all():
+    def cited(item_id: str, path: str) -> Citation:
+        return Citation(
+            id=item_id, kind=ItemKind.LEARNING, snippet="s", meta=MemoryMeta(file_path=path)
+        )
+
+    reply = RecallAnswer(
+        answer="- a [1]\n- b [2]",
+        citations=[cited("a" * 40, "/home/ada/notes/me.md"), cited("b" * 40, "/home/ada/w/x.md")],
+    )
+    doc = PINNED.compile(ScriptedEngine({QUESTIONS[0]: reply}), ContextSpec(learnings_limit=0))
+    assert "[1] notes/me.md (`aaaaaaaa`)\n[2] w/x.md (`bbbbbbbb`)\n" in doc.markdown
+    alone = RecallAnswer(answer="- a [1]", citations=[cited("a" * 40, "/home/ada/notes/me.md")])
+    doc = PINNED.compile(ScriptedEngine({QUESTIONS[0]: alone}), ContextSpec(learnings_limit=0))
+    assert doc.markdown.endswith("[1] me.md (`aaaaaaaa`)\n")

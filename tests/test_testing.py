@@ -156,5 +156,5 @@ def test_the_cli_in_process_feeds_input_as_a_console_does(tmp_path: Path) -> Non
         imported = Cli(sandbox).invoke("import", "-", input=line)
     # stderr carries only the import's progress (its total, then each batch).
     assert imported.exit_code == 0, imported.stderr
-    assert imported.stderr.splitlines() == ["importing: 1 items", "importing: 1 of 1 items"]
+    assert imported.stderr.splitlines() == ["importing: 1 item", "importing: 1 of 1 item"]
     assert imported.stdout.startswith("imported 1")

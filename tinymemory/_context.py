@@ -1,15 +1,16 @@
 """``context.md``: a token-budgeted brief compiled from an engine, for the start of a session.
 
 :func:`compile_context` asks the engine one ``recall`` per :class:`Brief` (in
-order), then lists the latest learnings, and renders them under ``# Context``
+order; two for a brief about the user, whose quotes must rest on the user's own
+items), then lists the latest learnings, and renders them under ``# Context``
 with a frontmatter recording when, from which engine, how many tokens and
 which items it cites. Tokens are estimated at four characters each; when the
 document is over ``budget_tokens`` the learnings go first, one at a time from
 the end, then the last brief is shortened and finally dropped, so earlier
 briefs keep their text longest.
 
-Engine failures never fail the document: a brief whose recall fails is
-skipped and logged (logger ``tinymemory._context``), a failed learnings
+Engine failures never fail the document: a recall that fails is logged
+(logger ``tinymemory._context``) and its answer left out, a failed learnings
 listing leaves the learnings out, and an engine with nothing to say yields an
 empty document. Only a malformed spec is an error.
 """
@@ -18,9 +19,11 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -29,9 +32,19 @@ from tinymemory._errors import InvalidRequest, TinyMemoryError
 from tinymemory._hookspecs import Embedder
 from tinymemory._meta import ItemKind, MetaFilter, as_filter
 from tinymemory._namespace import Reach
-from tinymemory._operations import Citation, Hit, ListRequest, RecallAnswer, RecallRequest
+from tinymemory._operations import (
+    Citation,
+    GetRequest,
+    Hit,
+    ListRequest,
+    RecallAnswer,
+    RecallRequest,
+)
 from tinymemory._timestamps import format_whole_seconds, to_utc
 from tinymemory._validators import count, instance_of, required_str, str_tuple, to_tuple_of
+
+if TYPE_CHECKING:
+    from tinymemory._brief_relevance import BriefJudge
 
 __all__ = [
     "DEFAULT_BRIEFS",
@@ -90,6 +103,9 @@ class Brief:
     question: str = attrs.field(validator=required_str)
     #: Which items the answer may draw on.
     filter: MetaFilter = attrs.field(factory=MetaFilter, converter=as_filter)
+    #: Whether the brief is about the user: it then quotes only what the user wrote or
+    #: what was learned about them (docs/context.md), as the default briefs do.
+    about_user: bool = attrs.field(default=False, validator=instance_of(bool, optional=False))
 
 
 #: The four briefs a spec holds unless told otherwise.
@@ -97,18 +113,22 @@ DEFAULT_BRIEFS = (
     Brief(
         heading="About the user",
         question="Who is the user: their identity, their role, and how they like to work?",
+        about_user=True,
     ),
     Brief(
         heading="Active work",
         question="What are the user's current projects, workspaces and repositories?",
+        about_user=True,
     ),
     Brief(
         heading="Preferences and standing instructions",
         question="What preferences and standing instructions has the user given?",
+        about_user=True,
     ),
     Brief(
         heading="Recent important events",
         question="What important events happened recently?",
+        about_user=True,
     ),
 )
 
@@ -180,6 +200,8 @@ class _Section:
     markers: tuple[str, ...] = ()
     #: What the sources list calls each ref, by id.
     labels: tuple[tuple[str, str], ...] = ()
+    #: The refs that are files, by id: their labels are file paths.
+    files: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -249,86 +271,73 @@ def _engine_embedder(engine: MemoryEngine) -> Embedder | None:
 def _gather_briefs(
     engine: MemoryEngine, spec: ContextSpec, embedder: Embedder | None
 ) -> list[_Section]:
-    answers = [(brief, _brief_answer(engine, spec, brief)) for brief in spec.briefs]
-    relevance = _relevance(embedder, [brief.question for brief in spec.briefs])
+    answers = [(brief, _brief_answers(engine, spec, brief)) for brief in spec.briefs]
+    relevance = _relevance(spec, embedder)
+    own = _UserItems(engine, spec.reach)
     sections = []
-    quoted: set[str] = set()
-    for place, (brief, answer) in enumerate(answers):
-        if answer is None:
-            continue
-        body = _trim(answer.answer)
-        if not body or not answer.citations:
-            logger.debug("context brief %r skipped: nothing cited", brief.heading)
-            continue
-        section = _unquoted(brief.heading, body, answer.citations, quoted, relevance, place)
-        if section is None:
+    said = _Said()
+    for place, (brief, replies) in enumerate(answers):
+        parts = []
+        for answer in replies:
+            body = _trim(answer.answer)
+            if not body or not answer.citations:
+                continue
+            judge = _Judge(relevance, place, own if brief.about_user else None)
+            part = _unquoted(brief.heading, body, answer.citations, said, judge)
+            if part is not None:
+                said.add(part)
+                parts.append(part)
+        if not parts:
             logger.debug("context brief %r skipped: nothing relevant left", brief.heading)
             continue
-        quoted.update(section.refs)
-        sections.append(section)
+        sections.append(_joined(parts))
     return sections
 
 
-def _brief_answer(engine: MemoryEngine, spec: ContextSpec, brief: Brief) -> RecallAnswer | None:
-    """The engine's answer to ``brief``'s question, or None (logged) when its recall failed."""
+def _brief_answers(engine: MemoryEngine, spec: ContextSpec, brief: Brief) -> list[RecallAnswer]:
+    """The engine's answers to ``brief``'s question: one recall, or for a brief about the
+    user one over learnings and conversations and one over documents (each within the
+    brief's own kinds), so a memory's documents do not crowd out what was learned. A
+    failed recall (logged) gives no answer."""
     filter = brief.filter if spec.reach is None else attrs.evolve(brief.filter, reach=spec.reach)
-    request = RecallRequest(
-        question=brief.question,
-        filter=filter,
-        limit=BRIEF_CITATIONS,
-        instructions=BRIEF_INSTRUCTIONS,
-    )
-    try:
-        return engine.recall(request)
-    except TinyMemoryError as error:
-        logger.warning("context brief %r skipped: %s", brief.heading, error)
-    except Exception:
-        # Not a contract error, so an engine bug: still only this brief is lost.
-        logger.warning("context brief %r skipped: the engine failed", brief.heading, exc_info=True)
-    return None
+    filters = [filter]
+    if brief.about_user:
+        allowed = filter.kinds or tuple(ItemKind)
+        groups = [(ItemKind.LEARNING, ItemKind.CONVERSATION), (ItemKind.DOCUMENT,)]
+        filters = [
+            attrs.evolve(filter, kinds=kinds)
+            for group in groups
+            if (kinds := tuple(kind for kind in group if kind in allowed))
+        ]
+    answers = []
+    for each in filters:
+        request = RecallRequest(
+            question=brief.question,
+            filter=each,
+            limit=BRIEF_CITATIONS,
+            instructions=BRIEF_INSTRUCTIONS,
+        )
+        try:
+            answers.append(engine.recall(request))
+        except TinyMemoryError as error:
+            logger.warning("context brief %r: a recall failed: %s", brief.heading, error)
+        except Exception:
+            # Not a contract error, so an engine bug: still only this recall is lost.
+            logger.warning(
+                "context brief %r: a recall failed: the engine failed", brief.heading, exc_info=True
+            )
+    return answers
 
 
-class _Relevance:
-    """Which brief a quoted text belongs to: of the briefs whose recall bars for an
-    answering sentence it passes (closer to the question than every unrelated background
-    sentence, the question closer to it than every background question: the embedder's
-    own background, docs/recall.md), the one whose question it is closest to."""
-
-    def __init__(self, embedder: Embedder, questions: list[str]) -> None:
-        from tinymemory.retrieval import background, embedding_matrix
-
-        self._embedder = embedder
-        self._questions = embedding_matrix(embedder, questions)
-        self._background = background(embedder)
-        self._bars = [self._background.question_bar(row) for row in self._questions]
-
-    def homes(self, texts: list[str]) -> list[int | None]:
-        """Per text, the place of the brief it belongs to, or None when it passes no bar."""
-        from tinymemory.retrieval import embedding_matrix
-
-        if not texts:
-            return []
-        vectors = embedding_matrix(self._embedder, texts)
-        similarities = vectors @ self._questions.T
-        hubs = self._background.sentence_bars(vectors).tolist()
-        homes: list[int | None] = []
-        for row, hub in zip(similarities.tolist(), hubs, strict=True):
-            passing = [
-                place
-                for place, value in enumerate(row)
-                if value > self._bars[place] and value > hub
-            ]
-            homes.append(max(passing, key=lambda place: row[place]) if passing else None)
-        return homes
-
-
-def _relevance(embedder: Embedder | None, questions: list[str]) -> _Relevance | None:
-    """The briefs' relevance judge, or None (logged) without vectors or with a failing
-    embedder: the briefs are then the engine's answers as they are."""
-    if embedder is None or not questions:
+def _relevance(spec: ContextSpec, embedder: Embedder | None) -> BriefJudge | None:
+    """The briefs' judge (tinymemory._brief_relevance), or None (logged) without vectors
+    or with a failing embedder: the briefs are then the engine's answers as they are."""
+    if embedder is None or not spec.briefs:
         return None
     try:
-        return _Relevance(embedder, questions)
+        from tinymemory._brief_relevance import BriefJudge
+
+        return BriefJudge(embedder, [brief.question for brief in spec.briefs])
     except Exception as error:
         logger.warning(
             "context briefs unjudged: %s", error, exc_info=not isinstance(error, TinyMemoryError)
@@ -336,53 +345,172 @@ def _relevance(embedder: Embedder | None, questions: list[str]) -> _Relevance | 
         return None
 
 
+class _Said:
+    """What the briefs so far have said: each quote's text once, and the items an answer
+    without markers quoted whole (that answer rests on every item it cites)."""
+
+    def __init__(self) -> None:
+        self.texts: set[str] = set()
+        self.cited: set[str] = set()
+        self.whole: set[str] = set()
+
+    def add(self, section: _Section) -> None:
+        self.cited.update(section.refs)
+        if _MARKER.search(section.body):
+            self.texts.update(_quote_key(quote) for quote in _QUOTE.findall(section.body))
+        else:
+            self.whole.update(section.refs)
+
+
+def _quote_key(quote: str) -> str:
+    """A quote's text without its markers, its whitespace runs collapsed, case folded."""
+    return _one_line(_MARKER.sub("", quote)).casefold()
+
+
+class _UserItems:
+    """Which cited items are the user's own or about them (docs/context.md): learnings and
+    conversations, and documents written in the first person singular (more of their
+    statements speak as "I", "me" or "my" than not). Documents are read whole with one
+    ``get`` per answer; one that cannot be read is not the user's (logged)."""
+
+    def __init__(self, engine: MemoryEngine, reach: Reach | None) -> None:
+        self._engine = engine
+        self._reach = reach
+        self._known: dict[str, bool] = {}
+
+    def judge(self, citations: tuple[Citation, ...]) -> dict[str, bool]:
+        """Per cited id, whether the item is the user's own or about them."""
+        unread = [
+            c.id for c in citations if c.kind is ItemKind.DOCUMENT and c.id not in self._known
+        ]
+        if unread:
+            self._known.update(dict.fromkeys(unread, False))
+            try:
+                hits = self._engine.get(
+                    GetRequest(ids=tuple(dict.fromkeys(unread)), reach=self._reach)
+                )
+            except Exception as error:
+                logger.warning(
+                    "context: cited documents unread: %s",
+                    error,
+                    exc_info=not isinstance(error, TinyMemoryError),
+                )
+                hits = []
+            self._known.update((hit.id, _first_person(hit.text)) for hit in hits)
+        return {
+            c.id: c.kind is not ItemKind.DOCUMENT or self._known.get(c.id, False) for c in citations
+        }
+
+
+#: A statement of a text: up to a stop and a space, or a line's end.
+_STATEMENT_END = re.compile(r"(?<=[.!?])\s+|\n")
+#: A word by which a writer speaks of themself (English, first person singular).
+_FIRST_PERSON = re.compile(r"\b(?:I|[Mm](?:e|y|ine|yself))\b")
+
+
+def _first_person(text: str) -> bool:
+    """Whether more of ``text``'s statements (its sentences and lines with a letter, not its
+    markdown headings, which name it) speak in the first person singular than not."""
+    statements = [
+        part
+        for part in _STATEMENT_END.split(text)
+        if any(char.isalpha() for char in part) and not part.lstrip().startswith("#")
+    ]
+    speaking = sum(1 for part in statements if _FIRST_PERSON.search(part))
+    return 2 * speaking > len(statements)
+
+
+@attrs.frozen
+class _Judge:
+    """Whether a brief keeps a quote: its home by ``relevance`` is the brief at ``place``
+    (when there is a judge), and with ``own`` every item it rests on is the user's."""
+
+    relevance: BriefJudge | None
+    place: int
+    own: _UserItems | None
+
+    def keeps(
+        self, texts: list[str], named: list[list[str]], citations: tuple[Citation, ...]
+    ) -> list[bool]:
+        homes = (
+            self.relevance.homes(texts) if self.relevance is not None else [self.place] * len(texts)
+        )
+        users = self.own.judge(citations) if self.own is not None else {}
+        return [
+            home == self.place and bool(ids) and all(users.get(i, True) for i in ids)
+            for home, ids in zip(homes, named, strict=True)
+        ]
+
+
 def _unquoted(
-    heading: str,
-    body: str,
-    citations: tuple[Citation, ...],
-    quoted: set[str],
-    relevance: _Relevance | None,
-    place: int,
+    heading: str, body: str, citations: tuple[Citation, ...], said: _Said, judge: _Judge
 ) -> _Section | None:
-    """The brief less what is not relevant to it or an earlier brief quoted; None when
+    """The answer less what is not relevant to the brief or was said before; None when
     nothing is left.
 
     An answer with ``[n]`` markers is cut into quotes, each ending in its markers;
-    a quote is kept when its markers name only items no earlier brief quoted and,
-    with ``relevance``, its text belongs to this brief (a line's text after its
-    last marker rests on nothing and goes). An answer with no markers rests on
-    all its citations, so it is kept whole only when none of them was quoted
-    before and, with ``relevance``, every one's text belongs to this brief.
+    a quote is kept when the judge keeps it, no earlier quote said the same, and
+    no item it names was quoted whole before (a line's text after its last marker
+    rests on nothing and goes). An answer with no markers quotes all its
+    citations whole, so it is kept only when none of them was cited before and
+    the judge keeps every one's text.
     """
     markers = tuple(citation.id for citation in citations)
     labels = tuple((citation.id, _label(citation)) for citation in citations)
+    files = tuple(citation.id for citation in citations if citation.meta.file_path)
     if not _MARKER.search(body):
-        if quoted.intersection(markers):
+        if said.cited.intersection(markers):
             return None
-        if relevance is not None and any(
-            home != place for home in relevance.homes([c.snippet for c in citations])
+        if not all(
+            judge.keeps([c.snippet for c in citations], [[c.id] for c in citations], citations)
         ):
             return None
-        return _Section(heading, body, tuple(dict.fromkeys(markers)), markers, labels)
+        return _Section(heading, body, tuple(dict.fromkeys(markers)), markers, labels, files)
     lines = [
         [(found.group(0), _named(found.group(0), markers)) for found in _QUOTE.finditer(line)]
         for line in body.split("\n")
     ]
-    texts = [_MARKER.sub("", quote).strip() for line in lines for quote, _ in line]
-    homes = iter(relevance.homes(texts) if relevance is not None else [place] * len(texts))
+    quotes = [quote for line in lines for quote in line]
+    texts = [_MARKER.sub("", quote).strip() for quote, _ in quotes]
+    verdicts = iter(judge.keeps(texts, [named for _, named in quotes], citations))
     kept: list[str] = []
     refs: dict[str, None] = {}
     for line in lines:
         chosen = []
         for quote, named in line:
-            if next(homes) == place and named and quoted.isdisjoint(named):
+            if (
+                next(verdicts)
+                and _quote_key(quote) not in said.texts
+                and said.whole.isdisjoint(named)
+            ):
                 chosen.append(quote.strip())
                 refs.update(dict.fromkeys(named))
         if chosen:
             kept.append(" ".join(chosen))
     if not refs:
         return None
-    return _Section(heading, "\n".join(kept), tuple(refs), markers, labels)
+    return _Section(heading, "\n".join(kept), tuple(refs), markers, labels, files)
+
+
+def _joined(parts: list[_Section]) -> _Section:
+    """One brief's sections as one: bodies one after another, each later part's ``[n]``
+    shifted past the markers before it."""
+    first, *rest = parts
+    body, refs, markers = first.body, dict.fromkeys(first.refs), first.markers
+    labels, files = first.labels, first.files
+    for part in rest:
+        shifted = _shifted(part.body, len(markers))
+        body = f"{body}\n{shifted}"
+        refs.update(dict.fromkeys(part.refs))
+        markers += part.markers
+        labels += part.labels
+        files += part.files
+    return _Section(first.heading, body, tuple(refs), markers, labels, files)
+
+
+def _shifted(body: str, offset: int) -> str:
+    """``body`` with every ``[n]`` marker made ``[n + offset]``."""
+    return _MARKER.sub(lambda found: f"[{int(found.group(1)) + offset}]", body)
 
 
 def _named(quote: str, markers: tuple[str, ...]) -> list[str]:
@@ -392,7 +520,8 @@ def _named(quote: str, markers: tuple[str, ...]) -> list[str]:
 
 
 def _label(citation: Citation) -> str:
-    """What a source is called in the list: its file, its link, or its text's first line."""
+    """What a source is called in the list: its file (made relative to the other cited
+    files' folder when the document is composed), its link, or its text's first line."""
     meta = citation.meta
     named = meta.file_path or meta.url
     if named:
@@ -498,9 +627,13 @@ def _compose(
         return "", 0, ()
     refs: dict[str, None] = {}
     labels: dict[str, str] = {}
+    files: set[str] = set()
     for brief in briefs:
         refs.update(dict.fromkeys(brief.refs))
-        labels.update(brief.labels)
+        for ref, label in brief.labels:
+            labels.setdefault(ref, label)
+        files.update(brief.files)
+    labels.update(_relative_files({ref: labels[ref] for ref in refs if ref in files}))
     refs.update(dict.fromkeys(line.id for line in learnings))
     number = {ref: index for index, ref in enumerate(refs, start=1)}
     parts = ["# Context\n"]
@@ -528,6 +661,19 @@ def _compose(
             break
         tokens = settled
     return markdown, estimate_tokens(markdown), cited
+
+
+def _relative_files(paths: dict[str, str]) -> dict[str, str]:
+    """Each file path relative to the deepest folder holding every one of them, so the
+    sources list reads the same wherever the files live (one file: its name). Paths
+    that share no folder (absolute and relative, two drives) stay as they are."""
+    try:
+        root = os.path.commonpath([os.path.dirname(path) for path in paths.values()])
+    except ValueError:
+        return paths
+    if not root:
+        return paths
+    return {ref: os.path.relpath(path, root) for ref, path in paths.items()}
 
 
 def _renumbered(brief: _Section, number: dict[str, int]) -> str:

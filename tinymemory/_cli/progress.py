@@ -48,7 +48,7 @@ class Progress:
         if self.quiet:
             return
         if self.total is not None:
-            click.echo(f"{self.label}: {self.total:,} {self.unit}", file=self.stream)
+            click.echo(f"{self.label}: {_counted(self.total, self.unit)}", file=self.stream)
         self._draw(None)
 
     def advance(self, name: str | None = None, count: int = 1) -> None:
@@ -69,8 +69,11 @@ class Progress:
         """On a pipe, how far it got (for commands with no per-entry lines)."""
         if self.quiet or self.terminal:
             return
-        of = f" of {self.total:,}" if self.total is not None else ""
-        click.echo(f"{self.label}: {self.done:,}{of} {self.unit}", file=self.stream)
+        if self.total is None:
+            said = _counted(self.done, self.unit)
+        else:
+            said = f"{self.done:,} of {_counted(self.total, self.unit)}"
+        click.echo(f"{self.label}: {said}", file=self.stream)
 
     def finish(self) -> None:
         """Take the status line away."""
@@ -96,3 +99,10 @@ class Progress:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
             self._shown = False
+
+
+def _counted(number: int, unit: str) -> str:
+    """``number`` and ``unit`` (a plural: "items", "entries"), singular for one."""
+    if number == 1:
+        unit = unit[:-3] + "y" if unit.endswith("ies") else unit.removesuffix("s")
+    return f"{number:,} {unit}"
