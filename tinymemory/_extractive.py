@@ -285,6 +285,8 @@ class _Sentence:
     content: frozenset[str]
     #: The stems of the heading it is under: what it is about, which scores nothing.
     context: frozenset[str] = frozenset()
+    #: The heading it is under, as written.
+    heading: str = ""
 
     @classmethod
     def of(
@@ -296,9 +298,9 @@ class _Sentence:
         if header:
             stems.update(map(stem, words(header)))
         context = frozenset(map(stem, words(heading)))
-        return cls(
-            passage, position, text, " ".join(found), frozenset(stems), frozenset(content), context
-        )
+        joined = " ".join(found)
+        content_ = frozenset(content)
+        return cls(passage, position, text, joined, frozenset(stems), content_, context, heading)
 
 
 def _candidates(
@@ -469,10 +471,19 @@ def _by_meaning(
     # holding too few of the question's words that pass both background bars.
     by_words = _by_words(scored, wanted, max_sentences)
     quoted = {id(sentence) for sentence in by_words}
+    by_meaning = [
+        index
+        for index, ok in enumerate(passes.tolist())
+        if ok and id(candidates[index]) not in shown and id(candidates[index]) not in quoted
+    ]
+    covering = _covering(question, [candidates[index] for index in by_meaning], embedder)
+    admitted = quoted | {
+        id(candidates[index]) for index, ok in zip(by_meaning, covering, strict=True) if ok
+    }
     eligible = [
         (float(similarity), -index)
-        for index, (similarity, ok) in enumerate(zip(similarities, passes.tolist(), strict=True))
-        if id(candidates[index]) in quoted or (ok and id(candidates[index]) not in shown)
+        for index, similarity in enumerate(similarities)
+        if id(candidates[index]) in admitted
     ]
     if not eligible:
         return []
@@ -484,6 +495,58 @@ def _by_meaning(
         if sentence.key != best.key and _holds_as_much(sentence, chosen, wanted):
             chosen.append(sentence)
     return chosen
+
+
+def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> list[bool]:
+    """Per sentence of ``chosen``, whether it addresses at least half of the question's
+    content words: a word it holds (or the heading it is under holds), or one its own
+    words (or its heading's) hold in meaning, closer to the question's word than every
+    unrelated background word (:meth:`~tinymemory.retrieval.Background.word_bars`).
+
+    This tells a sentence answering the question from its topical neighbour: "Books may
+    be borrowed for three weeks" is close to "How many vacation days do interns get?"
+    as a whole, but holds nothing of ``vacation`` or ``interns``. One embed call for
+    every word at stake, none when ``chosen`` is empty.
+    """
+    if not chosen:
+        return []
+    from tinymemory.retrieval._vectors import embedding_matrix
+
+    asked = [
+        word
+        for word in dict.fromkeys(words(question))
+        if word not in STOP_WORDS and stem(word) not in _FORM_STEMS
+    ]
+    owns = [
+        [
+            word
+            for word in dict.fromkeys(words(f"{one.heading} {one.text}"))
+            if word not in STOP_WORDS
+        ]
+        for one in chosen
+    ]
+    missing = [
+        [word for word in asked if stem(word) not in one.words | one.context] for one in chosen
+    ]
+    lacking = list(dict.fromkeys(word for found in missing for word in found))
+    texts = list(dict.fromkeys([*lacking, *(word for own in owns for word in own)]))
+    vectors = embedding_matrix(embedder, texts) if lacking else None
+    row = {text: index for index, text in enumerate(texts)}
+    bars = {}
+    if vectors is not None:
+        found_bars = background(embedder).word_bars(lacking, vectors[: len(lacking)])
+        bars = dict(zip(lacking, found_bars.tolist(), strict=True))
+    covering = []
+    for own, lacks in zip(owns, missing, strict=True):
+        addressed = len(asked) - len(lacks)
+        if lacks and own and vectors is not None:
+            near = vectors[[row[word] for word in lacks]] @ vectors[[row[word] for word in own]].T
+            addressed += sum(
+                best > bars[word]
+                for word, best in zip(lacks, near.max(axis=1).tolist(), strict=True)
+            )
+        covering.append(2 * addressed >= len(asked))
+    return covering
 
 
 def extractive_answer(

@@ -26,11 +26,17 @@ background is embedded once per embedder object (a process keeps a few).
 
 from __future__ import annotations
 
+import hashlib
+import math
+import os
 import threading
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from tinymemory._words import STOP_WORDS, words
 from tinymemory.retrieval._vectors import embedding_matrix
 
 if TYPE_CHECKING:
@@ -138,8 +144,24 @@ SYNONYMS = (
 #: Background sentences per background passage: a stored piece holds several sentences,
 #: and a longer text's cosine to a short question is lower by any embedder's averaging.
 PASSAGE_SENTENCES = 4
+#: The meaning probe's false-positive rate: how often an embedder that knows no meaning
+#: (each word's partner no likelier than another word to be its nearest) passes it.
+PROBE_FALSE_POSITIVES = 0.01
 #: Embedders whose backgrounds a process keeps (the most recently used).
 _KEPT = 8
+#: The version of the stored form (a change of the texts above changes the file's key too).
+_FORMAT = 1
+
+
+def _vocabulary() -> tuple[str, ...]:
+    return tuple(
+        sorted({word for text in BACKGROUND_SENTENCES for word in words(text)} - STOP_WORDS)
+    )
+
+
+#: The content words of :data:`BACKGROUND_SENTENCES`: the unrelated words a question's word
+#: is compared with (:meth:`Background.word_bars`).
+VOCABULARY = _vocabulary()
 
 
 @attrs.frozen
@@ -154,6 +176,8 @@ class Background:
     passages: Floats = attrs.field(eq=False, repr=False)
     #: Whether synonyms sharing no letters lie closer than unrelated words (see the module).
     meaning_aware: bool
+    #: Rows of :data:`VOCABULARY`.
+    words: Floats = attrs.field(eq=False, repr=False)
 
     def question_bar(self, question: Floats) -> float:
         """The highest similarity of the ``question`` vector to an unrelated sentence."""
@@ -168,31 +192,45 @@ class Background:
         bars: Floats = (sentences @ self.questions.T).max(axis=1)
         return bars
 
+    def word_bars(self, asked: Sequence[str], vectors: Floats) -> Floats:
+        """Per word of ``asked`` (its row of ``vectors``), its highest similarity to an
+        unrelated word of :data:`VOCABULARY`, leaving out the background words that are
+        the same word (one holds the other's stem: ``keep`` and ``keeper``)."""
+        import numpy as np
+
+        from tinymemory._extractive import stem
+
+        similarity = vectors @ self.words.T
+        bars = np.empty(len(asked), dtype=np.float32)
+        for row, word in enumerate(asked):
+            root = stem(word)
+            other = [
+                column
+                for column, known in enumerate(VOCABULARY)
+                if root not in known and stem(known) not in word
+            ]
+            bars[row] = similarity[row, other].max()
+        return bars
+
 
 _lock = threading.Lock()
 _kept: dict[int, tuple[Embedder, Background]] = {}
 
 
 def background(embedder: Embedder) -> Background:
-    """``embedder``'s :class:`Background`, embedded on first use and kept for the process."""
+    """``embedder``'s :class:`Background`: kept for the process; read from the store
+    (:func:`stored_path`) when the embedder declares an ``identity``, else embedded on
+    first use (and then stored)."""
     with _lock:
         kept = _kept.get(id(embedder))
         if kept is not None and kept[0] is embedder:
             return kept[1]
-    probes = [word for pair in SYNONYMS for word in pair]
-    passages = [
-        " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
-        for start in range(0, len(BACKGROUND_SENTENCES), PASSAGE_SENTENCES)
-    ]
-    texts = [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *passages, *probes]
-    matrix = embedding_matrix(embedder, texts)
-    bounds = [0]
-    for part in (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, passages):
-        bounds.append(bounds[-1] + len(part))
-    sentences, questions, joined, probe = (
-        matrix[start:end] for start, end in zip(bounds, [*bounds[1:], len(texts)], strict=True)
-    )
-    made = Background(sentences, questions, joined, _knows_synonyms(probe[0::2], probe[1::2]))
+    path = stored_path(embedder)
+    made = _read(path) if path is not None else None
+    if made is None:
+        made = _measure(embedder)
+        if path is not None:
+            _write(path, made)
     with _lock:
         _kept.pop(id(embedder), None)
         _kept[id(embedder)] = (embedder, made)
@@ -201,20 +239,120 @@ def background(embedder: Embedder) -> Background:
     return made
 
 
+def _passages() -> list[str]:
+    return [
+        " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
+        for start in range(0, len(BACKGROUND_SENTENCES), PASSAGE_SENTENCES)
+    ]
+
+
+def _measure(embedder: Embedder) -> Background:
+    probes = [word for pair in SYNONYMS for word in pair]
+    parts = (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, _passages(), probes, VOCABULARY)
+    matrix = embedding_matrix(embedder, [text for part in parts for text in part])
+    rows = []
+    start = 0
+    for part in parts:
+        rows.append(matrix[start : start + len(part)])
+        start += len(part)
+    sentences, questions, passages, probe, vocabulary = rows
+    knows = _knows_synonyms(probe[0::2], probe[1::2])
+    return Background(sentences, questions, passages, knows, vocabulary)
+
+
 def _knows_synonyms(left: Floats, right: Floats) -> bool:
-    """Whether a word is closer to its synonym than to another pair's word more often
-    than not, by more than chance (one half) can explain: above three quarters."""
+    """The meaning probe, a sign test: a pair wins when its partner is closer to its first
+    word than most of the other pairs' words are. An embedder that knows no meaning makes
+    each pair win with chance one half, so the number of wins is binomial (n pairs, 1/2);
+    the embedder knows meaning when so many win that such an embedder would do as well
+    with chance at most :data:`PROBE_FALSE_POSITIVES` (14 of 16 pairs)."""
     similarity = left @ right.T
     matched = similarity.diagonal()[:, None]
     others = ~_identity(len(left))
-    wins = float((matched > similarity)[others].sum())
-    return wins > 0.75 * float(others.sum())
+    beaten = ((matched > similarity) & others).sum(axis=1)
+    wins = int((2 * beaten > len(left) - 1).sum())
+    return wins >= _least_wins(len(left), PROBE_FALSE_POSITIVES)
+
+
+def _least_wins(pairs: int, rate: float) -> int:
+    """The fewest wins of ``pairs`` coin flips that chance reaches with probability at
+    most ``rate``."""
+    tail = 0.0
+    for wins in range(pairs, -1, -1):
+        tail += math.comb(pairs, wins) / 2**pairs
+        if tail > rate:
+            return wins + 1
+    return 0
 
 
 def _identity(size: int) -> Any:
     import numpy as np
 
     return np.eye(size, dtype=bool)
+
+
+def _fingerprint() -> str:
+    texts = [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *(a + " " + b for a, b in SYNONYMS)]
+    key = "\n".join([str(_FORMAT), str(PASSAGE_SENTENCES), str(PROBE_FALSE_POSITIVES), *texts])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def store_folder() -> Path:
+    """Where backgrounds are stored: ``$TINYMEMORY_CACHE``, else
+    ``$XDG_CACHE_HOME/tinymemory``, else ``~/.cache/tinymemory``; a ``backgrounds``
+    folder in it."""
+    root = os.environ.get("TINYMEMORY_CACHE")
+    if not root:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        root = str(Path(xdg) / "tinymemory")
+    return Path(root) / "backgrounds"
+
+
+def stored_path(embedder: Embedder) -> Path | None:
+    """The file holding ``embedder``'s background: named by a hash of its declared
+    ``identity`` (which names its model, as a memory records it) and of the background's
+    texts. None for an embedder without one: ``name:dimensions`` does not say which model
+    made the vectors, so its background is measured once per process."""
+    identity = getattr(embedder, "identity", None)
+    if not isinstance(identity, str) or not identity:
+        return None
+    name = hashlib.sha256(identity.encode()).hexdigest()[:32]
+    return store_folder() / f"{name}-{_fingerprint()}.npz"
+
+
+def _read(path: Path) -> Background | None:
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            return Background(
+                stored["sentences"],
+                stored["questions"],
+                stored["passages"],
+                bool(stored["meaning_aware"]),
+                stored["words"],
+            )
+    except (OSError, KeyError, ValueError):
+        return None  # none yet, or unreadable: measured again and stored anew
+
+
+def _write(path: Path, made: Background) -> None:
+    import numpy as np
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spare = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
+        np.savez(
+            spare,
+            sentences=made.sentences,
+            questions=made.questions,
+            passages=made.passages,
+            meaning_aware=np.array(made.meaning_aware),
+            words=made.words,
+        )
+        os.replace(spare, path)
+    except OSError:
+        return  # a read-only home: the background is measured again in the next process
 
 
 def question_bar(embedder: Embedder, question: Floats) -> float:
