@@ -59,7 +59,7 @@ import attrs
 from tinymemory._operations import Citation, Hit, RecallAnswer
 from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
-from tinymemory.retrieval._background import background
+from tinymemory.retrieval._background import background, embedded
 
 if TYPE_CHECKING:
     from tinymemory._hookspecs import Embedder
@@ -452,7 +452,6 @@ def _by_meaning(
     :func:`_by_words` quotes and those holding too few of the question's words that pass
     both background bars, the one closest to the question, then the ones
     :func:`_by_words` quotes that may stand beside it."""
-    from tinymemory.retrieval._vectors import embedding_matrix
 
     # The bearing sentences first, so none is left out of the embedded few.
     bearing = [entry[-1] for entry in scored]
@@ -462,7 +461,7 @@ def _by_meaning(
     if not candidates:
         return []
     known = background(embedder)
-    vectors = embedding_matrix(embedder, [question, *(sentence.text for sentence in candidates)])
+    vectors = embedded(embedder, [question, *(sentence.text for sentence in candidates)])
     similarities = vectors[1:] @ vectors[0]
     passes = (similarities > known.question_bar(vectors[0])) & (
         similarities > known.sentence_bars(vectors[1:])
@@ -510,8 +509,6 @@ def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> lis
     """
     if not chosen:
         return []
-    from tinymemory.retrieval._vectors import embedding_matrix
-
     asked = [
         word
         for word in dict.fromkeys(words(question))
@@ -530,7 +527,7 @@ def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> lis
     ]
     lacking = list(dict.fromkeys(word for found in missing for word in found))
     texts = list(dict.fromkeys([*lacking, *(word for own in owns for word in own)]))
-    vectors = embedding_matrix(embedder, texts) if lacking else None
+    vectors = embedded(embedder, texts) if lacking else None
     row = {text: index for index, text in enumerate(texts)}
     bars = {}
     if vectors is not None:

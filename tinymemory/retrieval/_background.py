@@ -30,6 +30,7 @@ import hashlib
 import math
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -237,6 +238,43 @@ def background(embedder: Embedder) -> Background:
         while len(_kept) > _KEPT:
             del _kept[next(iter(_kept))]
     return made
+
+
+#: Texts whose vectors a process keeps per embedder (:func:`embedded`): the candidate
+#: sentences of the passages recalled often, so a transformer embeds each once.
+KEPT_TEXTS = 4096
+_texts: dict[int, tuple[Embedder, OrderedDict[str, Floats]]] = {}
+
+
+def embedded(embedder: Embedder, texts: Sequence[str]) -> Floats:
+    """``embedding_matrix(embedder, texts)``, embedding only the texts whose vectors the
+    process does not keep yet (in one call), and keeping the last :data:`KEPT_TEXTS`."""
+    import numpy as np
+
+    with _lock:
+        entry = _texts.get(id(embedder))
+        if entry is None or entry[0] is not embedder:
+            entry = (embedder, OrderedDict())
+            _texts[id(embedder)] = entry
+            while len(_texts) > _KEPT:
+                del _texts[next(iter(_texts))]
+        kept = entry[1]
+        missing = list(dict.fromkeys(text for text in texts if text not in kept))
+    if missing:
+        fresh = embedding_matrix(embedder, missing)
+    with _lock:
+        if missing:
+            kept.update(zip(missing, fresh, strict=True))
+        rows = [kept[text] if text in kept else fresh[missing.index(text)] for text in texts]
+        for text in texts:
+            if text in kept:
+                kept.move_to_end(text)
+        while len(kept) > KEPT_TEXTS:
+            kept.popitem(last=False)
+    if not rows:
+        return embedding_matrix(embedder, [])
+    matrix: Floats = np.stack(rows)
+    return matrix
 
 
 def _passages() -> list[str]:
