@@ -37,7 +37,10 @@ feature hashing is not), meaning chooses: the question and the first
 in one call; of the sentences quoted by words and those holding too few of
 the question's words that are closer to the question than every unrelated
 background sentence and closer to it than to every unrelated background
-question, the closest to the question is quoted first, then the other
+question, and that hold at least half of the question's content words (by
+letters, or in meaning: closer than every unrelated background word, so a
+topical neighbour holding nothing of what is asked is no answer), the
+closest to the question is quoted first, then the other
 sentences quoted by words that may stand beside it. No bar is a number: each
 compares the embedder's similarities with each other, so any embedder (a
 third party's too) and any increasing map of its similarities answer and

@@ -13,15 +13,24 @@ texts known to be unrelated, for the same question or the same sentence:
   than every :data:`BACKGROUND_QUESTIONS` question (the sentence's own null:
   :meth:`Background.sentence_bars`), so that a sentence close to anything
   asked (a "hub") answers nothing;
-- an embedder is meaning-aware (:attr:`Background.meaning_aware`) when it
-  puts most of the :data:`SYNONYMS` (pairs of words that share no letters'
-  run, only their sense) closer to their partner than to the other pairs'
-  words: a rank test whose chance level is one half.
+- a word of the question is held in meaning by a sentence when one of the
+  sentence's words is closer to it than every unrelated word of
+  :data:`VOCABULARY` (:meth:`Background.word_bars`; the extractive answer
+  asks a sentence to hold at least half of the question's words);
+- an embedder is meaning-aware (:attr:`Background.meaning_aware`) when so
+  many of the :data:`SYNONYMS` (pairs of words that share no letters' run,
+  only their sense) put their partner closer than most other pairs' words
+  that an embedder knowing no meaning would do as well with chance at most
+  :data:`PROBE_FALSE_POSITIVES`: a sign test.
 
 Every decision compares similarities of one embedder with each other, never
 with a constant, so it stays the same when the embedder's similarities are
 all mapped through any increasing function (``0.9 + 0.1c``, ``c**3``). The
-background is embedded once per embedder object (a process keeps a few).
+background is measured once per embedder identity and stored
+(:func:`stored_path`, under the user's cache folder), then kept per embedder
+object for the process (a process keeps a few); an embedder declaring no
+``identity`` is measured once per process. :func:`embedded` keeps the vectors
+of the texts recall embeds (candidate sentences) per embedder object.
 """
 
 from __future__ import annotations
