@@ -38,8 +38,9 @@ in one call; of the sentences quoted by words and those holding too few of
 the question's words that are closer to the question than every unrelated
 background sentence and closer to it than to every unrelated background
 question, and that hold at least half of the question's content words (by
-letters, or in meaning: closer than every unrelated background word, so a
-topical neighbour holding nothing of what is asked is no answer), the
+letters, or in meaning: a pair of words closer than either is to every
+unrelated background word, so a topical neighbour holding nothing of what
+is asked is no answer), the
 closest to the question is quoted first, then the other
 sentences quoted by words that may stand beside it. No bar is a number: each
 compares the embedder's similarities with each other, so any embedder (a
@@ -62,7 +63,7 @@ import attrs
 from tinymemory._operations import Citation, Hit, RecallAnswer
 from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
-from tinymemory.retrieval._background import background, embedded
+from tinymemory.retrieval._background import background, embedded, pairwise
 
 if TYPE_CHECKING:
     from tinymemory._hookspecs import Embedder
@@ -500,10 +501,13 @@ def _by_meaning(
 
 
 def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> list[bool]:
-    """Per sentence of ``chosen``, whether it addresses at least half of the question's
-    content words: a word it holds (or the heading it is under holds), or one its own
-    words (or its heading's) hold in meaning, closer to the question's word than every
-    unrelated background word (:meth:`~tinymemory.retrieval.Background.word_bars`).
+    """Per sentence of ``chosen``, whether it holds at least half of the question's
+    content words: by letters (a stem it or the heading it is under holds), or in
+    meaning, when a pair of the question's word and one of the sentence's (or its
+    heading's) words is closer than either word is to every unrelated background word
+    (:meth:`~tinymemory.retrieval.Background.word_bars`; either word's own bar, since
+    the background's few hundred words may hold a near-synonym of one of them: ``team``
+    for ``crew``).
 
     This tells a sentence answering the question from its topical neighbour: "Books may
     be borrowed for three weeks" is close to "How many vacation days do interns get?"
@@ -529,22 +533,21 @@ def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> lis
         [word for word in asked if stem(word) not in one.words | one.context] for one in chosen
     ]
     lacking = list(dict.fromkeys(word for found in missing for word in found))
+    if not lacking:
+        return [2 * (len(asked) - len(lacks)) >= len(asked) for lacks in missing]
     texts = list(dict.fromkeys([*lacking, *(word for own in owns for word in own)]))
-    vectors = embedded(embedder, texts) if lacking else None
+    vectors = embedded(embedder, texts)
     row = {text: index for index, text in enumerate(texts)}
-    bars = {}
-    if vectors is not None:
-        found_bars = background(embedder).word_bars(lacking, vectors[: len(lacking)])
-        bars = dict(zip(lacking, found_bars.tolist(), strict=True))
+    bars = background(embedder).word_bars(texts, vectors)
     covering = []
     for own, lacks in zip(owns, missing, strict=True):
         addressed = len(asked) - len(lacks)
-        if lacks and own and vectors is not None:
-            near = vectors[[row[word] for word in lacks]] @ vectors[[row[word] for word in own]].T
-            addressed += sum(
-                best > bars[word]
-                for word, best in zip(lacks, near.max(axis=1).tolist(), strict=True)
-            )
+        if lacks and own:
+            asked_rows = [row[word] for word in lacks]
+            own_rows = [row[word] for word in own]
+            near = pairwise(vectors[asked_rows], vectors[own_rows])
+            related = (near > bars[asked_rows][:, None]) | (near > bars[own_rows][None, :])
+            addressed += int(related.any(axis=1).sum())
         covering.append(2 * addressed >= len(asked))
     return covering
 

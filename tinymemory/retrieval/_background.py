@@ -35,6 +35,7 @@ of the texts recall embeds (candidate sentences) per embedder object.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -199,7 +200,7 @@ class Background:
 
     def sentence_bars(self, sentences: Floats) -> Floats:
         """Per row of ``sentences``, its highest similarity to an unrelated question."""
-        bars: Floats = (sentences @ self.questions.T).max(axis=1)
+        bars: Floats = pairwise(sentences, self.questions).max(axis=1)
         return bars
 
     def word_bars(self, asked: Sequence[str], vectors: Floats) -> Floats:
@@ -208,19 +209,45 @@ class Background:
         the same word (one holds the other's stem: ``keep`` and ``keeper``)."""
         import numpy as np
 
-        from tinymemory._extractive import stem
-
-        similarity = vectors @ self.words.T
-        bars = np.empty(len(asked), dtype=np.float32)
+        similarity = pairwise(vectors, self.words)
         for row, word in enumerate(asked):
-            root = stem(word)
-            other = [
-                column
-                for column, known in enumerate(VOCABULARY)
-                if root not in known and stem(known) not in word
-            ]
-            bars[row] = similarity[row, other].max()
+            similarity[row, _same_word(word)] = -np.inf
+        bars: Floats = similarity.max(axis=1)
         return bars
+
+
+def pairwise(rows: Floats, other: Floats) -> Floats:
+    """The similarities of each of ``rows`` to each of ``other`` (unit rows), a matrix.
+
+    Summed in numpy's own loop, not by the BLAS: these products are small (tens of
+    rows by a few hundred), and a multi-threaded BLAS wakes its threads for each, which
+    on a busy machine cost recall tens of milliseconds a call."""
+    import numpy as np
+
+    products: Floats = np.einsum("ij,kj->ik", rows, other)
+    return products
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _same_word(word: str) -> list[int]:
+    """The columns of :data:`VOCABULARY` that are ``word`` itself, inflected or derived."""
+    root = _stem(word)
+    return [
+        column
+        for column, (known, known_root) in enumerate(_vocabulary_stems())
+        if root in known or known_root in word
+    ]
+
+
+def _stem(word: str) -> str:
+    from tinymemory._extractive import stem
+
+    return stem(word)
+
+
+@functools.cache
+def _vocabulary_stems() -> tuple[tuple[str, str], ...]:
+    return tuple((known, _stem(known)) for known in VOCABULARY)
 
 
 _lock = threading.Lock()
