@@ -116,3 +116,15 @@ def test_a_topical_neighbour_is_not_an_answer(question: str, sentence: str, answ
     )  # fmt: skip
     assert near(embedder, question, sentence)  # the sentence bars let both through
     assert bool(extract_answer(question, [sentence], embedder=embedder).text) is answers
+
+
+def test_a_stored_background_of_other_dimensions_is_measured_again(store: Path) -> None:
+    embedder = Identified(SENSES)
+    path = stored_path(embedder)
+    assert path is not None
+    path.parent.mkdir(parents=True)
+    rows = np.ones((1, 3), dtype=np.float32)
+    names = ("sentences", "questions", "passages", "words")
+    np.savez(path, meaning_aware=np.array(False), **dict.fromkeys(names, rows))
+    assert background(embedder).meaning_aware
+    assert embedder.calls  # measured, not read

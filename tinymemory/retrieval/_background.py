@@ -263,7 +263,7 @@ def background(embedder: Embedder) -> Background:
         if kept is not None and kept[0] is embedder:
             return kept[1]
     path = stored_path(embedder)
-    made = _read(path) if path is not None else None
+    made = _read(path, embedder.dimensions) if path is not None else None
     if made is None:
         made = _measure(embedder)
         if path is not None:
@@ -296,12 +296,10 @@ def embedded(embedder: Embedder, texts: Sequence[str]) -> Floats:
                 del _texts[next(iter(_texts))]
         kept = entry[1]
         missing = list(dict.fromkeys(text for text in texts if text not in kept))
-    if missing:
-        fresh = embedding_matrix(embedder, missing)
+    fresh = dict(zip(missing, embedding_matrix(embedder, missing), strict=True)) if missing else {}
     with _lock:
-        if missing:
-            kept.update(zip(missing, fresh, strict=True))
-        rows = [kept[text] if text in kept else fresh[missing.index(text)] for text in texts]
+        kept.update(fresh)
+        rows = [fresh[text] if text in fresh else kept[text] for text in texts]
         for text in texts:
             if text in kept:
                 kept.move_to_end(text)
@@ -394,12 +392,14 @@ def stored_path(embedder: Embedder) -> Path | None:
     return store_folder() / f"{name}-{_fingerprint()}.npz"
 
 
-def _read(path: Path) -> Background | None:
+def _read(path: Path, dimensions: int) -> Background | None:
+    """The background stored at ``path``, or None when there is none, or one that is
+    unreadable or not of ``dimensions`` (then it is measured again and stored anew)."""
     import numpy as np
 
     try:
         with np.load(path, allow_pickle=False) as stored:
-            return Background(
+            made = Background(
                 stored["sentences"],
                 stored["questions"],
                 stored["passages"],
@@ -407,7 +407,15 @@ def _read(path: Path) -> Background | None:
                 stored["words"],
             )
     except (OSError, KeyError, ValueError):
-        return None  # none yet, or unreadable: measured again and stored anew
+        return None
+    shapes = [made.sentences.shape, made.questions.shape, made.passages.shape, made.words.shape]
+    counts = [
+        len(BACKGROUND_SENTENCES),
+        len(BACKGROUND_QUESTIONS),
+        len(_passages()),
+        len(VOCABULARY),
+    ]
+    return made if shapes == [(count, dimensions) for count in counts] else None
 
 
 def _write(path: Path, made: Background) -> None:
