@@ -46,7 +46,13 @@ WORDS = [
     *("parking", "garage", "meeting", "offsite", "colleague", "manager", "report"),
     *("quarter", "revenue", "target", "roadmap", "feature"),
 ]
-ENV = {name: value for name, value in os.environ.items() if name != "TINYMEMORY_PLUGINS"}
+# Children run as a user's shell would: every plugin, and bytecode cached (a shell that sets
+# PYTHONDONTWRITEBYTECODE compiles every module in every process, a cost no install has).
+ENV = {
+    name: value
+    for name, value in os.environ.items()
+    if name not in ("TINYMEMORY_PLUGINS", "PYTHONDONTWRITEBYTECODE")
+}
 
 
 def sentence(rng: random.Random) -> str:

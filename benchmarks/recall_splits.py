@@ -1,10 +1,11 @@
 """Labelled splits written apart from the ranking code: the second part of recall_bench.py.
 
-``benchmarks/recall_sets/dev`` and ``benchmarks/recall_sets/heldout`` each hold
-``corpus.json`` (files to write: DOCX, XLSX, PPTX, PDF, HTML, markdown, code and
-configuration) and ``questions.json`` (kinds: direct, reworded, table, code,
-decoy, unanswerable). The dev split is the one looked at while tuning; the
-held-out one is only scored. For each split and embedder, in one process:
+Every folder of ``benchmarks/recall_sets/`` is a split: it holds ``corpus.json``
+(files to write: DOCX, XLSX, PPTX, PDF, HTML, markdown, code and configuration)
+and ``questions.json`` (kinds: direct, reworded, table, code, decoy,
+unanswerable). ``dev`` and ``heldout`` were both looked at while tuning
+(``seen``: development sets); any other folder (``blind``: written apart and
+never looked at) is only scored. For each split and embedder, in one process:
 
 - recall: **answer** right (holds the fact; a decoy question's answer must
   not hold the decoy's value), **citation** right (the first citation is the
@@ -35,7 +36,26 @@ import tinymemory as tm
 from tinymemory.retrieval import RANK_OFFSET, embedding_matrix, words
 
 SETS = Path(__file__).parent / "recall_sets"
-SPLITS = ("dev", "heldout")
+#: The splits looked at while the ranking and the bars were tuned: development sets.
+SEEN = ("dev", "heldout")
+
+
+def splits() -> list[str]:
+    """Every split under :data:`SETS` (a folder holding ``corpus.json`` and
+    ``questions.json``): the seen ones (:data:`SEEN`) first, then any other, blind."""
+    found = sorted(
+        folder.name
+        for folder in SETS.iterdir()
+        if (folder / "corpus.json").is_file() and (folder / "questions.json").is_file()
+    )
+    return [name for name in SEEN if name in found] + [n for n in found if n not in SEEN]
+
+
+def status(split: str) -> str:
+    """``seen`` for a split looked at while tuning, ``blind`` for any other."""
+    return "seen" if split in SEEN else "blind"
+
+
 KINDS = ("direct", "reworded", "table", "code", "decoy", "unanswerable")
 
 
@@ -226,13 +246,15 @@ def runs(work: Path, static_model: str | None) -> list[tuple[str, str, str | Non
 
 
 def print_figures(results: list[Figures]) -> None:
-    print("recall on the labelled splits (dev: looked at while tuning; heldout: only scored)")
+    print("recall on the labelled splits (seen: looked at while tuning; blind: only scored)")
     columns = ("answer", "citation", "bm25", "cosine")
-    print(f"{'split':<8} {'embedder':<20} {'kind':<13} {'n':>3}  "
+    width = max([8, *(len(f"{figures.split} ({status(figures.split)})") for figures in results)])
+    print(f"{'split':<{width}} {'embedder':<20} {'kind':<13} {'n':>3}  "
           + " ".join(f"{name:>8}" for name in columns) + "  fusion ok (score / rrf)")  # fmt: skip
     for figures in results:
+        split = f"{figures.split} ({status(figures.split)})"
         if figures.skipped:
-            print(f"{figures.split:<8} {figures.embedder:<20} skipped: {figures.skipped}")
+            print(f"{split:<{width}} {figures.embedder:<20} skipped: {figures.skipped}")
             continue
         for kind in (*KINDS, "all answerable"):
             if kind == "all answerable":
@@ -251,7 +273,7 @@ def print_figures(results: list[Figures]) -> None:
             else:
                 shown += [f"{tally[name]:>8}" for name in columns[1:]]
                 fusion = f"  {tally['hybrid_ok']} / {tally['rrf_ok']}"
-            print(f"{figures.split:<8} {figures.embedder:<20} {kind:<13} {tally['n']:>3}  "
+            print(f"{split:<{width}} {figures.embedder:<20} {kind:<13} {tally['n']:>3}  "
                   + " ".join(shown) + fusion)  # fmt: skip
 
 
@@ -261,11 +283,13 @@ def main(static_model: str | None, show_misses: bool) -> None:
         results = [
             measure(split, label, embedder, config, work)
             for label, embedder, config in runs(work, static_model)
-            for split in SPLITS
+            for split in splits()
         ]
     print_figures(results)
     if show_misses:
         for figures in results:
+            if status(figures.split) == "blind":
+                continue  # a blind split's questions stay unseen: its counts only
             for miss in figures.misses:
                 print(f"miss {figures.split} {figures.embedder}: {miss}")
 

@@ -37,7 +37,11 @@ feature hashing is not), meaning chooses: the question and the first
 in one call; of the sentences quoted by words and those holding too few of
 the question's words that are closer to the question than every unrelated
 background sentence and closer to it than to every unrelated background
-question, the closest to the question is quoted first, then the other
+question, and that hold at least half of the question's content words (by
+letters, or in meaning: a pair of words closer than either is to every
+unrelated background word, so a topical neighbour holding nothing of what
+is asked is no answer), the
+closest to the question is quoted first, then the other
 sentences quoted by words that may stand beside it. No bar is a number: each
 compares the embedder's similarities with each other, so any embedder (a
 third party's too) and any increasing map of its similarities answer and
@@ -59,7 +63,7 @@ import attrs
 from tinymemory._operations import Citation, Hit, RecallAnswer
 from tinymemory._text_blocks import BlockKind, text_blocks
 from tinymemory._words import STOP_WORDS, words
-from tinymemory.retrieval._background import background
+from tinymemory.retrieval._background import background, embedded, pairwise
 
 if TYPE_CHECKING:
     from tinymemory._hookspecs import Embedder
@@ -285,6 +289,8 @@ class _Sentence:
     content: frozenset[str]
     #: The stems of the heading it is under: what it is about, which scores nothing.
     context: frozenset[str] = frozenset()
+    #: The heading it is under, as written.
+    heading: str = ""
 
     @classmethod
     def of(
@@ -296,9 +302,9 @@ class _Sentence:
         if header:
             stems.update(map(stem, words(header)))
         context = frozenset(map(stem, words(heading)))
-        return cls(
-            passage, position, text, " ".join(found), frozenset(stems), frozenset(content), context
-        )
+        joined = " ".join(found)
+        content_ = frozenset(content)
+        return cls(passage, position, text, joined, frozenset(stems), content_, context, heading)
 
 
 def _candidates(
@@ -450,7 +456,6 @@ def _by_meaning(
     :func:`_by_words` quotes and those holding too few of the question's words that pass
     both background bars, the one closest to the question, then the ones
     :func:`_by_words` quotes that may stand beside it."""
-    from tinymemory.retrieval._vectors import embedding_matrix
 
     # The bearing sentences first, so none is left out of the embedded few.
     bearing = [entry[-1] for entry in scored]
@@ -460,7 +465,7 @@ def _by_meaning(
     if not candidates:
         return []
     known = background(embedder)
-    vectors = embedding_matrix(embedder, [question, *(sentence.text for sentence in candidates)])
+    vectors = embedded(embedder, [question, *(sentence.text for sentence in candidates)])
     similarities = vectors[1:] @ vectors[0]
     passes = (similarities > known.question_bar(vectors[0])) & (
         similarities > known.sentence_bars(vectors[1:])
@@ -469,10 +474,19 @@ def _by_meaning(
     # holding too few of the question's words that pass both background bars.
     by_words = _by_words(scored, wanted, max_sentences)
     quoted = {id(sentence) for sentence in by_words}
+    by_meaning = [
+        index
+        for index, ok in enumerate(passes.tolist())
+        if ok and id(candidates[index]) not in shown and id(candidates[index]) not in quoted
+    ]
+    covering = _covering(question, [candidates[index] for index in by_meaning], embedder)
+    admitted = quoted | {
+        id(candidates[index]) for index, ok in zip(by_meaning, covering, strict=True) if ok
+    }
     eligible = [
         (float(similarity), -index)
-        for index, (similarity, ok) in enumerate(zip(similarities, passes.tolist(), strict=True))
-        if id(candidates[index]) in quoted or (ok and id(candidates[index]) not in shown)
+        for index, similarity in enumerate(similarities)
+        if id(candidates[index]) in admitted
     ]
     if not eligible:
         return []
@@ -484,6 +498,58 @@ def _by_meaning(
         if sentence.key != best.key and _holds_as_much(sentence, chosen, wanted):
             chosen.append(sentence)
     return chosen
+
+
+def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> list[bool]:
+    """Per sentence of ``chosen``, whether it holds at least half of the question's
+    content words: by letters (a stem it or the heading it is under holds), or in
+    meaning, when a pair of the question's word and one of the sentence's (or its
+    heading's) words is closer than either word is to every unrelated background word
+    (:meth:`~tinymemory.retrieval.Background.word_bars`; either word's own bar, since
+    the background's few hundred words may hold a near-synonym of one of them: ``team``
+    for ``crew``).
+
+    This tells a sentence answering the question from its topical neighbour: "Books may
+    be borrowed for three weeks" is close to "How many vacation days do interns get?"
+    as a whole, but holds nothing of ``vacation`` or ``interns``. One embed call for
+    every word at stake, none when ``chosen`` is empty.
+    """
+    if not chosen:
+        return []
+    asked = [
+        word
+        for word in dict.fromkeys(words(question))
+        if word not in STOP_WORDS and stem(word) not in _FORM_STEMS
+    ]
+    owns = [
+        [
+            word
+            for word in dict.fromkeys(words(f"{one.heading} {one.text}"))
+            if word not in STOP_WORDS
+        ]
+        for one in chosen
+    ]
+    missing = [
+        [word for word in asked if stem(word) not in one.words | one.context] for one in chosen
+    ]
+    lacking = list(dict.fromkeys(word for found in missing for word in found))
+    if not lacking:
+        return [2 * (len(asked) - len(lacks)) >= len(asked) for lacks in missing]
+    texts = list(dict.fromkeys([*lacking, *(word for own in owns for word in own)]))
+    vectors = embedded(embedder, texts)
+    row = {text: index for index, text in enumerate(texts)}
+    bars = background(embedder).word_bars(texts, vectors)
+    covering = []
+    for own, lacks in zip(owns, missing, strict=True):
+        addressed = len(asked) - len(lacks)
+        if lacks and own:
+            asked_rows = [row[word] for word in lacks]
+            own_rows = [row[word] for word in own]
+            near = pairwise(vectors[asked_rows], vectors[own_rows])
+            related = (near > bars[asked_rows][:, None]) | (near > bars[own_rows][None, :])
+            addressed += int(related.any(axis=1).sum())
+        covering.append(2 * addressed >= len(asked))
+    return covering
 
 
 def extractive_answer(

@@ -13,24 +13,41 @@ texts known to be unrelated, for the same question or the same sentence:
   than every :data:`BACKGROUND_QUESTIONS` question (the sentence's own null:
   :meth:`Background.sentence_bars`), so that a sentence close to anything
   asked (a "hub") answers nothing;
-- an embedder is meaning-aware (:attr:`Background.meaning_aware`) when it
-  puts most of the :data:`SYNONYMS` (pairs of words that share no letters'
-  run, only their sense) closer to their partner than to the other pairs'
-  words: a rank test whose chance level is one half.
+- a word of the question is held in meaning by a sentence when one of the
+  sentence's words is closer to it than every unrelated word of
+  :data:`VOCABULARY` (:meth:`Background.word_bars`; the extractive answer
+  asks a sentence to hold at least half of the question's words);
+- an embedder is meaning-aware (:attr:`Background.meaning_aware`) when so
+  many of the :data:`SYNONYMS` (pairs of words that share no letters' run,
+  only their sense) put their partner closer than most other pairs' words
+  that an embedder knowing no meaning would do as well with chance at most
+  :data:`PROBE_FALSE_POSITIVES`: a sign test.
 
 Every decision compares similarities of one embedder with each other, never
 with a constant, so it stays the same when the embedder's similarities are
 all mapped through any increasing function (``0.9 + 0.1c``, ``c**3``). The
-background is embedded once per embedder object (a process keeps a few).
+background is measured once per embedder identity and stored
+(:func:`stored_path`, under the user's cache folder), then kept per embedder
+object for the process (a process keeps a few); an embedder declaring no
+``identity`` is measured once per process. :func:`embedded` keeps the vectors
+of the texts recall embeds (candidate sentences) per embedder object.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import math
+import os
 import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from tinymemory._words import STOP_WORDS, words
 from tinymemory.retrieval._vectors import embedding_matrix
 
 if TYPE_CHECKING:
@@ -138,8 +155,24 @@ SYNONYMS = (
 #: Background sentences per background passage: a stored piece holds several sentences,
 #: and a longer text's cosine to a short question is lower by any embedder's averaging.
 PASSAGE_SENTENCES = 4
+#: The meaning probe's false-positive rate: how often an embedder that knows no meaning
+#: (each word's partner no likelier than another word to be its nearest) passes it.
+PROBE_FALSE_POSITIVES = 0.01
 #: Embedders whose backgrounds a process keeps (the most recently used).
 _KEPT = 8
+#: The version of the stored form (a change of the texts above changes the file's key too).
+_FORMAT = 1
+
+
+def _vocabulary() -> tuple[str, ...]:
+    return tuple(
+        sorted({word for text in BACKGROUND_SENTENCES for word in words(text)} - STOP_WORDS)
+    )
+
+
+#: The content words of :data:`BACKGROUND_SENTENCES`: the unrelated words a question's word
+#: is compared with (:meth:`Background.word_bars`).
+VOCABULARY = _vocabulary()
 
 
 @attrs.frozen
@@ -154,6 +187,8 @@ class Background:
     passages: Floats = attrs.field(eq=False, repr=False)
     #: Whether synonyms sharing no letters lie closer than unrelated words (see the module).
     meaning_aware: bool
+    #: Rows of :data:`VOCABULARY`.
+    words: Floats = attrs.field(eq=False, repr=False)
 
     def question_bar(self, question: Floats) -> float:
         """The highest similarity of the ``question`` vector to an unrelated sentence."""
@@ -165,8 +200,54 @@ class Background:
 
     def sentence_bars(self, sentences: Floats) -> Floats:
         """Per row of ``sentences``, its highest similarity to an unrelated question."""
-        bars: Floats = (sentences @ self.questions.T).max(axis=1)
+        bars: Floats = pairwise(sentences, self.questions).max(axis=1)
         return bars
+
+    def word_bars(self, asked: Sequence[str], vectors: Floats) -> Floats:
+        """Per word of ``asked`` (its row of ``vectors``), its highest similarity to an
+        unrelated word of :data:`VOCABULARY`, leaving out the background words that are
+        the same word (one holds the other's stem: ``keep`` and ``keeper``)."""
+        import numpy as np
+
+        similarity = pairwise(vectors, self.words)
+        for row, word in enumerate(asked):
+            similarity[row, _same_word(word)] = -np.inf
+        bars: Floats = similarity.max(axis=1)
+        return bars
+
+
+def pairwise(rows: Floats, other: Floats) -> Floats:
+    """The similarities of each of ``rows`` to each of ``other`` (unit rows), a matrix.
+
+    Summed in numpy's own loop, not by the BLAS: these products are small (tens of
+    rows by a few hundred), and a multi-threaded BLAS wakes its threads for each, which
+    on a busy machine cost recall tens of milliseconds a call."""
+    import numpy as np
+
+    products: Floats = np.einsum("ij,kj->ik", rows, other)
+    return products
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _same_word(word: str) -> list[int]:
+    """The columns of :data:`VOCABULARY` that are ``word`` itself, inflected or derived."""
+    root = _stem(word)
+    return [
+        column
+        for column, (known, known_root) in enumerate(_vocabulary_stems())
+        if root in known or known_root in word
+    ]
+
+
+def _stem(word: str) -> str:
+    from tinymemory._extractive import stem
+
+    return stem(word)
+
+
+@functools.cache
+def _vocabulary_stems() -> tuple[tuple[str, str], ...]:
+    return tuple((known, _stem(known)) for known in VOCABULARY)
 
 
 _lock = threading.Lock()
@@ -174,25 +255,19 @@ _kept: dict[int, tuple[Embedder, Background]] = {}
 
 
 def background(embedder: Embedder) -> Background:
-    """``embedder``'s :class:`Background`, embedded on first use and kept for the process."""
+    """``embedder``'s :class:`Background`: kept for the process; read from the store
+    (:func:`stored_path`) when the embedder declares an ``identity``, else embedded on
+    first use (and then stored)."""
     with _lock:
         kept = _kept.get(id(embedder))
         if kept is not None and kept[0] is embedder:
             return kept[1]
-    probes = [word for pair in SYNONYMS for word in pair]
-    passages = [
-        " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
-        for start in range(0, len(BACKGROUND_SENTENCES), PASSAGE_SENTENCES)
-    ]
-    texts = [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *passages, *probes]
-    matrix = embedding_matrix(embedder, texts)
-    bounds = [0]
-    for part in (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, passages):
-        bounds.append(bounds[-1] + len(part))
-    sentences, questions, joined, probe = (
-        matrix[start:end] for start, end in zip(bounds, [*bounds[1:], len(texts)], strict=True)
-    )
-    made = Background(sentences, questions, joined, _knows_synonyms(probe[0::2], probe[1::2]))
+    path = stored_path(embedder)
+    made = _read(path, embedder.dimensions) if path is not None else None
+    if made is None:
+        made = _measure(embedder)
+        if path is not None:
+            _write(path, made)
     with _lock:
         _kept.pop(id(embedder), None)
         _kept[id(embedder)] = (embedder, made)
@@ -201,20 +276,165 @@ def background(embedder: Embedder) -> Background:
     return made
 
 
+#: Texts whose vectors a process keeps per embedder (:func:`embedded`): the candidate
+#: sentences of the passages recalled often, so a transformer embeds each once.
+KEPT_TEXTS = 4096
+_texts: dict[int, tuple[Embedder, OrderedDict[str, Floats]]] = {}
+
+
+def embedded(embedder: Embedder, texts: Sequence[str]) -> Floats:
+    """``embedding_matrix(embedder, texts)``, embedding only the texts whose vectors the
+    process does not keep yet (in one call), and keeping the last :data:`KEPT_TEXTS`."""
+    import numpy as np
+
+    with _lock:
+        entry = _texts.get(id(embedder))
+        if entry is None or entry[0] is not embedder:
+            entry = (embedder, OrderedDict())
+            _texts[id(embedder)] = entry
+            while len(_texts) > _KEPT:
+                del _texts[next(iter(_texts))]
+        kept = entry[1]
+        missing = list(dict.fromkeys(text for text in texts if text not in kept))
+    fresh = dict(zip(missing, embedding_matrix(embedder, missing), strict=True)) if missing else {}
+    with _lock:
+        kept.update(fresh)
+        rows = [fresh[text] if text in fresh else kept[text] for text in texts]
+        for text in texts:
+            if text in kept:
+                kept.move_to_end(text)
+        while len(kept) > KEPT_TEXTS:
+            kept.popitem(last=False)
+    if not rows:
+        return embedding_matrix(embedder, [])
+    matrix: Floats = np.stack(rows)
+    return matrix
+
+
+def _passages() -> list[str]:
+    return [
+        " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
+        for start in range(0, len(BACKGROUND_SENTENCES), PASSAGE_SENTENCES)
+    ]
+
+
+def _measure(embedder: Embedder) -> Background:
+    probes = [word for pair in SYNONYMS for word in pair]
+    parts = (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, _passages(), probes, VOCABULARY)
+    matrix = embedding_matrix(embedder, [text for part in parts for text in part])
+    rows = []
+    start = 0
+    for part in parts:
+        rows.append(matrix[start : start + len(part)])
+        start += len(part)
+    sentences, questions, passages, probe, vocabulary = rows
+    knows = _knows_synonyms(probe[0::2], probe[1::2])
+    return Background(sentences, questions, passages, knows, vocabulary)
+
+
 def _knows_synonyms(left: Floats, right: Floats) -> bool:
-    """Whether a word is closer to its synonym than to another pair's word more often
-    than not, by more than chance (one half) can explain: above three quarters."""
+    """The meaning probe, a sign test: a pair wins when its partner is closer to its first
+    word than most of the other pairs' words are. An embedder that knows no meaning makes
+    each pair win with chance one half, so the number of wins is binomial (n pairs, 1/2);
+    the embedder knows meaning when so many win that such an embedder would do as well
+    with chance at most :data:`PROBE_FALSE_POSITIVES` (14 of 16 pairs)."""
     similarity = left @ right.T
     matched = similarity.diagonal()[:, None]
     others = ~_identity(len(left))
-    wins = float((matched > similarity)[others].sum())
-    return wins > 0.75 * float(others.sum())
+    beaten = ((matched > similarity) & others).sum(axis=1)
+    wins = int((2 * beaten > len(left) - 1).sum())
+    return wins >= _least_wins(len(left), PROBE_FALSE_POSITIVES)
+
+
+def _least_wins(pairs: int, rate: float) -> int:
+    """The fewest wins of ``pairs`` coin flips that chance reaches with probability at
+    most ``rate``."""
+    tail = 0.0
+    for wins in range(pairs, -1, -1):
+        tail += math.comb(pairs, wins) / 2**pairs
+        if tail > rate:
+            return wins + 1
+    return 0
 
 
 def _identity(size: int) -> Any:
     import numpy as np
 
     return np.eye(size, dtype=bool)
+
+
+def _fingerprint() -> str:
+    texts = [*BACKGROUND_SENTENCES, *BACKGROUND_QUESTIONS, *(a + " " + b for a, b in SYNONYMS)]
+    key = "\n".join([str(_FORMAT), str(PASSAGE_SENTENCES), str(PROBE_FALSE_POSITIVES), *texts])
+    return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+def store_folder() -> Path:
+    """Where backgrounds are stored: ``$TINYMEMORY_CACHE``, else
+    ``$XDG_CACHE_HOME/tinymemory``, else ``~/.cache/tinymemory``; a ``backgrounds``
+    folder in it."""
+    root = os.environ.get("TINYMEMORY_CACHE")
+    if not root:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        root = str(Path(xdg) / "tinymemory")
+    return Path(root) / "backgrounds"
+
+
+def stored_path(embedder: Embedder) -> Path | None:
+    """The file holding ``embedder``'s background: named by a hash of its declared
+    ``identity`` (which names its model, as a memory records it) and of the background's
+    texts. None for an embedder without one: ``name:dimensions`` does not say which model
+    made the vectors, so its background is measured once per process."""
+    identity = getattr(embedder, "identity", None)
+    if not isinstance(identity, str) or not identity:
+        return None
+    name = hashlib.sha256(identity.encode()).hexdigest()[:32]
+    return store_folder() / f"{name}-{_fingerprint()}.npz"
+
+
+def _read(path: Path, dimensions: int) -> Background | None:
+    """The background stored at ``path``, or None when there is none, or one that is
+    unreadable or not of ``dimensions`` (then it is measured again and stored anew)."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as stored:
+            made = Background(
+                stored["sentences"],
+                stored["questions"],
+                stored["passages"],
+                bool(stored["meaning_aware"]),
+                stored["words"],
+            )
+    except (OSError, KeyError, ValueError):
+        return None
+    shapes = [made.sentences.shape, made.questions.shape, made.passages.shape, made.words.shape]
+    counts = [
+        len(BACKGROUND_SENTENCES),
+        len(BACKGROUND_QUESTIONS),
+        len(_passages()),
+        len(VOCABULARY),
+    ]
+    return made if shapes == [(count, dimensions) for count in counts] else None
+
+
+def _write(path: Path, made: Background) -> None:
+    import numpy as np
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spare = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
+        np.savez(
+            spare,
+            sentences=made.sentences,
+            questions=made.questions,
+            passages=made.passages,
+            meaning_aware=np.array(made.meaning_aware),
+            words=made.words,
+        )
+        os.replace(spare, path)
+    except OSError:
+        return  # a read-only home: the background is measured again in the next process
 
 
 def question_bar(embedder: Embedder, question: Floats) -> float:
