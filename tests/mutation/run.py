@@ -213,16 +213,10 @@ def test_exists(test: str) -> bool:
 
 #: A Python string literal on a line of a mutant's diff.
 _STRING = re.compile(r'[bf]?"((?:[^"\\]|\\.)*)"')
-#: The tests that back a class of equivalents: SQL in another case, a codec's or digest's
-#: name in capitals, the reference engine's read labels spelt otherwise.
-SQL_CASE_TEST = "plugins/tinymemory-sqlite/tests/test_sql_case.py::test_sql_case_is_not_observable"
-CODEC_TEST = "tests/test_codec_names.py::test_codec_name_in_capitals_is_the_same_codec"
-DIGEST_TEST = "tests/test_codec_names.py::test_digest_name_in_capitals_is_the_same_digest"
-LABEL_TEST = "tests/test_reference_cursor_labels.py::test_label_spelling_is_not_observable"
 
 
-def _changed_strings(folder: Path, name: str) -> list[tuple[str, str]]:
-    """The string literals ``name`` changes, before and after; empty when it changes more."""
+def _changed_lines(folder: Path, name: str) -> list[tuple[str, str]]:
+    """The lines ``name`` changes, before and after; empty when it adds or drops lines."""
     shown = subprocess.run(
         [sys.executable, "-m", "mutmut", "show", name],
         cwd=folder,
@@ -232,10 +226,15 @@ def _changed_strings(folder: Path, name: str) -> list[tuple[str, str]]:
     ).stdout.splitlines()
     before = [line[1:] for line in shown if line.startswith("-") and not line.startswith("---")]
     after = [line[1:] for line in shown if line.startswith("+") and not line.startswith("+++")]
-    changed = []
     if not before or len(before) != len(after):
         return []
-    for old, new in zip(before, after, strict=True):
+    return list(zip(before, after, strict=True))
+
+
+def _changed_strings(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The string literals ``lines`` change, before and after; empty when they change more."""
+    changed = []
+    for old, new in lines:
         if _STRING.sub('""', old) != _STRING.sub('""', new):
             return []
         pairs = zip(_STRING.findall(old), _STRING.findall(new), strict=False)
@@ -243,31 +242,86 @@ def _changed_strings(folder: Path, name: str) -> list[tuple[str, str]]:
     return changed
 
 
-def _is_sql_case(before: str, after: str) -> bool:
-    """Whether ``after`` is SQL ``before`` in one case outside its literals and parameters."""
-    spec = importlib.util.spec_from_file_location("sql_case", ROOT / SQL_CASE_TEST.split("::")[0])
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    keyword = re.search(r"\b(SELECT|INSERT|DELETE|UPDATE|FROM|WHERE|JOIN|WITH)\b", before, re.I)
-    return keyword is not None and after in (
-        module.recased(before, str.lower),
-        module.recased(before, str.upper),
-    )
+def _strings(check: Callable[[str, str], bool]) -> Callable[[list[tuple[str, str]]], bool]:
+    """A class of mutants that change string literals only, each as ``check`` allows."""
+
+    def of_class(lines: list[tuple[str, str]]) -> bool:
+        changed = _changed_strings(lines)
+        return bool(changed) and all(check(before, after) for before, after in changed)
+
+    return of_class
 
 
-#: For each backing test, the mutants it may back (a glob) and what such a mutant must
+def _sql_case(test: str) -> Callable[[str, str], bool]:
+    """Whether ``after`` is SQL ``before`` in one case, as ``test``'s module's ``recased``
+    spells it (outside the literals and parameters it keeps)."""
+
+    def check(before: str, after: str) -> bool:
+        spec = importlib.util.spec_from_file_location("sql_case", ROOT / test.split("::")[0])
+        assert spec is not None
+        assert spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        keyword = re.search(r"\b(SELECT|INSERT|DELETE|UPDATE|FROM|WHERE|JOIN|WITH)\b", before, re.I)
+        return keyword is not None and after in (
+            module.recased(before, str.lower),
+            module.recased(before, str.upper),
+        )
+
+    return check
+
+
+def _strict_loosened(lines: list[tuple[str, str]]) -> bool:
+    """Whether each line only loosens a ``zip``'s ``strict=True`` (false, none or dropped)."""
+
+    def loosened(before: str, after: str) -> bool:
+        old, new = re.sub(r"\s+", "", before), re.sub(r"\s+", "", after)
+        if "zip(" not in old or "strict=True" not in old:
+            return False
+        return new in {
+            old.replace("strict=True", "strict=False"),
+            old.replace("strict=True", "strict=None"),
+            old.replace(",strict=True", ""),
+        }
+
+    return bool(lines) and all(loosened(before, after) for before, after in lines)
+
+
+#: The tests that back a class of equivalents: SQL in another case (sqlite's, postgres'),
+#: a ``zip``'s ``strict=True`` loosened where its sides always have one length, a codec's or
+#: digest's name in capitals, the reference engine's read labels spelt otherwise.
+SQL_CASE_TEST = "plugins/tinymemory-sqlite/tests/test_sql_case.py::test_sql_case_is_not_observable"
+PG_SQL_CASE_TEST = (
+    "plugins/tinymemory-postgres/tests/test_sql_case.py::test_sql_case_is_not_observable"
+)
+PG_ZIP_TEST = (
+    "plugins/tinymemory-postgres/tests/test_zip_lengths.py::test_zip_sides_have_one_length"
+)
+ZIP_TEST = "plugins/tinymemory-sqlite/tests/test_zip_lengths.py::test_zip_sides_have_one_length"
+CODEC_TEST = "tests/test_codec_names.py::test_codec_name_in_capitals_is_the_same_codec"
+DIGEST_TEST = "tests/test_codec_names.py::test_digest_name_in_capitals_is_the_same_digest"
+LABEL_TEST = "tests/test_reference_cursor_labels.py::test_label_spelling_is_not_observable"
+
+#: For each backing test, the mutants it may back (globs) and what such a mutant must
 #: change: its class, checked on the mutant's own diff, so that a row left over from older
 #: code (mutant numbers move when a function changes) is not backed by a test of another
 #: class or of another engine.
-WITNESSED: dict[str, tuple[str, Callable[[str, str], bool]]] = {
-    SQL_CASE_TEST: ("tinymemory*", _is_sql_case),
-    CODEC_TEST: ("tinymemory*", lambda a, b: a in ("utf-8", "ascii") and b == a.upper()),
-    DIGEST_TEST: ("tinymemory*", lambda a, b: a == "sha256" and b == a.upper()),
+WITNESSED: dict[str, tuple[tuple[str, ...], Callable[[list[tuple[str, str]]], bool]]] = {
+    SQL_CASE_TEST: (("tinymemory.*", "tinymemory_sqlite.*"), _strings(_sql_case(SQL_CASE_TEST))),
+    PG_SQL_CASE_TEST: (("tinymemory_postgres.*",), _strings(_sql_case(PG_SQL_CASE_TEST))),
+    PG_ZIP_TEST: (("tinymemory_postgres.item_rows.*",), _strict_loosened),
+    ZIP_TEST: (
+        ("tinymemory_sqlite.item_rows.*", "tinymemory._cursors.*", "tinymemory._item_json.*"),
+        _strict_loosened,
+    ),
+    CODEC_TEST: (
+        ("tinymemory*",),
+        _strings(lambda a, b: a in ("utf-8", "ascii") and b == a.upper()),
+    ),
+    DIGEST_TEST: (("tinymemory*",), _strings(lambda a, b: a == "sha256" and b == a.upper())),
     LABEL_TEST: (
-        f"{REFERENCE_COPY}.*",
-        lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX"),
+        (f"{REFERENCE_COPY}.*",),
+        _strings(lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX")),
     ),
 }
 
@@ -276,9 +330,10 @@ def witnessed(folder: Path, name: str, test: str) -> bool:
     """Whether ``test`` exists and ``name`` is a mutant of the class ``test`` shows equivalent."""
     if not test_exists(test) or test not in WITNESSED:
         return False
-    mutants, check = WITNESSED[test]
-    changed = _changed_strings(folder, name) if fnmatch.fnmatchcase(name, mutants) else []
-    return bool(changed) and all(check(before, after) for before, after in changed)
+    mutants, of_class = WITNESSED[test]
+    if not any(fnmatch.fnmatchcase(name, glob) for glob in mutants):
+        return False
+    return of_class(_changed_lines(folder, name))
 
 
 def wilson(killed: int, counted: int, z: float = 1.96) -> tuple[float, float]:
