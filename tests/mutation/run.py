@@ -287,9 +287,27 @@ def _strict_loosened(lines: list[tuple[str, str]]) -> bool:
     return bool(lines) and all(loosened(before, after) for before, after in lines)
 
 
+def _list_label_dropped(lines: list[tuple[str, str]]) -> bool:
+    """Whether the one line changed only drops the ``"list"`` label from ``_Positions(...)``."""
+    if len(lines) != 1:
+        return False
+    before, after = (re.sub(r"\s+", "", line) for line in lines[0])
+    return "_Positions(" in before and after == before.replace(',"list"', ",")
+
+
+def _seq_gapped(lines: list[tuple[str, str]]) -> bool:
+    """Whether the one line changed only counts ``_last_seq`` on by more than one."""
+    if len(lines) != 1:
+        return False
+    before, after = (re.sub(r"\s+", "", line) for line in lines[0])
+    step = re.fullmatch(r"self\._last_seq\+=(\d+)", after)
+    return before == "self._last_seq+=1" and step is not None and int(step.group(1)) > 1
+
+
 #: The tests that back a class of equivalents: SQL in another case (sqlite's, postgres'),
 #: a ``zip``'s ``strict=True`` loosened where its sides always have one length, a codec's or
-#: digest's name in capitals, the reference engine's read labels spelt otherwise.
+#: digest's name in capitals, the reference engine's read labels spelt otherwise (or list's
+#: dropped), and gaps in its ``seq``.
 SQL_CASE_TEST = "plugins/tinymemory-sqlite/tests/test_sql_case.py::test_sql_case_is_not_observable"
 PG_SQL_CASE_TEST = (
     "plugins/tinymemory-postgres/tests/test_sql_case.py::test_sql_case_is_not_observable"
@@ -301,6 +319,7 @@ ZIP_TEST = "plugins/tinymemory-sqlite/tests/test_zip_lengths.py::test_zip_sides_
 CODEC_TEST = "tests/test_codec_names.py::test_codec_name_in_capitals_is_the_same_codec"
 DIGEST_TEST = "tests/test_codec_names.py::test_digest_name_in_capitals_is_the_same_digest"
 LABEL_TEST = "tests/test_reference_cursor_labels.py::test_label_spelling_is_not_observable"
+SEQ_TEST = "tests/test_reference_seq_gaps.py::test_gaps_in_seq_give_the_same_pages"
 
 #: For each backing test, the mutants it may back (globs) and what such a mutant must
 #: change: its class, checked on the mutant's own diff, so that a row left over from older
@@ -321,8 +340,12 @@ WITNESSED: dict[str, tuple[tuple[str, ...], Callable[[list[tuple[str, str]]], bo
     DIGEST_TEST: (("tinymemory*",), _strings(lambda a, b: a == "sha256" and b == a.upper())),
     LABEL_TEST: (
         (f"{REFERENCE_COPY}.*",),
-        _strings(lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX")),
+        lambda lines: (
+            _strings(lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX"))(lines)
+            or _list_label_dropped(lines)
+        ),
     ),
+    SEQ_TEST: ((f"{REFERENCE_COPY}.xǁReferenceEngineǁhandle_store__*",), _seq_gapped),
 }
 
 
