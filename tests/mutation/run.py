@@ -252,6 +252,13 @@ def _strings(check: Callable[[str, str], bool]) -> Callable[[list[tuple[str, str
     return of_class
 
 
+#: A keyword only SQL holds: a string holding one is (a part of) a statement, not a message.
+_SQL_KEYWORD = re.compile(
+    r"\b(SELECT|INSERT|DELETE|UPDATE|FROM|WHERE|JOIN|WITH|OVERRIDING|CONFLICT|UNNEST|RETURNING)\b",
+    re.I,
+)
+
+
 def _sql_case(test: str) -> Callable[[str, str], bool]:
     """Whether ``after`` is SQL ``before`` in one case, as ``test``'s module's ``recased``
     spells it (outside the literals and parameters it keeps)."""
@@ -262,7 +269,7 @@ def _sql_case(test: str) -> Callable[[str, str], bool]:
         assert spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        keyword = re.search(r"\b(SELECT|INSERT|DELETE|UPDATE|FROM|WHERE|JOIN|WITH)\b", before, re.I)
+        keyword = _SQL_KEYWORD.search(before)
         return keyword is not None and after in (
             module.recased(before, str.lower),
             module.recased(before, str.upper),
