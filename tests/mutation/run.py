@@ -307,12 +307,18 @@ def _strict_loosened(lines: list[tuple[str, str]]) -> bool:
     return bool(lines) and all(loosened(before, after) for before, after in lines)
 
 
-def _list_label_dropped(lines: list[tuple[str, str]]) -> bool:
-    """Whether the one line changed only drops the ``"list"`` label from ``_Positions(...)``."""
+def _label_dropped(lines: list[tuple[str, str]]) -> bool:
+    """Whether the one line changed only drops a read's label (``"list"``, ``"fetch"``) from
+    the parts a cursor is bound to (``_Positions(...)``, ``read_key(...)``)."""
     if len(lines) != 1:
         return False
     before, after = (re.sub(r"\s+", "", line) for line in lines[0])
-    return "_Positions(" in before and after == before.replace(',"list"', ",")
+    if "_Positions(" not in before and "read_key(" not in before:
+        return False
+    return any(
+        after in (before.replace(f',"{label}"', ","), before.replace(f'"{label}",', ""))
+        for label in ("list", "fetch")
+    )
 
 
 def _seq_gapped(lines: list[tuple[str, str]]) -> bool:
@@ -339,6 +345,7 @@ ZIP_TEST = "plugins/tinymemory-sqlite/tests/test_zip_lengths.py::test_zip_sides_
 CODEC_TEST = "tests/test_codec_names.py::test_codec_name_in_capitals_is_the_same_codec"
 DIGEST_TEST = "tests/test_codec_names.py::test_digest_name_in_capitals_is_the_same_digest"
 LABEL_TEST = "tests/test_reference_cursor_labels.py::test_label_spelling_is_not_observable"
+KIT_LABEL_TEST = "tests/test_kit_cursor_labels.py::test_label_spelling_is_not_observable"
 SEQ_TEST = "tests/test_reference_seq_gaps.py::test_gaps_in_seq_give_the_same_pages"
 SURROGATE_TEST = "tests/test_limits.py::test_strings_an_engine_cannot_encode_are_refused"
 
@@ -363,7 +370,7 @@ WITNESSED: dict[str, tuple[tuple[str, ...], Callable[[list[tuple[str, str]]], bo
         (f"{REFERENCE_COPY}.*",),
         lambda lines: (
             _strings(lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX"))(lines)
-            or _list_label_dropped(lines)
+            or _label_dropped(lines)
         ),
     ),
     # A read's parts come from requests, which refuse a lone surrogate when made: the
@@ -371,6 +378,13 @@ WITNESSED: dict[str, tuple[tuple[str, ...], Callable[[list[tuple[str, str]]], bo
     SURROGATE_TEST: (
         ("tinymemory._cursors.x_read_key__*",),
         _strings(lambda a, b: a == "surrogatepass"),
+    ),
+    KIT_LABEL_TEST: (
+        ("tinymemory.retrieval._paging.*",),
+        lambda lines: (
+            _strings(lambda a, b: a in ("list", "fetch") and b in (a.upper(), f"XX{a}XX"))(lines)
+            or _label_dropped(lines)
+        ),
     ),
     SEQ_TEST: ((f"{REFERENCE_COPY}.xǁReferenceEngineǁhandle_store__*",), _seq_gapped),
 }
