@@ -1128,6 +1128,25 @@ class KeywordFetchServes100(Wrapped):
         return FetchPage(hits=every[start:end], next_cursor=cursor)
 
 
+class KeywordByLikeness(Wrapped):
+    """Keyword fetch ranks as hybrid does: items only like the query (no word of it) come too."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        if request.mode is FetchMode.KEYWORD:
+            request = attrs.evolve(request, mode=FetchMode.HYBRID)
+        return self.inner.fetch(request)
+
+
+class KeywordUnscored(Wrapped):
+    """Keyword fetch serves the right hits, each with a score of 0."""
+
+    def handle_fetch(self, request: FetchRequest) -> FetchPage:
+        page = self.inner.fetch(request)
+        if request.mode is not FetchMode.KEYWORD:
+            return page
+        return attrs.evolve(page, hits=[attrs.evolve(hit, score=0.0) for hit in page.hits])
+
+
 class ListsByOffset(_OwnCursors):
     """List and export cursors are offsets into what the read admits now: a forget between
     pages shifts the rest, and one item is never served."""
@@ -1308,6 +1327,8 @@ FAULTS: dict[type[Wrapped], str] = {
     EraseCountsItems: "erase_count",
     ReplayKeepsTheNewestTime: "replay_keeps_first",
     KeywordFetchServes100: "keyword_matches",
+    KeywordByLikeness: "keyword_matches",
+    KeywordUnscored: "keyword_matches",
     ListsByOffset: "paging_under_writes",
     PieceTaggedWithTheWholeDocument: "piece_hits",
     PieceUntagged: "piece_hits",

@@ -1,5 +1,8 @@
 """The reference engine's read labels (``"list"``, ``"fetch"``) in another spelling: no call tells.
 
+(Another spelling includes none: list's label dropped leaves list's parts empty,
+still unlike every fetch's.)
+
 This backs the mutation run's reference survivors of the class "the read's name in
 the cursor binding" (docs/conformance.md, "Judged by mutation testing"): a cursor
 binds a digest of its read's parts, so another spelling of one label gives cursors
@@ -17,21 +20,29 @@ from tinymemory import MetaFilter
 from tinymemory._cursors import CursorCodec, new_secret
 from tinymemory.reference import _Positions
 
-#: The spellings a mutant gives a label: wrapped, and in capitals.
-SPELLINGS = {"list": ("XXlistXX", "LIST"), "fetch": ("XXfetchXX", "FETCH")}
+#: The spellings a mutant gives a label: wrapped, in capitals, and (list's) dropped.
+SPELLINGS: dict[str, tuple[str | None, ...]] = {
+    "list": ("XXlistXX", "LIST", None),
+    "fetch": ("XXfetchXX", "FETCH"),
+}
 FILTERS = (MetaFilter(), MetaFilter(tags_any=("a",)), MetaFilter(workspace="w"))
 FETCHES = (("keyword", "alpha"), ("vector", "alpha"), ("keyword", "beta"))
 
 
-def _reads(list_label: str, fetch_label: str) -> list[tuple[str, ...]]:
-    """Every read of the fixture, as the parts the engine names it by (filter apart)."""
-    return [(list_label,), *((fetch_label, mode, query) for mode, query in FETCHES)]
+def _reads(list_label: str | None, fetch_label: str | None) -> list[tuple[str, ...]]:
+    """Every read of the fixture, as the parts the engine names it by (filter apart); a label
+    of ``None`` is dropped from its parts."""
+    listing = () if list_label is None else (list_label,)
+    fetching = () if fetch_label is None else (fetch_label,)
+    return [listing, *((*fetching, mode, query) for mode, query in FETCHES)]
 
 
-def _acceptance(codec: CursorCodec, list_label: str, fetch_label: str) -> list[object]:
+def _acceptance(
+    codec: CursorCodec, list_label: str | None, fetch_label: str | None
+) -> list[tuple[object, int]]:
     """For each issuing read and each reading read: the position read back, and the length."""
     reads = [(parts, filter) for parts in _reads(list_label, fetch_label) for filter in FILTERS]
-    seen: list[object] = []
+    seen: list[tuple[object, int]] = []
     for (issuer, issued_filter), (reader, read_filter) in itertools.product(reads, reads):
         cursor = _Positions(codec, issued_filter, *issuer).next_cursor(True, 7)
         assert cursor is not None
@@ -48,7 +59,7 @@ def _acceptance(codec: CursorCodec, list_label: str, fetch_label: str) -> list[o
     [(spelt, "fetch") for spelt in SPELLINGS["list"]]
     + [("list", spelt) for spelt in SPELLINGS["fetch"]],
 )
-def test_label_spelling_is_not_observable(list_label: str, fetch_label: str) -> None:
+def test_label_spelling_is_not_observable(list_label: str | None, fetch_label: str | None) -> None:
     codec = CursorCodec(new_secret(), engine="reference")
     assert _acceptance(codec, list_label, fetch_label) == _acceptance(codec, "list", "fetch")
 

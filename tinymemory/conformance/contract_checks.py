@@ -251,7 +251,13 @@ _MATCHES = 130
 
 
 def check_keyword_matches(subject: Subject) -> None:
-    """Keyword fetch serves, over its pages, every admitted item holding the query word."""
+    """Keyword fetch serves, over its pages, every admitted item holding the query word and
+    no other, each hit scoring above 0.
+
+    The decoys the filter admits hold longer words that begin with the query word, or its
+    letters spread over two words: an engine that ranks keyword fetch by trigram or vector
+    similarity, or by prefix, serves them.
+    """
     with subject.session("keyword_matches") as h:
         if FetchMode.KEYWORD not in h.engine.descriptor.fetch_modes:
             h.skip("the engine does not declare keyword fetch")
@@ -270,22 +276,39 @@ def check_keyword_matches(subject: Subject) -> None:
             batch = matches[start : start + 100]
             h.store_many(batch)
             expected.update(item.fingerprint() for item in batch)
-        h.store_many(outside)
+        decoys = [
+            Learning(text=f"{h.marker} near {n}: {text}", meta=h.meta(tags=("in",)))
+            for n, text in enumerate(
+                (f"{word}{n}z", f"{word[:3]} {word[3:]}{n}", f"{word}s{n}x")[n % 3]
+                for n in range(10)
+            )
+        ]
+        h.store_many([*outside, *decoys])
         for item in matches:
             h.name(item.fingerprint(), "a match")
         for item in outside:
             h.name(item.fingerprint(), "a match outside the filter")
+        for item in decoys:
+            h.name(item.fingerprint(), "a decoy without the word")
         filter = h.run_filter(tags_any=("in",))
         for limit in (7, 50):
             request = FetchRequest(query=word, mode=FetchMode.KEYWORD, filter=filter, limit=limit)
-            got = {hit.id for hit in h.fetched(request)}
+            hits = h.fetched(request)
+            got = {hit.id for hit in hits}
             missing = expected - got
             stray = got - expected
             h.expect(
                 not missing and not stray,
                 f"fetch {to_json(request)}, every page",
-                f"all {len(expected)} admitted matches",
-                f"{len(got & expected)} of them, {len(stray)} not admitted",
+                f"all {len(expected)} admitted matches and nothing else",
+                f"{len(got & expected)} of them, {len(stray)} others: {h.names(sorted(stray))}",
+            )
+            unscored = [hit.id for hit in hits if not hit.score > 0]
+            h.expect(
+                not unscored,
+                f"fetch {to_json(request)}, every page",
+                "every hit scoring above 0",
+                f"{len(unscored)} scoring 0 or less: {h.names(unscored[:3])}",
             )
 
 

@@ -246,8 +246,9 @@ class PostgresEngine(MemoryEngine):
 
         def work(connection: Connection) -> tuple[list[tuple[Any, int]], int]:
             groups = connection.execute(grouped.sql, grouped.params).fetchall()
-            row = connection.execute(counted.sql, counted.params).fetchone()
-            return groups, int(row[0]) if row else 0
+            # A count without GROUP BY answers one row, always.
+            [(total,)] = connection.execute(counted.sql, counted.params).fetchall()
+            return groups, int(total)
 
         return kit.explore_page(request, *self._server.run(work, snapshot=True))
 

@@ -35,7 +35,8 @@ def checked(item: StoreItem) -> Prepared:
 
     PostgreSQL's text holds no NUL character: one in a field a filter reads
     is ``InvalidRequest``. (The JSON form escapes it, and a piece's indexed
-    copy has it replaced, so the item's own text may hold one.)
+    copy has it replaced, so the item's own text may hold one; a namespace's
+    segments refuse it when they are made.)
     """
     prepared = Prepared.of(item)
     columns = item_columns(prepared.id, item, prepared.body, POSTGRES)
@@ -45,8 +46,6 @@ def checked(item: StoreItem) -> Prepared:
     for tag in item.meta.tags:
         if "\x00" in tag:
             raise InvalidRequest("PostgreSQL cannot keep a NUL character in a tag")
-    if "\x00" in str(item.meta.namespace):
-        raise InvalidRequest("PostgreSQL cannot keep a NUL character in a namespace")
     return prepared
 
 
