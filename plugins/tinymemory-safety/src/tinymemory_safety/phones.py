@@ -19,6 +19,7 @@ stay.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
@@ -130,11 +131,7 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     valid = number is not None and _valid(number)
     if valid and (vouched or _written_as(candidate, number)):  # type: ignore[arg-type]
         return True
-    if candidate != digits and any(
-        _written_as(candidate, other)
-        for other in (_parse(candidate, hinted) for hinted in text_regions(scan, start))
-        if other is not None and _valid(other)
-    ):
+    if candidate != digits and _hinted(candidate, region, text_regions(scan, start)):
         return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
         return False
@@ -145,6 +142,42 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _hinted(candidate: str, region: str, hinted: Sequence[str]) -> bool:
+    """Whether ``candidate`` is valid, and grouped as written, in one of the ``hinted`` regions.
+
+    It is parsed once per calling code, in the code's main region, not once per
+    region: the regions that share a code (NANP's twenty-five, RU and KZ, GB and
+    the Crown dependencies…) parse a national number alike but for local dialling
+    rules (a Caribbean island's seven digits take its area code), which make a
+    number longer than written, so never grouped as written where the main region
+    rejects it. Only when the main region takes the number but the text does not
+    point to it is each hinted region of the code asked in turn. The policy's
+    region was asked already (:func:`_phone`): its code is skipped when it is the
+    code's main region.
+    """
+    by_code: dict[int, list[str]] = {}
+    for hint in hinted:
+        by_code.setdefault(_calling_code(hint), []).append(hint)
+    for code, regions in by_code.items():
+        main = phonenumbers.region_code_for_country_code(code)
+        if main == region:
+            continue  # the policy's region: its answer was no
+        if not _grouped_valid(candidate, main):
+            continue
+        if main in regions or any(_grouped_valid(candidate, hint) for hint in regions):
+            return True
+    return False
+
+
+def _grouped_valid(candidate: str, region: str) -> bool:
+    """Whether ``candidate`` read in ``region`` is a valid number grouped as written."""
+    number = _parse(candidate, region)
+    return number is not None and _valid(number) and _written_as(candidate, number)
+
+
+_calling_code = functools.cache(phonenumbers.country_code_for_region)
 
 
 def _valid(number: phonenumbers.PhoneNumber) -> bool:
