@@ -320,6 +320,12 @@ IDS_DEV = [
      "Il paziente ha comunicato il {label} {value} allo sportello."),
     ("NL", nl_bsn, ["BSN", "burgerservicenummer", "Burgerservicenummer"],
      "Uw {label} is {value}, bewaar deze brief goed."),
+    ("DE", de_idnr, ["steuerlichen Identifikationsnummer", "Steuerlichen Identifikationsnummer"],
+     "Die Angabe der {label} {value} fehlt noch."),
+    ("NL", nl_bsn, ["burgerservicenummers", "het burgerservicenummer"],
+     "Controleer de {label} {value} voor verzending."),
+    ("ES", es_dni, ["del Documento Nacional de Identidad", "documentos nacionales de identidad"],
+     "La copia {label} {value} está caducada."),
 ]  # fmt: skip
 IDS_HELDOUT = [
     ("BR", br_cpf, ["CPF", "número do CPF", "Cadastro de Pessoas Físicas"],

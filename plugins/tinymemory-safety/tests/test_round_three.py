@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import ipaddress
+import re
 
 import pytest
 from stdnum.de import idnr
@@ -18,7 +19,7 @@ import tinymemory as tm
 from tinymemory_safety import PUBLIC_ADDRESSES_VARIABLE, Policy, SafetyScrubber, installed_policy
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.folding import ASCII_LOWER, fold, wrap_breaks
-from tinymemory_safety.identifiers import stdnum_labels
+from tinymemory_safety.identifiers import inflected, stdnum_labels
 from tinymemory_safety.lookalikes import (
     dotted_number,
     in_notice,
@@ -165,11 +166,49 @@ def test_english_prose_points_to_no_other_language() -> None:
 def test_labels_come_from_stdnum_in_the_numbers_own_language() -> None:
     assert "steuerliche identifikationsnummer" in stdnum_labels(idnr)
     assert not any("german" in label for label in stdnum_labels(idnr))
-    assert stdnum_labels(cnp) == ("cnp",)
+    # "Cod Numeric Personal" is Romanian though "personal" is an English word too; the
+    # gloss, "Romanian Numerical Personal Code", is left out.
+    assert stdnum_labels(cnp) == ("cnp", "cod numeric personal")
     number = "26479182255"
     assert idnr.is_valid(number)
     scrubbed = SCRUB(f"Steuerliche Identifikationsnummer ein: {number}.").text
     assert scrubbed == "Steuerliche Identifikationsnummer ein: [REDACTED_PII_STEUER_ID]."
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("cod numeric personal", "codul numeric personal"),  # the article as a suffix
+        ("cod numeric personal", "codului numeric personal"),  # genitive
+        ("steuerliche identifikationsnummer", "steuerlichen identifikationsnummer"),
+        ("rodné číslo", "rodného čísla"),  # the ending replaced, not added
+        ("burgerservicenummer", "burgerservicenummers"),
+        ("asmens kodas", "asmens kodo"),
+        ("Единен граждански номер", "единния граждански номер"),  # either case, any script
+    ],
+)
+def test_a_label_is_known_in_its_inflected_forms(name: str, written: str) -> None:
+    assert re.fullmatch(inflected(name), written)
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("pesel", "pesos"),  # an acronym stays as written
+        ("cod numeric personal", "cod numeric"),  # every word is needed
+        ("burgerservicenummer", "burgerservice"),  # the stem is all but the last syllable
+        ("isikukood", "isikukoodiandmebaas"),  # an ending is a few letters, not a word
+    ],
+)
+def test_an_inflected_label_is_still_the_label(name: str, written: str) -> None:
+    assert not re.fullmatch(inflected(name), written)
+
+
+def test_a_declined_label_finds_its_number() -> None:
+    number = "1550212114491"
+    assert cnp.is_valid(number)
+    text = f"Verificați codul numeric personal {number} înainte de trimitere."
+    assert SCRUB(text).text.count("[REDACTED_PII_CNP_RO]") == 1
 
 
 # --- look-alikes -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ anyone publishes: their label alone makes them personal data.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from types import ModuleType
 
@@ -118,19 +119,79 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
     for piece in pieces:
         name = piece.strip().strip("\"'“”").translate(ASCII_LOWER)
         words = name.replace(".", " ").split()
-        if len(name) < 3 or name in _NOT_LABELS or not _GLOSS_WORDS.isdisjoint(words):
+        if len(name) < 3 or name in _NOT_LABELS:
             continue
         if any(word.endswith(_DEMONYM) for word in words):
             continue
+        if 2 * sum(word in _GLOSS_WORDS for word in words) >= len(words):
+            continue  # mostly gloss words: "personal code"; "cod numeric personal" is a name
         if name[:1].isupper() and not inner:  # a heading that is all gloss
             continue
         names.append(name)
     return tuple(dict.fromkeys(names))
 
 
+#: Vowels of the Latin, Greek and Cyrillic alphabets, as their letters without accents
+#: (where a word's last syllable starts): Latin, dotless i, then Greek and Cyrillic.
+_VOWELS = frozenset(
+    "aeiouyæøœ\u0131\u03b1\u03b5\u03b7\u03b9\u03bf\u03c5\u03c9"
+    "\u0430\u0435\u0451\u0438\u043e\u0443\u044b\u044d\u044e\u044f\u0456\u0457\u0454"
+)
+#: The most letters an inflection adds after a word's stem (case, number, article,
+#: possessive: Romanian ``-ului``, Finnish ``-uksen``, Norwegian ``-et``).
+_ENDING = 6
+#: The longest one-word name read as an acronym, never inflected (``pesel``, ``svnr``).
+_ACRONYM = 5
+_LETTER = "[a-z\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]"
+
+
+def inflected(name: str) -> str:
+    """A pattern of ``name`` as sentences write it: each word in any inflected form.
+
+    A national id's name is declined, takes an article or a possessive as a
+    suffix ("codul numeric personal", "fødselsnummeret", "rodného čísla"): each
+    word is kept to its stem (its last syllable's vowel and what follows cut off,
+    three letters at the least), then any ending of up to :data:`_ENDING` letters.
+    A name of one word of :data:`_ACRONYM` letters or fewer (an acronym: PESEL,
+    EGN), or with dots, and words of two letters stay as written. Letters outside
+    ASCII match either case, since the detectors' text is lowered in ASCII only.
+    """
+    words = name.split()
+    if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
+        return re.escape(name)
+    parts = []
+    for word in words:
+        if len(word) <= 2 or not word.isalpha():
+            parts.append(re.escape(word))
+        else:
+            parts.append("".join(map(_either_case, _stem(word))) + f"{_LETTER}{{0,{_ENDING}}}")
+    return "[ -]".join(parts)
+
+
+def _stem(word: str) -> str:
+    """``word`` without its last vowel and what follows it (three letters at the least)."""
+    end = len(word)
+    while end and not _vowel(word[end - 1]):
+        end -= 1
+    while end and _vowel(word[end - 1]):
+        end -= 1
+    return word[:end] if end >= 3 else word[:3]
+
+
+def _vowel(char: str) -> bool:
+    return unicodedata.normalize("NFD", char.lower())[:1] in _VOWELS
+
+
+def _either_case(char: str) -> str:
+    lower, upper = char.lower(), char.upper()
+    if char.isascii() or lower == upper or len(upper) != 1:
+        return re.escape(lower)
+    return f"[{lower}{upper}]"
+
+
 #: (class, stdnum module, every label that names it, as a pattern).
 _LABELLED: tuple[tuple[str, ModuleType, str], ...] = tuple(
-    (kind, module, "|".join([own, *(re.escape(name) for name in stdnum_labels(module))]))
+    (kind, module, "|".join([own, *(inflected(name) for name in stdnum_labels(module))]))
     for kind, module, own in _OWN_LABELS
 )
 #: Labels that name some national identifier without saying whose: every validator is tried.
