@@ -79,6 +79,24 @@ def test_a_hard_wrapped_token_is_redacted_whole_at_any_column(width: int, prefix
     assert scrubbed.endswith(f"{prefix}bye")
 
 
+@pytest.mark.parametrize(
+    ("number", "kind"),
+    [("NL91ABNA0417164300", "IBAN"), ("FR1420041010050500013M02606", "IBAN"),
+     ("5555555555554444", "CREDIT_CARD")],
+)  # fmt: skip
+@pytest.mark.parametrize("width", [60, 72, 80])
+def test_a_compact_iban_or_card_cut_by_a_hard_wrap_is_redacted_whole(
+    number: str, kind: str, width: int
+) -> None:
+    lead = ("wire the refund to the account on file " * 3)[: width - len(number) // 2 - 1]
+    line = f"{lead} {number} thanks"
+    wrapped = "\n".join(line[at : at + width] for at in range(0, len(line), width))
+    assert number not in wrapped  # the wrap cuts the number in two
+    scrubbed = SCRUB(wrapped).text
+    assert f"[REDACTED_PII_{kind}]" in scrubbed
+    assert not any(char.isdigit() for char in scrubbed)
+
+
 def test_wrapped_prose_and_two_tokens_on_their_own_full_lines_stay_apart() -> None:
     prose = "deploy the release after review and merge the branch when checks pass"
     text = f"{prose}\n{prose}\n{prose}"

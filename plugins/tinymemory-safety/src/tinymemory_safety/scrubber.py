@@ -270,23 +270,26 @@ class SafetyScrubber:
                     break
         return ScrubbedText(text, Redactions.of(kinds))
 
-    @staticmethod
     def _wrapped(
-        text: str, breaks: list[tuple[int, int]], kinds: list[str], *, compact: bool
+        self, text: str, breaks: list[tuple[int, int]], kinds: list[str], *, compact: bool
     ) -> str:
         """``text`` with the secrets a hard wrap cut across lines redacted whole.
 
-        The markers and shapes passes read, around each run of wrap breaks, the
-        lines from the one before the first break to the one after the last,
-        joined there; only what they find across a line break is taken here, the
-        rest is left to the passes over the text as written.
+        The markers, shapes and personal-data passes read, around each run of
+        wrap breaks, the lines from the one before the first break to the one
+        after the last, joined there; only what they find across a line break is
+        taken here, the rest is left to the passes over the text as written. A
+        break joins runs of 16 characters or more (:func:`wrap_breaks`), so of
+        personal data a compact IBAN or card number is joined, a phone number
+        (15 digits at most) is not: a wrap cuts it only where it is written in
+        groups, at a space, which is a line ending like any other.
         """
         crossing: list[Hit] = []
         for start, end, inside in _wrapped_blocks(text, breaks):
             block = text[start:end]
             folded = fold(block, [(at - start, stop - start) for at, stop in inside])
             scan = _scan(folded)
-            for hit in settle([*markers(scan), *_shapes(scan)]):
+            for hit in settle([*markers(scan), *_shapes(scan), *self._personal.find(scan)]):
                 first, last = folded.original_span(hit.start, hit.end)
                 if "\n" in block[first:last]:
                     crossing.append(hit._replace(start=start + first, end=start + last))
