@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 import phonenumbers
+from phonenumbers import PhoneMetadata
 
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.regions import text_regions
@@ -125,9 +126,10 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     if international:
         number = _parse("+" + digits[2:] if candidate.startswith("00") else candidate, None)
         return number is not None and _valid(number)
-    number = _parse(candidate, region)
     # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
-    # is a phone number, "2062 100 100" three counts.
+    # is a phone number, "2062 100 100" three counts. So a run of digits no number
+    # of the region is written with is not parsed.
+    number = _parse(candidate, region) if vouched or _writable(digits, region) else None
     valid = number is not None and _valid(number)
     if valid and (vouched or _written_as(candidate, number)):  # type: ignore[arg-type]
         return True
@@ -173,11 +175,58 @@ def _hinted(candidate: str, region: str, hinted: Sequence[str]) -> bool:
 
 def _grouped_valid(candidate: str, region: str) -> bool:
     """Whether ``candidate`` read in ``region`` is a valid number grouped as written."""
+    if not _writable(_NON_DIGITS.sub("", candidate), region):
+        return False
     number = _parse(candidate, region)
     return number is not None and _valid(number) and _written_as(candidate, number)
 
 
 _calling_code = functools.cache(phonenumbers.country_code_for_region)
+
+
+def _writable(digits: str, region: str) -> bool:
+    """Whether a valid number read in ``region`` may be written nationally with ``digits``.
+
+    Written nationally, a number holds its national significant number (one of
+    the lengths its country's metadata gives: ``general_desc.possible_length``)
+    and the digits its format adds (a national prefix: ``0``, ``8``, ``1``). A run
+    of any other count of digits cannot be grouped as the number is written, so
+    it needs no parse. A run that opens with the region's international prefix
+    (``011`` in the US) is dialled abroad: its count says nothing, it is parsed.
+    """
+    if len(digits) in _national_lengths(_calling_code(region)):
+        return True
+    dialled = _international_prefix(region)
+    return dialled is not None and dialled.match(digits) is not None
+
+
+#: A group of the number in a format's rules (``(\\1) \\2-\\3``, ``8 (\\1)``): the rest is literal.
+_GROUP_REFERENCE = re.compile(r"\\\d")
+
+
+@functools.cache
+def _national_lengths(code: int) -> frozenset[int]:
+    """Every count of digits a valid number of calling code ``code`` is written with."""
+    counts: set[int] = set()
+    for region in phonenumbers.region_codes_for_country_code(code):
+        metadata = PhoneMetadata.metadata_for_region_or_calling_code(code, region)
+        if metadata is None:
+            continue
+        added = {0}
+        for layout in metadata.number_format:
+            literal = _GROUP_REFERENCE.sub("", layout.national_prefix_formatting_rule or "")
+            literal += _GROUP_REFERENCE.sub("", layout.format or "")
+            added.add(sum(char.isdigit() for char in literal))
+        for length in metadata.general_desc.possible_length or ():
+            counts.update(length + extra for extra in added)
+    return frozenset(counts)
+
+
+@functools.cache
+def _international_prefix(region: str) -> re.Pattern[str] | None:
+    metadata = PhoneMetadata.metadata_for_region(region)
+    prefix = None if metadata is None else metadata.international_prefix
+    return None if prefix is None else re.compile(prefix)
 
 
 def _valid(number: phonenumbers.PhoneNumber) -> bool:
