@@ -210,7 +210,7 @@ def _national_lengths(code: int) -> frozenset[int]:
     counts: set[int] = set()
     for region in phonenumbers.region_codes_for_country_code(code):
         metadata = PhoneMetadata.metadata_for_region_or_calling_code(code, region)
-        if metadata is None:
+        if metadata is None or metadata.general_desc is None:
             continue
         added = {0}
         for layout in metadata.number_format:
