@@ -205,7 +205,8 @@ _GENERIC_LABEL = (
 _LABEL_ONLY: tuple[tuple[str, str], ...] = (
     ("passport", r"passport(?: number| no| #)?|reisepass(?:nummer)?|passeport|pasaporte"),
     ("driver_license", r"driv(?:er'?s?|ing) licen[cs]e(?: number| no| #)?|dl(?: number| no| #)"),
-    ("bank_account", r"(?:bank )?account (?:number|no|#)|acct(?: no| #)?|kontonummer|"
+    ("bank_account", r"bank account (?:number|no|#)|account (?:number|no|#)|acct(?: no| #)?|"
+     r"kontonummer|"
      r"num[ée]ro de compte|n[úu]mero de cuenta|sort code"),
 )  # fmt: skip
 _ROUTING_LABEL = r"routing(?: number| no| #)?|aba(?: number| no| #)?"
@@ -264,24 +265,44 @@ def _by_first_letter(labels: list[str]) -> str:
     return "(?:" + "|".join([*parts, *rest]) + ")"
 
 
-#: Where a label may start: every label's alternatives, grouped by first letter, after
-#: the character before it, which may not be a letter, digit or ``_``. That character is
-#: matched, not looked behind at, so ``re`` skips the inside of words in its fast
-#: character-set scan.
-_LABEL_START = re.compile(
-    r"(?a)[^a-z0-9_](?=[a-z\u0080-\uffff])"
-    + _by_first_letter(
-        [
-            alternative
-            for label in (
-                *(label for _, _, label in _LABELLED),
-                _GENERIC_LABEL,
-                _ROUTING_LABEL,
-                *(label for _, label in _LABEL_ONLY),
-            )
-            for alternative in _alternatives(label)
-        ]
+def _openings(labels: list[str]) -> str:
+    """A character class of every character ``labels`` may open with.
+
+    A label opening with a letter opens with it; one opening with a class of
+    letters with any of them; any other opening (an optional group)
+    may be anything a word starts with.
+    """
+    chars: set[str] = set()
+    for label in labels:
+        if label[:1].isalpha() and label[1:2] not in {"?", "*", "{", "+"}:
+            chars.add(label[0])
+        elif label.startswith("[") and "-" not in label[1 : label.find("]")]:
+            chars.update(label[1 : label.find("]")])
+        else:
+            return "[a-z\u0080-\uffff]"
+    return "[" + "".join(re.escape(char) for char in sorted(chars)) + "]"
+
+
+_LABEL_ALTERNATIVES = [
+    alternative
+    for label in (
+        *(label for _, _, label in _LABELLED),
+        _GENERIC_LABEL,
+        _ROUTING_LABEL,
+        *(label for _, label in _LABEL_ONLY),
     )
+    for alternative in _alternatives(label)
+]
+#: Where a label may start: every label's alternatives, grouped by first letter, after
+#: the character before it, which may not be a letter, digit or ``_``, and before one a
+#: label opens with. That character is matched, not looked behind at, so ``re`` skips
+#: the inside of words in its fast character-set scan; the one after is looked ahead
+#: at, so the alternatives are tried only where one of them may open.
+_LABEL_START = re.compile(
+    r"(?a)[^a-z0-9_](?="
+    + _openings(_LABEL_ALTERNATIVES)
+    + ")"
+    + _by_first_letter(_LABEL_ALTERNATIVES)
 )
 #: After a label: a few joining words ("is", "ein", "er", "no", any of four letters or
 #: fewer, in any language), then the value (a digit among its first characters).
