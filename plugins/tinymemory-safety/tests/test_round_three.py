@@ -67,6 +67,21 @@ def test_a_wrapped_token_is_joined_and_its_span_covers_the_line_break() -> None:
     )
 
 
+def test_an_original_index_maps_into_the_folded_text() -> None:
+    text = "a%2Fb\u200bc"
+    folded = fold(text)
+    assert folded.text == "a/bc"
+    assert [folded.folded_index(at) for at in range(len(text) + 1)] == [0, 1, 1, 1, 2, 3, 3, 4]
+
+
+@pytest.mark.parametrize("escape", ["%21", "%2F", "%3D", "%2B"])
+def test_a_token_whose_format_carries_percent_escapes_is_read_as_written(escape: str) -> None:
+    # Twitter's app-only bearer tokens are URL-encoded: folding would decode and cut them.
+    token = "A" * 21 + "000000000000" + escape + "000000000000001"
+    scrubbed = SCRUB(f"the token {token} was leaked")
+    assert scrubbed.text == "the token [REDACTED] was leaked"
+
+
 @pytest.mark.parametrize("width", [64, 72, 76, 80, 100])
 @pytest.mark.parametrize("prefix", ["", "> ", "    ", "> > "])
 def test_a_hard_wrapped_token_is_redacted_whole_at_any_column(width: int, prefix: str) -> None:

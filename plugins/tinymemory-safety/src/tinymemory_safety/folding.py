@@ -83,6 +83,18 @@ class Folded:
             return self.stop[change]
         return self.stop[change] + index - self.to[change] - self.size[change] + 1
 
+    def folded_index(self, index: int) -> int:
+        """Where the original character ``index`` lies in the folded text.
+
+        Inside a run that was dropped or decoded: where its replacement starts.
+        """
+        change = bisect.bisect_right(self.at, index) - 1
+        if change < 0:
+            return index
+        if index < self.stop[change]:
+            return self.to[change]
+        return self.to[change] + self.size[change] + index - self.stop[change]
+
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The original characters a folded span ``[start, end)`` came from."""
         if not self.to:
