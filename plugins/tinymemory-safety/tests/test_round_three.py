@@ -19,7 +19,13 @@ import tinymemory as tm
 from tinymemory_safety import PUBLIC_ADDRESSES_VARIABLE, Policy, SafetyScrubber, installed_policy
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.folding import ASCII_LOWER, fold, wrap_breaks
-from tinymemory_safety.identifiers import inflected, stdnum_labels
+from tinymemory_safety.identifiers import (
+    _DOB_LABEL,
+    DOB_PIECES,
+    _alternatives,
+    inflected,
+    stdnum_labels,
+)
 from tinymemory_safety.lookalikes import (
     dotted_number,
     in_notice,
@@ -333,3 +339,23 @@ def test_wrapped_tokens_far_apart_in_a_long_text_are_each_redacted_whole() -> No
     for piece in (TOKEN[:30], TOKEN[30:], other[:10], other[10:]):
         assert piece not in scrubbed
     assert scrubbed.count(prose) == 61
+
+
+# --- the birth-label pre-check --------------------------------------------------------------
+
+#: Every form each branch of the birth label takes (a branch with optional parts, each way).
+BIRTH_LABELS = [
+    "date of birth", "birthdate", "birth date", "dob", "d.o.b", "d.o.b.", "d.ob", "do.b",
+    "born", "born on", "birthday", "geburtsdatum", "geboren", "geboren am", "ne le",
+    "nee le", "né le", "née le", "date de naissance", "fecha de nacimiento",
+    "data de nascimento", "data di nascita", "生年月日", "出生日期",
+]  # fmt: skip
+
+
+def test_every_birth_label_holds_a_piece_the_pre_check_looks_for() -> None:
+    branches = _alternatives(_DOB_LABEL.pattern.removeprefix("(?a)"))
+    for branch in branches:  # each branch has its forms listed
+        assert any(re.fullmatch(branch, form) for form in BIRTH_LABELS), branch
+    for form in BIRTH_LABELS:
+        assert _DOB_LABEL.fullmatch(form), form
+        assert any(piece in form for piece in DOB_PIECES), form

@@ -403,8 +403,18 @@ STANDALONE_LETTERS: tuple[tuple[str, re.Pattern[str], ModuleType], ...] = (
 )
 
 
+#: A piece of text every birth label holds (each branch of :data:`_DOB_LABEL` holds one):
+#: a text with none has no label, and costs a few substring searches, not a scan.
+DOB_PIECES = (
+    "birth", "dob", "d.ob", "do.b", "d.o.b", "born", "geb", "e le", "é le",
+    "naissance", "nacimiento", "nascimento", "nascita", "生年月日", "出生日期",
+)  # fmt: skip
+
+
 def dates_of_birth(scan: Scan) -> Iterator[tuple[int, int, str]]:
     """A date right after a birth label ("DOB: 14/03/1987", "born on 3 May 1990")."""
+    if not any(piece in scan.lower for piece in DOB_PIECES):
+        return
     for label in _DOB_LABEL.finditer(scan.lower):
         if not scan.starts_word(label.start()):
             continue
