@@ -29,6 +29,7 @@ from tinymemory_safety.credentials import (
 )
 from tinymemory_safety.hits import Hit
 from tinymemory_safety.lookalikes import elided_end, placeholder_value
+from tinymemory_safety.secret_names import names_secret
 
 _QUOTES = "\"'`"
 #: A key's words: ``DB_PASSWORD`` is db, password; ``AccountKey`` account, key.
@@ -62,7 +63,8 @@ _NOT_SECRET_ANY = frozenset(
      "input", "output", "completion", "eos", "bos", "pad", "unk", "sep", "cls", "mask",
      "object", "row", "shard", "routing", "lookup", "dict", "map", "index", "unique",
      "group", "hot", "composite", "natural", "surrogate", "range", "dedup", "lock", "sync",
-     "tokens", "keys", "monkey", "turkey", "donkey", "jockey", "hockey", "whiskey"}
+     "tokens", "keys", "monkey", "turkey", "donkey", "jockey", "hockey", "whiskey",
+     "secretary", "secretaries", "secretariat"}
 )  # fmt: skip
 #: Values that name nothing secret: booleans, nulls, the words templates write.
 _DUMMY_VALUES = frozenset(
@@ -92,7 +94,7 @@ def is_secret_key(key: str) -> bool:
         return False
     if words[-1] in _SECRET_LAST or "".join(words[-2:]) in {"apikey", "authtoken", "keydata"}:
         return True
-    return any(word in _SECRET_WORDS for word in words)
+    return any(word in _SECRET_WORDS for word in words) or names_secret(key)
 
 
 def is_value(text: str, start: int, end: int) -> bool:
