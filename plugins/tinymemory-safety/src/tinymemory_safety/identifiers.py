@@ -143,6 +143,8 @@ _ENDING = 6
 #: The longest one-word name read as an acronym, never inflected (``pesel``, ``svnr``).
 _ACRONYM = 5
 _LETTER = "[a-z\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]"
+#: Any vowel of the Latin alphabets, with or without accents, either case.
+_ANY_VOWEL = "[aeiouy\u00c0-\u00c6\u00c8-\u00cf\u00d2-\u00d6\u00d8-\u00dd\u00e0-\u00e6\u00e8-\u00ef\u00f2-\u00f6\u00f8-\u00fd\u00ff\u0150\u0151\u0170\u0171\u0131]"
 
 
 def inflected(name: str) -> str:
@@ -164,18 +166,31 @@ def inflected(name: str) -> str:
         if len(word) <= 2 or not word.isalpha():
             parts.append(re.escape(word))
         else:
-            parts.append("".join(map(_either_case, _stem(word))) + f"{_LETTER}{{0,{_ENDING}}}")
+            parts.append("".join(_stem(word)) + f"{_LETTER}{{0,{_ENDING}}}")
     return "[ -]".join(parts)
 
 
-def _stem(word: str) -> str:
-    """``word`` without its last vowel and what follows it (three letters at the least)."""
+def _stem(word: str) -> list[str]:
+    """``word`` without its last vowel and what follows it (three letters at the least),
+    as patterns of its letters; the stem's own last vowels are any Latin vowels, since an
+    inflection may change them (Icelandic ``kennitala``/``kennitölu``, German and
+    Hungarian umlauts, Finnish vowel harmony)."""
     end = len(word)
     while end and not _vowel(word[end - 1]):
         end -= 1
     while end and _vowel(word[end - 1]):
         end -= 1
-    return word[:end] if end >= 3 else word[:3]
+    stem = word[:end] if end >= 3 else word[:3]
+    letters = [_either_case(char) for char in stem]
+    last = len(stem)
+    while last and not _vowel(stem[last - 1]):
+        last -= 1
+    first = last
+    while first and _vowel(stem[first - 1]):
+        first -= 1
+    if 0 < first < last and all(ord(char) < 0x250 for char in stem[first:last]):
+        letters[first:last] = [_ANY_VOWEL + "{1,2}"]
+    return letters
 
 
 def _vowel(char: str) -> bool:
@@ -215,7 +230,9 @@ _LABELS = re.compile(
     + "|".join(f"(?P<l{index}>{label})" for index, (_, _, label) in enumerate(_LABELLED))
     + f"|(?P<generic>{_GENERIC_LABEL})|(?P<routing>{_ROUTING_LABEL})|"
     + "|".join(f"(?P<o{index}>{label})" for index, (_, label) in enumerate(_LABEL_ONLY))
-    + r")(?![a-z])"
+    # A label whose last word is a word (six letters or more, not an acronym) may be
+    # inflected as written here too ("CPR-nummeret", "Sozialversicherungsnummern").
+    + rf")(?:(?<={_LETTER}{{{_ACRONYM + 1}}}){_LETTER}{{1,{_ENDING}}})?(?![a-z])"
 )
 
 
@@ -307,6 +324,7 @@ _LABEL_START = re.compile(
 #: After a label: a few joining words ("is", "ein", "er", "no", any of four letters or
 #: fewer, in any language), then the value (a digit among its first characters).
 _JOIN = re.compile(r"(?i)(?:[\s:#.=\-]|\bnumber\b|\(\w+\)|\b[^\W\d_]{1,4}(?![\w-])){0,6}+")
+_LONG_WORD = re.compile(r"[^\W\d_]{5,16}(?![\w-])")
 _LABELLED_VALUE = re.compile(r"(?a)[A-Za-z]{0,3}\d[\dA-Za-z./ -]{3,24}+")
 _FREE_VALUE = re.compile(r"(?a)[A-Za-z0-9][A-Za-z0-9-]{4,19}+")
 _DATE = re.compile(
@@ -342,7 +360,17 @@ def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
         label = _LABELS.match(scan.lower, found.start())  # ``padded`` is one character ahead
         if label is not None:
             at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
-            yield from _after_label(scan, at, label.lastgroup or "")
+            name = label.lastgroup or ""
+            hits = list(_after_label(scan, at, name))
+            if not hits and not name.startswith("o"):
+                # One longer word may stand between a label and its number: a possessive
+                # or a case of "number" ("kimlik numaranız", "CPR-nummeret"); the number
+                # must still pass the label's validator.
+                word = _LONG_WORD.match(scan.text, at)
+                if word is not None:
+                    at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]
+                    hits = list(_after_label(scan, at, name))
+            yield from hits
 
 
 def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str]]:
