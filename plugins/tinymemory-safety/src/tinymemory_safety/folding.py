@@ -116,7 +116,7 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
     A break is one when the line before it is at least :data:`WRAP_COLUMN`
     long and opens with the same prefix as the next, and the runs of credential
     characters on both sides make a token: :data:`WRAPPED_TOKEN` characters or
-    more, with a digit, and neither side a word of prose (all lowercase letters).
+    more, with a digit, and neither side a word of prose (letters, lowercase or capitalised).
     """
     breaks = []
     at = 0
@@ -138,12 +138,17 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
         joined = left + right
         if len(joined) < WRAPPED_TOKEN or not any(char.isdigit() for char in joined):
             continue
-        if (left.isalpha() and left.islower()) or (right.isalpha() and right.islower()):
-            continue  # a word of prose on either side: the line ended there
+        if _prose_word(left) or _prose_word(right):
+            continue  # a word of prose on either side ("the", "Thanks"): the line ended there
         if not (_alnum(left) and _alnum(right)):
             continue  # a rule (``---``), a path's slash: no token goes on
         breaks.append((newline, found.start(2) + len(prefix)))
     return breaks
+
+
+def _prose_word(run: str) -> bool:
+    """A word as prose writes it: letters, all lowercase or capitalised."""
+    return run.isalpha() and (run.islower() or (run[0].isupper() and run[1:].islower()))
 
 
 def _alnum(run: str) -> bool:
