@@ -359,3 +359,115 @@ def test_every_birth_label_holds_a_piece_the_pre_check_looks_for() -> None:
     for form in BIRTH_LABELS:
         assert _DOB_LABEL.fullmatch(form), form
         assert any(piece in form for piece in DOB_PIECES), form
+
+
+# --- round three, third draw's classes --------------------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", ["// ", "# ", "-- ", "; ", " * ", "\t", "> "])
+def test_a_token_wrapped_under_any_repeated_line_prefix_is_redacted_whole(prefix: str) -> None:
+    line = "Credentials below: " + TOKEN + TOKEN[4:]
+    room = 60 - len(prefix)
+    wrapped = "\n".join(prefix + line[at : at + room] for at in range(0, len(line), room))
+    scrubbed = SCRUB(f"{prefix}Hi team,\n{wrapped}\n{prefix}Thanks, Ada\n").text
+    assert TOKEN[-8:] not in scrubbed
+    assert TOKEN[4:12] not in scrubbed
+    assert scrubbed.endswith(f"{prefix}Thanks, Ada\n")  # the line after stays
+
+
+def test_lines_under_different_prefixes_are_not_joined() -> None:
+    text = "# a comment line long enough to be a wrapped line: " + TOKEN + "\n// 1234abcdEFGH5678"
+    assert wrap_breaks(text) == []
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Passwort", "Kennwort", "Mot de passe", "Contraseña", "Hasło", "Şifre", "Lösenord",
+     "Jelszó", "Salasana", "Heslo", "Пароль", "Datenbankpasswort", "API-Schlüssel"],
+)  # fmt: skip
+def test_a_header_naming_a_secret_in_its_own_language_names_the_column(header: str) -> None:
+    secret = "KezCf288#wreNph"
+    text = f"Dienst;Benutzer;{header};Kommentar\nBuchhaltung;ada;{secret};neu\n"
+    assert secret not in SCRUB(text).text
+
+
+@pytest.mark.parametrize("header", ["Benutzer", "Kommentar", "Secretary", "Märkus", "Kennung"])
+def test_a_header_naming_no_secret_in_any_language_keeps_its_column(header: str) -> None:
+    text = f"Dienst;{header};Notiz\nBuchhaltung;Xy7kQ2mZ9pLw;neu\n"
+    assert SCRUB(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ('<add key="ApiSecret" value="CDJuJOpG1JTUSoVhlpL4FYwIMKSZ" />', "CDJuJOpG1JTUSoVhlpL4"),
+        ('<param name="password" value="Xy7#kLmn02qq"/>', "Xy7#kLmn02qq"),
+        ('<entry key="db.password" type="string" value="Qw3rTy9uI0pZ"/>', "Qw3rTy9uI0pZ"),
+        ('<setting name="ApiSecret"><value>kd83KDm2mzZ0qpQ</value></setting>', "kd83KDm2mzZ0qpQ"),
+    ],
+)
+def test_an_attribute_pair_naming_a_secret_loses_its_value_and_keeps_its_name(
+    text: str, secret: str
+) -> None:
+    scrubbed = SCRUB(text).text
+    assert secret not in scrubbed
+    assert scrubbed.count("[REDACTED]") == 1
+    assert ('key="' in text) <= ('key="' in scrubbed)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['<add key="LogLevel" value="Verbose2" />', '<property name="db.user" value="admin42"/>'],
+)
+def test_an_attribute_pair_naming_no_secret_stays(text: str) -> None:
+    assert SCRUB(text).text == text
+
+
+@pytest.mark.parametrize(
+    ("value", "stand_in"),
+    [
+        ("changeme-in-production", True),
+        ("CHANGE_ME", True),
+        ("ChangeMeLater", True),
+        ("your-api-key-here", True),
+        ("YOUR_TOKEN_HERE", True),
+        ("replace-with-real-key", True),
+        ("dummy_secret", True),
+        ("TODO", True),
+        ("correct-horse-battery-staple", False),  # words, but none asks for a value
+        ("mastodon", False),  # ``todo`` inside a word is no marker
+        ("changeme123x", False),  # a digit: a value someone chose
+    ],
+)
+def test_placeholders_written_in_words(value: str, stand_in: bool) -> None:
+    assert placeholder_value(value) is stand_in
+
+
+@pytest.mark.parametrize(
+    ("text", "region"),
+    [
+        ("İstanbul ofisimiz: (0212) 345 67 89.", "TR"),  # a city, its İ lowered
+        ("Budapesti iroda: 06 20 123 4567.", "HU"),  # a city with an ending
+        ("Elérhet minket a 06 20 123 4567 számon hétköznap.", "HU"),  # letters together
+    ],
+)
+def test_a_city_or_the_letters_point_to_the_region(text: str, region: str) -> None:
+    assert region in text_regions(scan(text), len(text) // 2)
+    assert "[REDACTED_PII_PHONE]" in SCRUB(text).text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Lütfen T.C. kimlik numaran\u0131z 78853540066 olarak girin.",  # a possessive between
+        "Vinsamlegast sláðu inn kennitölu 1108791809 hér.",  # the stem's vowel changed
+        "Oplys venligst CPR-nummeret 270471-6097 ved henvendelse.",  # our own label, inflected
+    ],
+)
+def test_an_id_label_in_other_forms_finds_its_number(text: str) -> None:
+    assert "[REDACTED_PII_" in SCRUB(text).text
+
+
+def test_a_label_with_a_long_word_after_it_still_needs_a_valid_number() -> None:
+    text = "Lütfen T.C. kimlik numaran\u0131z 78853540067 olarak girin."  # check digit off
+    assert SCRUB(text).text == text

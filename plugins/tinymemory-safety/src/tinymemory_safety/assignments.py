@@ -86,11 +86,14 @@ _BEGIN_PUBLIC = ("ssh-", "ecdsa-", "-----BEGIN PUBLIC", "-----BEGIN CERTIFICATE"
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
-    """Whether a key (``DB_PASSWORD``, ``x-api-key``, ``AccountKey``) names a secret."""
+    """Whether a key (``DB_PASSWORD``, ``x-api-key``, ``AccountKey``, ``Passwort``) names a secret.
+
+    English words by the rules above; other languages by :mod:`tinymemory_safety.secret_names`.
+    """
     words = [word.lower() for word in _KEY_WORDS.findall(key)]
-    if not words or any(word in _NOT_SECRET_ANY for word in words):
-        return False
-    if words[-1] in _NOT_SECRET_LAST:
+    if not words:
+        return names_secret(key)  # a key in another script (``Пароль``)
+    if any(word in _NOT_SECRET_ANY for word in words) or words[-1] in _NOT_SECRET_LAST:
         return False
     if words[-1] in _SECRET_LAST or "".join(words[-2:]) in {"apikey", "authtoken", "keydata"}:
         return True

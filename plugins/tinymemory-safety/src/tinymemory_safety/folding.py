@@ -16,7 +16,6 @@ line breaks too) and everything outside a hit comes back exactly as it was.
 from __future__ import annotations
 
 import bisect
-import os
 import re
 
 import attrs
@@ -130,7 +129,7 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
         # The prefix is what the line and the next both open with: a token's own
         # first characters (``-``, ``/``, ``+``) on the next line are not part of it.
         lead = _LEAD.match(text, line_start).group()  # type: ignore[union-attr]
-        prefix = os.path.commonprefix([lead, found.group(2)])
+        prefix = _common_prefix(lead, found.group(2))
         right_run = _TOKEN_RUN.match(text, found.start(2) + len(prefix))
         if right_run is None:
             continue  # the next line opens with more than the prefix: no token goes on
@@ -144,6 +143,13 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
             continue  # a rule (``---``), a path's slash: no token goes on
         breaks.append((newline, found.start(2) + len(prefix)))
     return breaks
+
+
+def _common_prefix(first: str, second: str) -> str:
+    at = 0
+    while at < min(len(first), len(second)) and first[at] == second[at]:
+        at += 1
+    return first[:at]
 
 
 def _prose_word(run: str) -> bool:

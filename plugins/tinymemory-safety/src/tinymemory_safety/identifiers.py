@@ -144,7 +144,10 @@ _ENDING = 6
 _ACRONYM = 5
 _LETTER = "[a-z\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]"
 #: Any vowel of the Latin alphabets, with or without accents, either case.
-_ANY_VOWEL = "[aeiouy\u00c0-\u00c6\u00c8-\u00cf\u00d2-\u00d6\u00d8-\u00dd\u00e0-\u00e6\u00e8-\u00ef\u00f2-\u00f6\u00f8-\u00fd\u00ff\u0150\u0151\u0170\u0171\u0131]"
+_ANY_VOWEL = (
+    "[aeiouy\u00c0-\u00c6\u00c8-\u00cf\u00d2-\u00d6\u00d8-\u00dd\u00e0-\u00e6"
+    "\u00e8-\u00ef\u00f2-\u00f6\u00f8-\u00fd\u00ff\u0150\u0151\u0170\u0171\u0131]"
+)
 
 
 def inflected(name: str) -> str:
@@ -364,8 +367,8 @@ def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
             hits = list(_after_label(scan, at, name))
             if not hits and not name.startswith("o"):
                 # One longer word may stand between a label and its number: a possessive
-                # or a case of "number" ("kimlik numaranız", "CPR-nummeret"); the number
-                # must still pass the label's validator.
+                # or a case of "number" (Turkish "kimlik numaran\u0131z", "CPR-nummeret"); the
+                # number must still pass the label's validator.
                 word = _LONG_WORD.match(scan.text, at)
                 if word is not None:
                     at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]

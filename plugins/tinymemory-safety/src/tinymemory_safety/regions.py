@@ -129,7 +129,7 @@ _LANGUAGES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ("je sa na že som sme ste ale ako tak pre od po ktoré ktorý ktorá alebo sú ma nás "
          "vás", ("SK",)),
         ("și în de la cu pe un nu să ce se din care este mai sau pentru ne vă ați", ("RO",)),
-        ("i je u da se na za od su kao ali ili što iz biti sam smo ste nas vas", 
+        ("i je u da se na za od su kao ali ili što iz biti sam smo ste nas vas",
          ("HR", "RS", "BA", "ME", "SI")),
         ("ja on ei ole et se mis kui aga või ka oma meie teie", ("EE",)),
         ("un ir ar no uz par kas bet vai tas ka mēs jūs", ("LV",)),

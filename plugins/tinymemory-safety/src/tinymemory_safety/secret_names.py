@@ -29,7 +29,10 @@ _TERMS_BY_LANGUAGE: tuple[tuple[str, str], ...] = (
     ("ca", "contrasenya; secret; clau; testimoni; credencials"),
     ("cs", "heslo; tajemství, tajný; klíč; token; přihlašovací údaje"),
     ("da", "adgangskode, kodeord; hemmelighed; nøgle; token; loginoplysninger; pinkode"),
-    ("de", "passwort, kennwort; geheimnis; schlüssel; token; zugangsdaten, anmeldedaten; geheimzahl"),
+    (
+        "de",
+        "passwort, kennwort; geheimnis; schlüssel; token; zugangsdaten, anmeldedaten; geheimzahl",
+    ),
     ("el", "κωδικός πρόσβασης, συνθηματικό; μυστικό; κλειδί; διακριτικό; διαπιστευτήρια"),
     ("es", "contraseña, clave; secreto; llave; token; credenciales"),
     ("et", "parool, salasõna; saladus; võti; märk; volitused"),
@@ -94,9 +97,7 @@ def names_secret(name: str) -> bool:
         if word in words:
             return True
         for term in affixed:
-            if word.endswith(term) or (
-                word.startswith(term) and len(word) - len(term) <= _ENDING
-            ):
+            if word.endswith(term) or (word.startswith(term) and len(word) - len(term) <= _ENDING):
                 return True
     joined = " ".join(found)
     return any(phrase in joined for phrase in phrases)
