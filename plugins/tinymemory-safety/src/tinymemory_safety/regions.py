@@ -194,6 +194,8 @@ def _country_names() -> dict[str, tuple[tuple[str, str], ...]]:
 #: Digits after the calling code of the areas whose names are read (``+36 1`` Budapest,
 #: ``+90 212`` Istanbul, ``+1 201`` New Jersey): areas, not towns.
 _AREA_DIGITS = 3
+#: The shortest city or area name read (``Roma``, ``Oslo``).
+_CITY_NAME = 4
 #: The shortest city name read with an ending after it (``Budapesti``, ``Berlins``).
 _INFLECTED_CITY = 5
 #: The most letters such an ending has.
@@ -226,7 +228,7 @@ def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
         for name in names.values():
             name = name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip()
             words = _WORDS.findall(name)
-            if words and len(name) >= 4:
+            if words and len(words[0]) >= _CITY_NAME:
                 index.setdefault(words[0], set()).add((" ".join(words), regions[code]))
     return {word: tuple(sorted(names)) for word, names in index.items()}
 
@@ -284,10 +286,21 @@ def _cities(words: list[str]) -> list[str]:
     """The regions of the cities and areas named among ``words``, maybe with an ending."""
     cities = _city_names()
     regions = []
-    for index, word in enumerate(words):
-        for cut in range(min(_CITY_ENDING, len(word) - _INFLECTED_CITY) + 1):
-            head = word[: len(word) - cut] if cut else word
-            for name, region in cities.get(head, ()):
-                if name == head or (not cut and name in " ".join(words[index : index + 4])):
+    for word in set(words):
+        if len(word) < _CITY_NAME:
+            continue
+        heads = [word]
+        if len(word) > _INFLECTED_CITY:
+            heads += [word[:-cut] for cut in range(1, _CITY_ENDING + 1)]
+        for cut, head in enumerate(heads):
+            names = cities.get(head)
+            if names is None:
+                continue
+            for name, region in names:
+                if name == head:
                     regions.append(region)
+                elif not cut and " " in name:
+                    at = words.index(word)
+                    if name in " ".join(words[at : at + 4]):
+                        regions.append(region)
     return regions
