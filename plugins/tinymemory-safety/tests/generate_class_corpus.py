@@ -10,10 +10,14 @@ and record formats. Two halves are drawn from disjoint choices:
 - ``heldout``: seed 4503, the others;
 - ``heldout2``: seed 4507, a third draw with its own countries, label forms
   (declined, articled, with possessive endings), vendors, wrap columns, prefixes
-  and layouts, written before the rule for inflected labels and scored once.
+  and layouts, written before the rule for inflected labels and scored once;
+- ``heldout3``: seed 4511, a fourth draw written in the fifth session after the
+  fixes for ``heldout2``'s classes and before any of it was scored: new header
+  languages, comment prefixes and wrap columns, vendors at their real lengths,
+  record layouts, countries for phones and ids, placeholders. Scored once.
 
 The plugin's tests assert only the dev half; ``benchmarks/scrub_bench.py``
-scores all three.
+scores all four.
 
 Every value is synthetic: tokens are random strings in the providers'
 published shapes, national ids are random bodies completed with the check
@@ -37,6 +41,7 @@ from typing import Any
 
 import phonenumbers
 from stdnum.at import vnr
+from stdnum.be import nn as be_nn
 from stdnum.bg import egn
 from stdnum.br import cpf
 from stdnum.cz import rc
@@ -46,7 +51,9 @@ from stdnum.ee import ik
 from stdnum.es import dni, nie
 from stdnum.fi import hetu
 from stdnum.fr import nir
+from stdnum.gr import amka
 from stdnum.hr import oib
+from stdnum.ie import pps
 from stdnum.in_ import aadhaar
 from stdnum.is_ import kennitala
 from stdnum.it import codicefiscale
@@ -58,6 +65,7 @@ from stdnum.pt import nif
 from stdnum.ro import cnp
 from stdnum.se import personnummer
 from stdnum.tr import tckimlik
+from stdnum.za import idnr as za_idnr
 
 OUT = Path(__file__).with_name("scrub-cases-classes.json")
 #: The held-out half's seed: 4502 was read during development, so its draw and the
@@ -65,8 +73,12 @@ OUT = Path(__file__).with_name("scrub-cases-classes.json")
 HELDOUT_SEED = 4503
 #: The third draw's seed, new in the fourth session: scored once, at the end.
 HELDOUT2_SEED = 4507
+#: The fourth draw's seed, new in the fifth session: scored once, at the end.
+HELDOUT3_SEED = 4511
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
+B64URL = ALNUM + "-_"
+HEX = "0123456789abcdef"
 Case = dict[str, Any]
 
 
@@ -95,6 +107,18 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
     "github_fine": lambda r: "github_pat_" + draw(r, ALNUM, 22) + "_" + draw(r, ALNUM, 59),
     "linear": lambda r: "lin_api_" + draw(r, ALNUM, 40),
     "pypi": lambda r: "pypi-AgEIcHlwaS5vcmc" + draw(r, ALNUM + "-_", 60),
+    # Vendors at the lengths they are issued in (a range where it varies).
+    "pypi_real": lambda r: "pypi-AgEIcHlwaS5vcmc" + draw(r, B64URL, r.randint(150, 200)),
+    "vault": lambda r: "hvs.CAESI" + draw(r, B64URL, r.randint(86, 100)),
+    "atlassian": lambda r: "ATATT3xFfGF0" + draw(r, B64URL, 170) + "=" + draw(r, HEX.upper(), 8),
+    "slack_app": lambda r: (
+        "xapp-1-A0"
+        + draw(r, string.ascii_uppercase + string.digits, 9)
+        + f"-{r.randint(10**12, 10**13)}-"
+        + draw(r, HEX, 64)
+    ),
+    "doppler": lambda r: "dp.st.prd." + draw(r, ALNUM, 43),
+    "github_app": lambda r: "ghs_" + draw(r, ALNUM, 36),
     "jwt": lambda r: (
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
         + "eyJ"
@@ -306,6 +330,31 @@ def is_kt(r: random.Random) -> str:
     )
 
 
+def gr_amka(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}"
+            + draw(r, string.digits, 4)
+        ),
+        amka.is_valid,
+    )
+
+
+def ie_pps(r: random.Random) -> str:
+    return complete(r, lambda: draw(r, string.digits, 7), pps.is_valid, "ABCDEFGHIJKLMNOPQRSTUVW")
+
+
+def be_number(r: random.Random) -> str:
+    return complete(r, lambda: yymmdd(r) + draw(r, string.digits, 3), be_nn.is_valid, width=2)
+
+
+def za_id(r: random.Random) -> str:
+    return complete(
+        r, lambda: yymmdd(r) + draw(r, string.digits, 4) + r.choice("01") + "8", za_idnr.is_valid
+    )
+
+
 #: (country, id maker, labels written in the country's language, a sentence template).
 IDS_DEV = [
     ("DE", de_idnr, ["Steuer-ID", "Steuerliche Identifikationsnummer", "Steueridentifikationsnummer"],
@@ -384,6 +433,28 @@ IDS_HELDOUT2 = [
      "Oplys venligst {label} {value} ved henvendelse."),
 ]  # fmt: skip
 
+#: The fourth draw: new countries, labels in new forms (cases, a verb between, scripts).
+IDS_HELDOUT3 = [
+    ("GR", gr_amka, ["ΑΜΚΑ", "Α.Μ.Κ.Α."],
+     "Παρακαλώ συμπληρώστε τον {label} {value} στη φόρμα."),
+    ("IE", ie_pps, ["PPS number", "uimhir PPS"],
+     "Please quote your {label} {value} on every form."),
+    ("BE", be_number, ["rijksregisternummer", "numéro de registre national"],
+     "Vul uw {label} {value} in op het formulier."),
+    ("ZA", za_id, ["ID-nommer", "identiteitsnommer"],
+     "Verskaf asseblief jou {label} {value} by die kantoor."),
+    ("FI", fi_hetu, ["henkilötunnusta", "henkilötunnukseni"],
+     "Lähetin {label} {value} eilen."),
+    ("IS", is_kt, ["kennitöluna", "kennitölunni"],
+     "Ég sendi {label} {value} í gær."),
+    ("DE", de_idnr, ["Identifikationsnummer", "Steuer-Identifikationsnummer"],
+     "Ihre {label} lautet {value}."),
+    ("ES", es_nie, ["número de identidad de extranjero", "NIE del titular"],
+     "Se ha verificado el {label} {value} correctamente."),
+    ("CZ", cz_rc, ["rodném čísle", "rodným číslem"],
+     "Údaje o {label} {value} byly opraveny."),
+]  # fmt: skip
+
 #: (region, sentences in the region's language holding {phone} in national format, no phone word).
 PHONES_DEV = [
     ("DE", ["Sie erreichen mich unter {phone}, am besten nachmittags.",
@@ -436,6 +507,27 @@ PHONES_HELDOUT2 = [
             "La oficina de Argentina atiende en el {phone}."]),
     ("CH", ["Sie erreichen uns unter {phone} während der Bürozeiten.",
             "Unser Büro in der Schweiz: {phone}."]),
+]  # fmt: skip
+
+PHONES_HELDOUT3 = [
+    ("RO", ["Ne puteți contacta la {phone} de luni până vineri.",
+            "Biroul din Cluj: {phone}."]),
+    ("HR", ["Možete nas nazvati na {phone} radnim danom.",
+            "Ured u Splitu: {phone}."]),
+    ("FI", ["Tavoitat minut numerosta {phone} iltapäivisin.",
+            "Tampereen toimisto: {phone}."]),
+    ("DK", ["Du kan ringe til os på {phone} i hverdagene.",
+            "Kontoret i Aarhus: {phone}."]),
+    ("SK", ["Zastihnete ma na {phone} popoludní.",
+            "Kancelária v Košiciach: {phone}."]),
+    ("BG", ["Можете да се свържете с нас на {phone} в работно време.",
+            "Офисът в Пловдив: {phone}."]),
+    ("IL", ["אפשר להשיג אותנו בטלפון {phone} בימי חול.",
+            "המשרד בחיפה: {phone}."]),
+    ("CL", ["Me puedes ubicar al {phone} en la tarde.",
+            "La oficina de Valparaíso atiende en el {phone}."]),
+    ("IE", ["Our Cork office can be reached on {phone} during the week.",
+            "Galway desk: {phone}."]),
 ]  # fmt: skip
 
 
@@ -554,6 +646,55 @@ def csv_pipe(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], l
     secret = draw(r, ALNUM + "-_", 40)
     row = [str(r.randint(100, 999)), "webhook-relay", secret]
     return (["id", "service", "access token"], "|", "pipe_export"), row, [secret]
+
+
+def csv_french(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 3)
+    row = ["Compta", draw(r, string.ascii_lowercase, 6), secret, "changé en 2024"]
+    return (
+        (["Service", "Identifiant", "Mot de passe", "Remarque"], ",", "french_export"),
+        row,
+        [secret],
+    )
+
+
+def csv_dutch_tabs(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 2)
+    row = ["Boekhouding", draw(r, string.ascii_lowercase, 6), secret, "gewijzigd"]
+    return (["Naam", "Gebruikersnaam", "Wachtwoord", "Opmerking"], "\t", "dutch_tsv"), row, [secret]
+
+
+def csv_polish_quoted(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 3)
+    row = ['"Księgowość"', f'"{draw(r, string.ascii_lowercase, 6)}"', f'"{secret}"', '"zmienione"']
+    return (["Usługa", "Login", "Hasło", "Uwagi"], ",", "polish_quoted"), row, [secret]
+
+
+def csv_portuguese(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 2)
+    row = ["Financeiro", draw(r, string.ascii_lowercase, 6), secret, "alterada"]
+    return (
+        (["Serviço", "Usuário", "Senha", "Observação"], ";", "portuguese_semicolon"),
+        row,
+        [secret],
+    )
+
+
+def csv_french_token(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, B64URL, 36)
+    row = ["ci-deploy", secret, "2024-09-01"]
+    return (["Application", "Jeton d'accès", "Créé le"], ",", "french_token"), row, [secret]
+
+
+def csv_spanish_markdown(
+    r: random.Random,
+) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM, 28)
+    return (
+        (["| Servicio ", " Responsable ", " Clave de acceso |"], "|", "spanish_markdown"),
+        ["| facturación ", " ana ", f" {secret} |"],
+        [secret],
+    )
 
 
 def wrapped_tokens(split: Split) -> None:
@@ -727,10 +868,10 @@ def structured_lookalikes(split: Split) -> None:
 PROSE = ["deploy", "the", "release", "after", "review", "and", "merge", "the", "branch", "when", "checks", "pass", "on", "staging", "tomorrow", "morning", "with", "the", "team"]  # fmt: skip
 
 DEV: dict[str, Any] = {
-    "csv_layouts": [csv_aws, csv_generic, csv_tabs],
+    "csv_layouts": [csv_aws, csv_generic, csv_tabs, csv_french],
     "vendors": ["github", "openai", "slack", "stripe", "gitlab"],
     "columns": [64, 76],
-    "prefixes": ["", "> "],
+    "prefixes": ["", "> ", "# "],
     "wrap_leads": ["Here is the new deploy token: ", "$ export API_TOKEN=", "use this one "],
     "json_keys": ["password", "client_secret", "apiKey"],
     "json_shapes": [
@@ -752,6 +893,7 @@ DEV: dict[str, Any] = {
         ("yaml", "service:\n  auth:\n    {key}: {v}\n"),
         ("http", "GET /v1/items HTTP/1.1\nHost: api.example.com\n{key}: {v}\n"),
         ("query", "https://api.example.com/v1/items?{key}={v}&page=2"),
+        ("xml_param", '<param name="{key}" value="{v}"/>\n'),
     ],
     "phones": PHONES_DEV,
     "ids": IDS_DEV,
@@ -765,6 +907,8 @@ DEV: dict[str, Any] = {
         "password: {x}",
         "SECRET_KEY=EXAMPLE_SECRET_KEY_CHANGE_ME",
         "STRIPE_KEY=sk_live_…",
+        "SESSION_SECRET=change-me-before-deploy",
+        "api_token: your_token_here",
     ],
     "versions": [
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -938,6 +1082,78 @@ HELDOUT2: dict[str, Any] = {
     "configmap_keys": ["nginx.conf", "TIMEZONE"],
 }  # fmt: skip
 
+HELDOUT3: dict[str, Any] = {
+    "csv_layouts": [csv_dutch_tabs, csv_polish_quoted, csv_portuguese, csv_french_token,
+                    csv_spanish_markdown],
+    "vendors": ["pypi_real", "vault", "atlassian", "slack_app", "doppler", "github_app"],
+    "columns": [60, 78, 132],
+    "prefixes": [" * ", "-- ", "; "],
+    "wrap_leads": ["Token (rotated): ", "VAULT_TOKEN=", "here is what was pasted: "],
+    "json_keys": ["dbPassword", "apiSecret", "session_token"],
+    "json_shapes": [
+        "Jul 02 08:15:03 web-1 app[4121]: payload={once}",
+        '{{"level":"info","msg":"request","body":{once}}}',
+    ],
+    "k8s_keys": ["MYSQL_ROOT_PASSWORD", "webhook-secret", "tls.pass"],
+    "basic_carriers": [
+        '{{"auths": {{"registry.example.com": {{"auth": "{b64}"}}}}}}',
+        "GET /metrics HTTP/1.1\r\nAuthorization: Basic {b64}\r\n",
+    ],
+    "percent_carriers": [
+        "cache url: redis%3A%2F%2F{user}%3A{pw}%40cache.internal%3A6379%2F0",
+        "?db=mongodb%3A%2F%2F{user}%3A{pw}%40mongo.internal%3A27017&ssl=true",
+    ],
+    "record_keys": ["OKTA_API_TOKEN", "mail.smtp.password", "clientSecret"],
+    "record_layouts": [
+        ("properties", "# mail settings\n{key} : {v}\n"),
+        ("xml_property", '<bean id="mailer">\n  <property name="{key}" value="{v}"/>\n</bean>\n'),
+        ("hcl", 'provider "okta" {{\n  {key} = "{v}"\n}}\n'),
+        ("systemd", '[Service]\nEnvironment="{key}={v}"\n'),
+    ],
+    "phones": PHONES_HELDOUT3,
+    "ids": IDS_HELDOUT3,
+    "placeholders": [
+        "DB_PASSWORD=<changeme>",
+        "SECRET_KEY=replace-this-with-a-long-random-string",
+        "API_TOKEN=REPLACE_WITH_YOUR_TOKEN",
+        'password: "********"',
+        "STRIPE_SECRET=sk_test_{x}",
+        "token: TODO_SET_ME",
+        'client_secret = "dummy-client-secret"',
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "MAILGUN_KEY=key-<your-key>",
+        "api_key: '{{{{ vault_api_key }}}}'",
+        "VAULT_TOKEN=hvs.XXXXXXXXXXXXXXXXXXXXXXXX",
+        "ADMIN_PASSWORD=ChangeThisPassword",
+    ],
+    "versions": [
+        "User-Agent: curl/8.{minor}.{patch}",
+        "Python/3.{minor}.{patch} aiohttp/3.9.{minor}",
+        "Mozilla/5.0 (Linux; Android {minor}; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.{build}.{patch} Mobile Safari/537.36",
+    ],
+    "dotted": [
+        "id-sha256 is 2.16.840.1.101.3.4.2.1",
+        "prime256v1 has OID 1.2.840.10045.3.1.7",
+        "RFC 5280 section 4.2.1.9 (basic constraints)",
+    ],
+    "reserved_ips": [
+        "ECS task metadata at 169.254.170.2/v4/",
+        "docs: 203.0.113.{o} and 2001:db8::{o}",
+        "ping fe80::1%en0 to test the link",
+    ],
+    "long_numbers": ["DPD Paketnummer {n}", "ticket #{g} escalated"],
+    "role_mails": [
+        "Site issues: webmaster@example.org",
+        "DNS changes go through hostmaster@example.net.",
+        "Jobs: careers@company.example; sales: sales@company.example",
+    ],
+    "licence_mails": [
+        "Copyright (C) 2022  Ana Silva <ana.silva@example.pt>\n\nThis program is free software: you can redistribute it",
+        "# Copyright 2024 Kenji Sato <kenji@sato.example>\n# SPDX-License-Identifier: Apache-2.0",
+    ],
+    "configmap_keys": ["application.yml", "JAVA_OPTS"],
+}  # fmt: skip
+
 GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records, phones, ids,
               placeholders, versions, addresses, longer_numbers, public_addresses,
               structured_lookalikes)  # fmt: skip
@@ -948,6 +1164,7 @@ def build() -> dict[str, Any]:
         Split("dev", 4501, DEV),
         Split("heldout", HELDOUT_SEED, HELDOUT),
         Split("heldout2", HELDOUT2_SEED, HELDOUT2, tag="N"),
+        Split("heldout3", HELDOUT3_SEED, HELDOUT3, tag="T"),
     ]
     for split in halves:
         for generate in GENERATORS:
@@ -960,6 +1177,7 @@ def build() -> dict[str, Any]:
                 "dev": "asserted by the tests",
                 "heldout": "only scored by the benchmark",
                 "heldout2": "only scored by the benchmark (a third, later draw)",
+                "heldout3": "scored once by the benchmark (a fourth draw, written after the fixes)",
             },
         },
         "positives": [case for split in halves for case in split.positives],

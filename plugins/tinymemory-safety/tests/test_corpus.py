@@ -68,10 +68,16 @@ def test_the_class_corpus_has_both_halves_of_every_class_with_several_members() 
             "dev": Counter(),
             "heldout": Counter(),
             "heldout2": Counter(),
+            "heldout3": Counter(),
         }
         for case in CLASSES[kind]:
             halves[case["split"]][case["class"]] += 1
-        assert set(halves["dev"]) == set(halves["heldout"]) == set(halves["heldout2"])
+        assert (
+            set(halves["dev"])
+            == set(halves["heldout"])
+            == set(halves["heldout2"])
+            == set(halves["heldout3"])
+        )
         assert all(count >= 2 for half in halves.values() for count in half.values()), halves
     held = {case["text"] for case in CLASSES["positives"] if case["split"] != "dev"}
     assert held.isdisjoint(case["text"] for case in DEV["positives"])
