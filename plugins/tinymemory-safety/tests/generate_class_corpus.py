@@ -7,8 +7,17 @@ seeded PRNG over several vendors, wrap columns, quote prefixes, countries
 and record formats. Two halves are drawn from disjoint choices:
 
 - ``dev``: seed 4501, one set of vendors, wrap columns, countries and layouts;
-- ``heldout``: seed 4503, the others. The plugin's tests assert only the dev
-  half; ``benchmarks/scrub_bench.py`` scores both.
+- ``heldout``: seed 4503, the others;
+- ``heldout2``: seed 4507, a third draw with its own countries, label forms
+  (declined, articled, with possessive endings), vendors, wrap columns, prefixes
+  and layouts, written before the rule for inflected labels and scored once;
+- ``heldout3``: seed 4511, a fourth draw written in the fifth session after the
+  fixes for ``heldout2``'s classes and before any of it was scored: new header
+  languages, comment prefixes and wrap columns, vendors at their real lengths,
+  record layouts, countries for phones and ids, placeholders. Scored once.
+
+The plugin's tests assert only the dev half; ``benchmarks/scrub_bench.py``
+scores all four.
 
 Every value is synthetic: tokens are random strings in the providers'
 published shapes, national ids are random bodies completed with the check
@@ -17,7 +26,7 @@ example numbers. Run ``python generate_class_corpus.py`` to rewrite the file;
 ``test_corpus.py`` checks the file is what this script writes.
 """
 
-# ruff: noqa: E501  (the corpus's sentences and layouts are data, kept whole)
+# ruff: noqa: E501, RUF001  (the corpus's sentences and layouts are data, kept whole, in their own scripts)
 from __future__ import annotations
 
 import base64
@@ -31,6 +40,9 @@ from pathlib import Path
 from typing import Any
 
 import phonenumbers
+from stdnum.at import vnr
+from stdnum.be import nn as be_nn
+from stdnum.bg import egn
 from stdnum.br import cpf
 from stdnum.cz import rc
 from stdnum.de import idnr
@@ -39,21 +51,34 @@ from stdnum.ee import ik
 from stdnum.es import dni, nie
 from stdnum.fi import hetu
 from stdnum.fr import nir
+from stdnum.gr import amka
 from stdnum.hr import oib
+from stdnum.ie import pps
 from stdnum.in_ import aadhaar
+from stdnum.is_ import kennitala
 from stdnum.it import codicefiscale
+from stdnum.lt import asmens
 from stdnum.nl import bsn
+from stdnum.no import fodselsnummer
 from stdnum.pl import pesel
 from stdnum.pt import nif
 from stdnum.ro import cnp
 from stdnum.se import personnummer
+from stdnum.tr import tckimlik
+from stdnum.za import idnr as za_idnr
 
 OUT = Path(__file__).with_name("scrub-cases-classes.json")
 #: The held-out half's seed: 4502 was read during development, so its draw and the
 #: choices added with this seed (countries, vendors, layouts) were scored unseen once.
 HELDOUT_SEED = 4503
+#: The third draw's seed, new in the fourth session: scored once, at the end.
+HELDOUT2_SEED = 4507
+#: The fourth draw's seed, new in the fifth session: scored once, at the end.
+HELDOUT3_SEED = 4511
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
+B64URL = ALNUM + "-_"
+HEX = "0123456789abcdef"
 Case = dict[str, Any]
 
 
@@ -78,6 +103,22 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
     "npm": lambda r: "npm_" + draw(r, string.ascii_lowercase + string.digits, 36),
     "digitalocean": lambda r: "dop_v1_" + draw(r, "0123456789abcdef", 64),
     "databricks": lambda r: "dapi" + draw(r, "0123456789abcdef", 32),
+    "shopify": lambda r: "shpat_" + draw(r, "0123456789abcdef", 32),
+    "github_fine": lambda r: "github_pat_" + draw(r, ALNUM, 22) + "_" + draw(r, ALNUM, 59),
+    "linear": lambda r: "lin_api_" + draw(r, ALNUM, 40),
+    "pypi": lambda r: "pypi-AgEIcHlwaS5vcmc" + draw(r, ALNUM + "-_", 60),
+    # Vendors at the lengths they are issued in (a range where it varies).
+    "pypi_real": lambda r: "pypi-AgEIcHlwaS5vcmc" + draw(r, B64URL, r.randint(150, 200)),
+    "vault": lambda r: "hvs.CAESI" + draw(r, B64URL, r.randint(86, 100)),
+    "atlassian": lambda r: "ATATT3xFfGF0" + draw(r, B64URL, 170) + "=" + draw(r, HEX.upper(), 8),
+    "slack_app": lambda r: (
+        "xapp-1-A0"
+        + draw(r, string.ascii_uppercase + string.digits, 9)
+        + f"-{r.randint(10**12, 10**13)}-"
+        + draw(r, HEX, 64)
+    ),
+    "doppler": lambda r: "dp.st.prd." + draw(r, ALNUM, 43),
+    "github_app": lambda r: "ghs_" + draw(r, ALNUM, 36),
     "jwt": lambda r: (
         "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
         + "eyJ"
@@ -238,6 +279,82 @@ def ee_ik(r: random.Random) -> str:
     )
 
 
+def no_fnr(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}"
+            + draw(r, string.digits, 3)
+        ),
+        fodselsnummer.is_valid,
+        width=2,
+    )
+
+
+def lt_ak(r: random.Random) -> str:
+    return complete(
+        r, lambda: r.choice("3456") + yymmdd(r) + draw(r, string.digits, 3), asmens.is_valid
+    )
+
+
+def bg_egn(r: random.Random) -> str:
+    return complete(r, lambda: yymmdd(r) + draw(r, string.digits, 3), egn.is_valid)
+
+
+def tr_tc(r: random.Random) -> str:
+    return complete(
+        r, lambda: str(r.randint(1, 9)) + draw(r, string.digits, 8), tckimlik.is_valid, width=2
+    )
+
+
+def at_vnr(r: random.Random) -> str:
+    while True:
+        serial = str(r.randint(1, 9)) + draw(r, string.digits, 2)
+        birth = f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}"
+        for check in string.digits:
+            if vnr.is_valid(serial + check + birth):
+                return serial + check + birth
+
+
+def is_kt(r: random.Random) -> str:
+    return (
+        complete(
+            r,
+            lambda: (
+                f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}"
+                + draw(r, string.digits, 2)
+            ),
+            lambda number: kennitala.is_valid(number + "9"),
+        )
+        + "9"
+    )
+
+
+def gr_amka(r: random.Random) -> str:
+    return complete(
+        r,
+        lambda: (
+            f"{r.randint(1, 28):02d}{r.randint(1, 12):02d}{r.randint(50, 99)}"
+            + draw(r, string.digits, 4)
+        ),
+        amka.is_valid,
+    )
+
+
+def ie_pps(r: random.Random) -> str:
+    return complete(r, lambda: draw(r, string.digits, 7), pps.is_valid, "ABCDEFGHIJKLMNOPQRSTUVW")
+
+
+def be_number(r: random.Random) -> str:
+    return complete(r, lambda: yymmdd(r) + draw(r, string.digits, 3), be_nn.is_valid, width=2)
+
+
+def za_id(r: random.Random) -> str:
+    return complete(
+        r, lambda: yymmdd(r) + draw(r, string.digits, 4) + r.choice("01") + "8", za_idnr.is_valid
+    )
+
+
 #: (country, id maker, labels written in the country's language, a sentence template).
 IDS_DEV = [
     ("DE", de_idnr, ["Steuer-ID", "Steuerliche Identifikationsnummer", "Steueridentifikationsnummer"],
@@ -252,6 +369,12 @@ IDS_DEV = [
      "Il paziente ha comunicato il {label} {value} allo sportello."),
     ("NL", nl_bsn, ["BSN", "burgerservicenummer", "Burgerservicenummer"],
      "Uw {label} is {value}, bewaar deze brief goed."),
+    ("DE", de_idnr, ["steuerlichen Identifikationsnummer", "Steuerlichen Identifikationsnummer"],
+     "Die Angabe der {label} {value} fehlt noch."),
+    ("NL", nl_bsn, ["burgerservicenummers", "het burgerservicenummer"],
+     "Controleer de {label} {value} voor verzending."),
+    ("ES", es_dni, ["del Documento Nacional de Identidad", "documentos nacionales de identidad"],
+     "La copia {label} {value} está caducada."),
 ]  # fmt: skip
 IDS_HELDOUT = [
     ("BR", br_cpf, ["CPF", "número do CPF", "Cadastro de Pessoas Físicas"],
@@ -276,6 +399,60 @@ IDS_HELDOUT = [
      "Molimo upišite {label} {value} u obrazac."),
     ("EE", ee_ik, ["isikukood", "Isikukood"],
      "Kliendi {label} on {value}."),
+]  # fmt: skip
+
+#: The third draw: new countries, and labels as sentences decline, article or possess them.
+IDS_HELDOUT2 = [
+    ("NO", no_fnr, ["fødselsnummeret", "fødselsnummer"],
+     "Vennligst oppgi {label} {value} i skjemaet."),
+    ("LT", lt_ak, ["asmens kodą", "asmens kodo"],
+     "Prašome patikrinti {label} {value} sistemoje."),
+    ("BG", bg_egn, ["ЕГН", "единния граждански номер"],
+     "Моля, въведете {label} {value} във формуляра."),
+    ("TR", tr_tc, ["T.C. kimlik numaranız", "kimlik numarası"],
+     "Lütfen {label} {value} olarak girin."),
+    ("AT", at_vnr, ["Sozialversicherungsnummer", "SV-Nummer"],
+     "Bitte geben Sie Ihre {label} {value} an."),
+    ("PL", pl_pesel, ["numeru PESEL", "numerem PESEL"],
+     "Brak {label} {value} w systemie."),
+    ("CZ", cz_rc, ["rodného čísla", "rodným číslem"],
+     "Ověření {label} {value} proběhlo úspěšně."),
+    ("HR", hr_oib, ["osobnog identifikacijskog broja", "OIB-a"],
+     "Unos {label} {value} je obavezan."),
+    ("EE", ee_ik, ["isikukoodi", "isikukoodiga"],
+     "Palun kontrollige {label} {value} andmebaasis."),
+    ("FI", fi_hetu, ["henkilötunnuksen", "henkilötunnuksesi"],
+     "Tarkista {label} {value} ennen lähettämistä."),
+    ("RO", ro_cnp, ["codului numeric personal", "Codul Numeric Personal"],
+     "Verificarea {label} {value} a reușit."),
+    ("SE", se_pnr, ["personnumret", "personnummer"],
+     "Kontrollera {label} {value} innan du skickar."),
+    ("IS", is_kt, ["kennitölu", "kennitala"],
+     "Vinsamlegast sláðu inn {label} {value} hér."),
+    ("DK", dk_cpr, ["CPR-nummeret", "cpr-nummer"],
+     "Oplys venligst {label} {value} ved henvendelse."),
+]  # fmt: skip
+
+#: The fourth draw: new countries, labels in new forms (cases, a verb between, scripts).
+IDS_HELDOUT3 = [
+    ("GR", gr_amka, ["ΑΜΚΑ", "Α.Μ.Κ.Α."],
+     "Παρακαλώ συμπληρώστε τον {label} {value} στη φόρμα."),
+    ("IE", ie_pps, ["PPS number", "uimhir PPS"],
+     "Please quote your {label} {value} on every form."),
+    ("BE", be_number, ["rijksregisternummer", "numéro de registre national"],
+     "Vul uw {label} {value} in op het formulier."),
+    ("ZA", za_id, ["ID-nommer", "identiteitsnommer"],
+     "Verskaf asseblief jou {label} {value} by die kantoor."),
+    ("FI", fi_hetu, ["henkilötunnusta", "henkilötunnukseni"],
+     "Lähetin {label} {value} eilen."),
+    ("IS", is_kt, ["kennitöluna", "kennitölunni"],
+     "Ég sendi {label} {value} í gær."),
+    ("DE", de_idnr, ["Identifikationsnummer", "Steuer-Identifikationsnummer"],
+     "Ihre {label} lautet {value}."),
+    ("ES", es_nie, ["número de identidad de extranjero", "NIE del titular"],
+     "Se ha verificado el {label} {value} correctamente."),
+    ("CZ", cz_rc, ["rodném čísle", "rodným číslem"],
+     "Údaje o {label} {value} byly opraveny."),
 ]  # fmt: skip
 
 #: (region, sentences in the region's language holding {phone} in national format, no phone word).
@@ -311,6 +488,47 @@ PHONES_HELDOUT = [
     ("BE", ["Vous pouvez nous appeler au {phone} en semaine.",
             "Notre bureau en Belgique : {phone}."]),
 ]  # fmt: skip
+PHONES_HELDOUT2 = [
+    ("UA", ["Наш офіс у Києві: {phone}, з понеділка по п'ятницю.",
+            "Менеджер відповість за {phone} після обіду."]),
+    ("TR", ["Bize {phone} üzerinden ulaşabilirsiniz.",
+            "İstanbul ofisimiz: {phone}."]),
+    ("CZ", ["Zastihnete mě na {phone} odpoledne.",
+            "Kancelář v Česku: {phone}."]),
+    ("GR", ["Μπορείτε να μας βρείτε στο {phone} τις εργάσιμες ώρες.",
+            "Γραφείο στην Ελλάδα: {phone}."]),
+    ("HU", ["Elérhet minket a {phone} számon hétköznap.",
+            "Budapesti iroda: {phone}."]),
+    ("PT", ["Pode contactar-nos pelo {phone} durante a semana.",
+            "O escritório em Portugal: {phone}."]),
+    ("NO", ["Du kan nå meg på {phone} etter lunsj.",
+            "Kontoret i Norge: {phone}."]),
+    ("AR", ["Podés ubicarme al {phone} por la tarde.",
+            "La oficina de Argentina atiende en el {phone}."]),
+    ("CH", ["Sie erreichen uns unter {phone} während der Bürozeiten.",
+            "Unser Büro in der Schweiz: {phone}."]),
+]  # fmt: skip
+
+PHONES_HELDOUT3 = [
+    ("RO", ["Ne puteți contacta la {phone} de luni până vineri.",
+            "Biroul din Cluj: {phone}."]),
+    ("HR", ["Možete nas nazvati na {phone} radnim danom.",
+            "Ured u Splitu: {phone}."]),
+    ("FI", ["Tavoitat minut numerosta {phone} iltapäivisin.",
+            "Tampereen toimisto: {phone}."]),
+    ("DK", ["Du kan ringe til os på {phone} i hverdagene.",
+            "Kontoret i Aarhus: {phone}."]),
+    ("SK", ["Zastihnete ma na {phone} popoludní.",
+            "Kancelária v Košiciach: {phone}."]),
+    ("BG", ["Можете да се свържете с нас на {phone} в работно време.",
+            "Офисът в Пловдив: {phone}."]),
+    ("IL", ["אפשר להשיג אותנו בטלפון {phone} בימי חול.",
+            "המשרד בחיפה: {phone}."]),
+    ("CL", ["Me puedes ubicar al {phone} en la tarde.",
+            "La oficina de Valparaíso atiende en el {phone}."]),
+    ("IE", ["Our Cork office can be reached on {phone} during the week.",
+            "Galway desk: {phone}."]),
+]  # fmt: skip
 
 
 def national(region: str, kind: Any) -> str:
@@ -328,8 +546,9 @@ def wrap(line: str, width: int, prefix: str) -> str:
 class Split:
     """One half of the corpus: its PRNG and its choices."""
 
-    def __init__(self, name: str, seed: int, config: dict[str, Any]) -> None:
+    def __init__(self, name: str, seed: int, config: dict[str, Any], tag: str = "") -> None:
         self.name = name
+        self.tag = tag or name[0].upper()
         self.rng = random.Random(seed)
         self.config = config
         self.positives: list[Case] = []
@@ -339,14 +558,14 @@ class Split:
         assert all(secret in text for secret in secrets), (klass, kind)
         number = len(self.positives) + 1
         self.positives.append(
-            {"id": f"{self.name[0].upper()}P{number:03d}", "split": self.name, "class": klass,
+            {"id": f"{self.tag}P{number:03d}", "split": self.name, "class": klass,
              "kind": kind, "text": text, "must_redact": secrets}
         )  # fmt: skip
 
     def negative(self, klass: str, kind: str, text: str) -> None:
         number = len(self.negatives) + 1
         self.negatives.append(
-            {"id": f"{self.name[0].upper()}N{number:03d}", "split": self.name, "class": klass,
+            {"id": f"{self.tag}N{number:03d}", "split": self.name, "class": klass,
              "kind": kind, "text": text, "must_keep": text}
         )  # fmt: skip
 
@@ -415,6 +634,67 @@ def csv_quoted(r: random.Random) -> tuple[tuple[list[str], str, str], list[str],
     secret = password(r) + draw(r, ALNUM, 3)
     row = ['"router"', '"admin"', f'"{secret}"', '"192.168.1.1"']
     return (["Title", "Username", "Passphrase", "URL"], ",", "vault_export"), row, [secret]
+
+
+def csv_semicolon(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 2)
+    row = ["Buchhaltung", draw(r, string.ascii_lowercase, 6), secret, "geändert 2024"]
+    return (["Dienst", "Benutzer", "Passwort", "Kommentar"], ";", "semicolon_export"), row, [secret]
+
+
+def csv_pipe(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM + "-_", 40)
+    row = [str(r.randint(100, 999)), "webhook-relay", secret]
+    return (["id", "service", "access token"], "|", "pipe_export"), row, [secret]
+
+
+def csv_french(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 3)
+    row = ["Compta", draw(r, string.ascii_lowercase, 6), secret, "changé en 2024"]
+    return (
+        (["Service", "Identifiant", "Mot de passe", "Remarque"], ",", "french_export"),
+        row,
+        [secret],
+    )
+
+
+def csv_dutch_tabs(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 2)
+    row = ["Boekhouding", draw(r, string.ascii_lowercase, 6), secret, "gewijzigd"]
+    return (["Naam", "Gebruikersnaam", "Wachtwoord", "Opmerking"], "\t", "dutch_tsv"), row, [secret]
+
+
+def csv_polish_quoted(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 3)
+    row = ['"Księgowość"', f'"{draw(r, string.ascii_lowercase, 6)}"', f'"{secret}"', '"zmienione"']
+    return (["Usługa", "Login", "Hasło", "Uwagi"], ",", "polish_quoted"), row, [secret]
+
+
+def csv_portuguese(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = password(r) + draw(r, ALNUM, 2)
+    row = ["Financeiro", draw(r, string.ascii_lowercase, 6), secret, "alterada"]
+    return (
+        (["Serviço", "Usuário", "Senha", "Observação"], ";", "portuguese_semicolon"),
+        row,
+        [secret],
+    )
+
+
+def csv_french_token(r: random.Random) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, B64URL, 36)
+    row = ["ci-deploy", secret, "2024-09-01"]
+    return (["Application", "Jeton d'accès", "Créé le"], ",", "french_token"), row, [secret]
+
+
+def csv_spanish_markdown(
+    r: random.Random,
+) -> tuple[tuple[list[str], str, str], list[str], list[str]]:
+    secret = draw(r, ALNUM, 28)
+    return (
+        (["| Servicio ", " Responsable ", " Clave de acceso |"], "|", "spanish_markdown"),
+        ["| facturación ", " ana ", f" {secret} |"],
+        [secret],
+    )
 
 
 def wrapped_tokens(split: Split) -> None:
@@ -588,10 +868,10 @@ def structured_lookalikes(split: Split) -> None:
 PROSE = ["deploy", "the", "release", "after", "review", "and", "merge", "the", "branch", "when", "checks", "pass", "on", "staging", "tomorrow", "morning", "with", "the", "team"]  # fmt: skip
 
 DEV: dict[str, Any] = {
-    "csv_layouts": [csv_aws, csv_generic, csv_tabs],
+    "csv_layouts": [csv_aws, csv_generic, csv_tabs, csv_french],
     "vendors": ["github", "openai", "slack", "stripe", "gitlab"],
     "columns": [64, 76],
-    "prefixes": ["", "> "],
+    "prefixes": ["", "> ", "# "],
     "wrap_leads": ["Here is the new deploy token: ", "$ export API_TOKEN=", "use this one "],
     "json_keys": ["password", "client_secret", "apiKey"],
     "json_shapes": [
@@ -613,6 +893,7 @@ DEV: dict[str, Any] = {
         ("yaml", "service:\n  auth:\n    {key}: {v}\n"),
         ("http", "GET /v1/items HTTP/1.1\nHost: api.example.com\n{key}: {v}\n"),
         ("query", "https://api.example.com/v1/items?{key}={v}&page=2"),
+        ("xml_param", '<param name="{key}" value="{v}"/>\n'),
     ],
     "phones": PHONES_DEV,
     "ids": IDS_DEV,
@@ -626,6 +907,8 @@ DEV: dict[str, Any] = {
         "password: {x}",
         "SECRET_KEY=EXAMPLE_SECRET_KEY_CHANGE_ME",
         "STRIPE_KEY=sk_live_…",
+        "SESSION_SECRET=change-me-before-deploy",
+        "api_token: your_token_here",
     ],
     "versions": [
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -733,13 +1016,156 @@ HELDOUT: dict[str, Any] = {
     "configmap_keys": ["settings.yaml", "LOG_LEVEL"],
 }  # fmt: skip
 
+HELDOUT2: dict[str, Any] = {
+    "csv_layouts": [csv_semicolon, csv_pipe],
+    "vendors": ["shopify", "github_fine", "linear", "pypi"],
+    "columns": [68, 90, 120],
+    "prefixes": ["\t", "// "],
+    "wrap_leads": ["Credentials below: ", "NEW_TOKEN=", "rotated, the old one was "],
+    "json_keys": ["passwd", "secretKey", "refresh_token"],
+    "json_shapes": [
+        "[2024-07-02 08:15:03] app.WARNING: config dump {once} []",
+        'kubectl logs api-7f9 | grep body -> "body": {twice}',
+    ],
+    "k8s_keys": ["REDIS_PASSWORD", "api-key", "oauth.json"],
+    "basic_carriers": [
+        "curl -H 'Authorization: Basic {b64}' https://registry.example.com/v2/",
+        "nginx: proxy_set_header Authorization \"Basic {b64}\";",
+    ],
+    "percent_carriers": [
+        "jdbc url: mysql%3A%2F%2F{user}%3A{pw}%40db.example.com%3A3306%2Fshop",
+        "POST /login body: user={user}&pass={pw}",
+    ],
+    "record_keys": ["SENTRY_AUTH_TOKEN", "spring.datasource.password", "ApiSecret"],
+    "record_layouts": [
+        ("compose", "services:\n  web:\n    environment:\n      - {key}={v}\n"),
+        ("xml", '<appSettings>\n  <add key="{key}" value="{v}" />\n</appSettings>\n'),
+        ("curl_header", "curl -H '{key}: {v}' https://api.example.com/v2/me\n"),
+    ],
+    "phones": PHONES_HELDOUT2,
+    "ids": IDS_HELDOUT2,
+    "placeholders": [
+        "SHOPIFY_TOKEN=shpat_...",
+        "GITHUB_PAT=github_pat_<token>",
+        "LINEAR_API_KEY=lin_api_{X}",
+        "token: \"{x}\"",
+        "PYPI_TOKEN=pypi-…",
+        "DB_PASSWORD=changeme-in-production",
+        "api_secret: <insert secret here>",
+        "Authorization: Bearer ...",
+    ],
+    "versions": [
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/{major}.{minor} Safari/605.1.15",
+        "nginx/1.{major}.{minor} built by gcc {minor}.{patch}.0",
+        "Updated to 4.{minor}.{patch}.{build}",
+    ],
+    "dotted": [
+        "basicConstraints 2.5.29.19 is critical",
+        "enterprise OID 1.3.6.1.4.1.2021.10.1.3.1",
+        "see clause 7.3.2.1 of the standard",
+    ],
+    "reserved_ips": [
+        "Azure IMDS: curl -H Metadata:true http://169.254.169.254/metadata/instance",
+        "the sample uses 192.0.2.{o} and 198.51.100.{o}",
+        "fe80::a00:27ff:fe4e:66a1%eth0 is the link-local address",
+    ],
+    "long_numbers": ["DHL {n} in Zustellung", "order ref {g}"],
+    "role_mails": [
+        "Send privacy requests to privacy@example.com.",
+        "Billing questions: billing@saas.example, DPO: dpo@saas.example",
+        "Press enquiries go to press@example.org.",
+    ],
+    "licence_mails": [
+        "Copyright 2020-2024 Li Wei <li.wei@example.cn>. All rights reserved.\nUse of this source code is governed by a BSD-style license",
+        "# Maintainer: Ola Nordmann <ola@nordmann.example>\n# License: GPL-3.0-or-later",
+    ],
+    "configmap_keys": ["nginx.conf", "TIMEZONE"],
+}  # fmt: skip
+
+HELDOUT3: dict[str, Any] = {
+    "csv_layouts": [csv_dutch_tabs, csv_polish_quoted, csv_portuguese, csv_french_token,
+                    csv_spanish_markdown],
+    "vendors": ["pypi_real", "vault", "atlassian", "slack_app", "doppler", "github_app"],
+    "columns": [60, 78, 132],
+    "prefixes": [" * ", "-- ", "; "],
+    "wrap_leads": ["Token (rotated): ", "VAULT_TOKEN=", "here is what was pasted: "],
+    "json_keys": ["dbPassword", "apiSecret", "session_token"],
+    "json_shapes": [
+        "Jul 02 08:15:03 web-1 app[4121]: payload={once}",
+        '{{"level":"info","msg":"request","body":{once}}}',
+    ],
+    "k8s_keys": ["MYSQL_ROOT_PASSWORD", "webhook-secret", "tls.pass"],
+    "basic_carriers": [
+        '{{"auths": {{"registry.example.com": {{"auth": "{b64}"}}}}}}',
+        "GET /metrics HTTP/1.1\r\nAuthorization: Basic {b64}\r\n",
+    ],
+    "percent_carriers": [
+        "cache url: redis%3A%2F%2F{user}%3A{pw}%40cache.internal%3A6379%2F0",
+        "?db=mongodb%3A%2F%2F{user}%3A{pw}%40mongo.internal%3A27017&ssl=true",
+    ],
+    "record_keys": ["OKTA_API_TOKEN", "mail.smtp.password", "clientSecret"],
+    "record_layouts": [
+        ("properties", "# mail settings\n{key} : {v}\n"),
+        ("xml_property", '<bean id="mailer">\n  <property name="{key}" value="{v}"/>\n</bean>\n'),
+        ("hcl", 'provider "okta" {{\n  {key} = "{v}"\n}}\n'),
+        ("systemd", '[Service]\nEnvironment="{key}={v}"\n'),
+    ],
+    "phones": PHONES_HELDOUT3,
+    "ids": IDS_HELDOUT3,
+    "placeholders": [
+        "DB_PASSWORD=<changeme>",
+        "SECRET_KEY=replace-this-with-a-long-random-string",
+        "API_TOKEN=REPLACE_WITH_YOUR_TOKEN",
+        'password: "********"',
+        "STRIPE_SECRET=sk_test_{x}",
+        "token: TODO_SET_ME",
+        'client_secret = "dummy-client-secret"',
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "MAILGUN_KEY=key-<your-key>",
+        "api_key: '{{{{ vault_api_key }}}}'",
+        "VAULT_TOKEN=hvs.XXXXXXXXXXXXXXXXXXXXXXXX",
+        "ADMIN_PASSWORD=ChangeThisPassword",
+    ],
+    "versions": [
+        "User-Agent: curl/8.{minor}.{patch}",
+        "Python/3.{minor}.{patch} aiohttp/3.9.{minor}",
+        "Mozilla/5.0 (Linux; Android {minor}; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{major}.0.{build}.{patch} Mobile Safari/537.36",
+    ],
+    "dotted": [
+        "id-sha256 is 2.16.840.1.101.3.4.2.1",
+        "prime256v1 has OID 1.2.840.10045.3.1.7",
+        "RFC 5280 section 4.2.1.9 (basic constraints)",
+    ],
+    "reserved_ips": [
+        "ECS task metadata at 169.254.170.2/v4/",
+        "docs: 203.0.113.{o} and 2001:db8::{o}",
+        "ping fe80::1%en0 to test the link",
+    ],
+    "long_numbers": ["DPD Paketnummer {n}", "ticket #{g} escalated"],
+    "role_mails": [
+        "Site issues: webmaster@example.org",
+        "DNS changes go through hostmaster@example.net.",
+        "Jobs: careers@company.example; sales: sales@company.example",
+    ],
+    "licence_mails": [
+        "Copyright (C) 2022  Ana Silva <ana.silva@example.pt>\n\nThis program is free software: you can redistribute it",
+        "# Copyright 2024 Kenji Sato <kenji@sato.example>\n# SPDX-License-Identifier: Apache-2.0",
+    ],
+    "configmap_keys": ["application.yml", "JAVA_OPTS"],
+}  # fmt: skip
+
 GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records, phones, ids,
               placeholders, versions, addresses, longer_numbers, public_addresses,
               structured_lookalikes)  # fmt: skip
 
 
 def build() -> dict[str, Any]:
-    halves = [Split("dev", 4501, DEV), Split("heldout", HELDOUT_SEED, HELDOUT)]
+    halves = [
+        Split("dev", 4501, DEV),
+        Split("heldout", HELDOUT_SEED, HELDOUT),
+        Split("heldout2", HELDOUT2_SEED, HELDOUT2, tag="N"),
+        Split("heldout3", HELDOUT3_SEED, HELDOUT3, tag="T"),
+    ]
     for split in halves:
         for generate in GENERATORS:
             generate(split)
@@ -747,7 +1173,12 @@ def build() -> dict[str, Any]:
         "meta": {
             "description": __doc__.strip().splitlines()[0],
             "generator": "plugins/tinymemory-safety/tests/generate_class_corpus.py",
-            "splits": {"dev": "asserted by the tests", "heldout": "only scored by the benchmark"},
+            "splits": {
+                "dev": "asserted by the tests",
+                "heldout": "only scored by the benchmark",
+                "heldout2": "only scored by the benchmark (a third, later draw)",
+                "heldout3": "scored once by the benchmark (a fourth draw, written after the fixes)",
+            },
         },
         "positives": [case for split in halves for case in split.positives],
         "negatives": [case for split in halves for case in split.negatives],

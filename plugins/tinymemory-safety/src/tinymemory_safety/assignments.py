@@ -29,6 +29,7 @@ from tinymemory_safety.credentials import (
 )
 from tinymemory_safety.hits import Hit
 from tinymemory_safety.lookalikes import elided_end, placeholder_value
+from tinymemory_safety.secret_names import names_secret
 
 _QUOTES = "\"'`"
 #: A key's words: ``DB_PASSWORD`` is db, password; ``AccountKey`` account, key.
@@ -62,7 +63,8 @@ _NOT_SECRET_ANY = frozenset(
      "input", "output", "completion", "eos", "bos", "pad", "unk", "sep", "cls", "mask",
      "object", "row", "shard", "routing", "lookup", "dict", "map", "index", "unique",
      "group", "hot", "composite", "natural", "surrogate", "range", "dedup", "lock", "sync",
-     "tokens", "keys", "monkey", "turkey", "donkey", "jockey", "hockey", "whiskey"}
+     "tokens", "keys", "monkey", "turkey", "donkey", "jockey", "hockey", "whiskey",
+     "secretary", "secretaries", "secretariat"}
 )  # fmt: skip
 #: Values that name nothing secret: booleans, nulls, the words templates write.
 _DUMMY_VALUES = frozenset(
@@ -84,15 +86,18 @@ _BEGIN_PUBLIC = ("ssh-", "ecdsa-", "-----BEGIN PUBLIC", "-----BEGIN CERTIFICATE"
 
 @functools.lru_cache(maxsize=4096)
 def is_secret_key(key: str) -> bool:
-    """Whether a key (``DB_PASSWORD``, ``x-api-key``, ``AccountKey``) names a secret."""
+    """Whether a key (``DB_PASSWORD``, ``x-api-key``, ``AccountKey``, ``Passwort``) names a secret.
+
+    English words by the rules above; other languages by :mod:`tinymemory_safety.secret_names`.
+    """
     words = [word.lower() for word in _KEY_WORDS.findall(key)]
-    if not words or any(word in _NOT_SECRET_ANY for word in words):
-        return False
-    if words[-1] in _NOT_SECRET_LAST:
+    if not words:
+        return names_secret(key)  # a key in another script (``Пароль``)
+    if any(word in _NOT_SECRET_ANY for word in words) or words[-1] in _NOT_SECRET_LAST:
         return False
     if words[-1] in _SECRET_LAST or "".join(words[-2:]) in {"apikey", "authtoken", "keydata"}:
         return True
-    return any(word in _SECRET_WORDS for word in words)
+    return any(word in _SECRET_WORDS for word in words) or names_secret(key)
 
 
 def is_value(text: str, start: int, end: int) -> bool:
@@ -159,6 +164,8 @@ def key_values(scan: Scan) -> Iterator[Hit]:
         if not is_secret_key(key) or key.lower().replace("-", "_").endswith("api_key"):
             continue  # the api_key rule keeps the key and takes the value
         at = _AFTER_SEPARATOR.match(text, separator.end()).end()  # type: ignore[union-attr]
+        if key.lower() == "key" and _VALUE_ATTRIBUTE.match(text, at):
+            continue  # ``<add key="ApiSecret" value="…">``: a name, its value follows
         span = _value_span(text, at)
         if span is None or not is_value(text, *span):
             continue
@@ -199,6 +206,23 @@ def api_keys(scan: Scan) -> Iterator[Hit]:
 
 #: ``<password>value</password>`` (XML configuration: Maven, Jenkins, .NET).
 _XML_ELEMENT = re.compile(r"(?a)<([A-Za-z_][\w.:-]{0,63}+)>([^<\n]{1,256}+)</\1>")
+#: An element's pair of attributes, a name then its value (``<add key="ApiSecret"
+#: value="…"/>``, ``<param name="password" value="…">``, ``<property name=… value=…>``),
+#: with up to three other attributes between.
+_ATTRIBUTE_PAIR = re.compile(
+    r"(?a)<[\w.:-]{1,64}+[^<>]{0,256}?[ \t\n](?:key|name|id|param|property|setting|option)"
+    r"[ \t]*+=[ \t]*+([\"'])([\w.:/-]{1,128}+)\1"
+    r"(?:[ \t\n]++[\w.:-]{1,64}+[ \t]*+=[ \t]*+([\"'])[^\"'\n<>]{0,256}+\3){0,3}"
+    r"[ \t\n]++(?:value|val|content|data|secret)[ \t]*+=[ \t]*+([\"'])([^\"'\n]{1,512}+)\4"
+)
+#: An element named by its attribute, its text the value, maybe in a child element
+#: (``<setting name="ApiSecret"><value>…</value></setting>``, ``<entry key="token">…<``).
+_NAMED_ELEMENT = re.compile(
+    r"(?a)<[\w.:-]{1,64}+[^<>]{0,256}?[ \t\n](?:key|name)[ \t]*+=[ \t]*+([\"'])"
+    r"([\w.:/-]{1,128}+)\1[^<>]{0,256}+>[ \t\n]*+(?:<(?:value|val|string)>)?([^<\n]{1,512}+)<"
+)
+#: What follows a name attribute's value when a value attribute goes with it.
+_VALUE_ATTRIBUTE = re.compile(r"(?a)[\"'][^<>\n]{0,256}?[ \t](?:value|val|content|data)[ \t]*=")
 #: ``define('DB_PASSWORD', 'value')``, ``config.set("api_token", "value")``: a key and its value.
 _CALL_PAIR = re.compile(
     r"(?a)\([ \t]*+([\"'])([\w.-]{1,64}+)\1[ \t]*+,[ \t]*+([\"'])([^\"'\n]{1,256}+)\3"
@@ -210,6 +234,14 @@ _SQL_PASSWORD = re.compile(r"(?a)(?:identified by|password)[ \t]++([\"'])([^\"'\
 def markup_pairs(scan: Scan) -> Iterator[Hit]:
     """Secrets in XML elements, in ``define``-style calls and in SQL: only the value goes."""
     text = scan.text
+    if "<" in text and "=" in text:
+        for match in _ATTRIBUTE_PAIR.finditer(text):
+            if is_secret_key(match.group(2)) and _secret_value(text, *match.span(5)):
+                yield Hit(*match.span(5), REDACTED, "secret_assignment", (SHAPE_PASS, 102))
+    if "</" in text and "=" in text:
+        for match in _NAMED_ELEMENT.finditer(text):
+            if is_secret_key(match.group(2)) and _secret_value(text, *match.span(3)):
+                yield Hit(*match.span(3), REDACTED, "secret_assignment", (SHAPE_PASS, 102))
     if "</" in text:
         for match in _XML_ELEMENT.finditer(text):
             if is_secret_key(match.group(1)) and _secret_value(text, *match.span(2)):

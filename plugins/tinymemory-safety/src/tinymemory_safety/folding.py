@@ -43,8 +43,12 @@ ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 #: slash (every layer: ``\\\\\\"`` is a quote), and ``%XX`` of URL punctuation.
 _SPECIAL = re.compile(f"[{INVISIBLE}]+" + r'|\\++(?=["/])|%(?:2[13-6A-Fa-f]|3[ABDFabdf]|40)')
 #: Where a hard wrap may have cut a token: a run of credential characters ending a line,
-#: the next line's prefix (a quote marker, an indent), a run opening the next line.
-_WRAP = re.compile(r"(?a)([\w+/=.-]++)\n([ \t>]*+)([\w+/=.-]++)")
+#: the next line's lead (any characters but letters and digits: a quote marker, an indent,
+#: a comment's ``//``, ``#``, ``--``, ``;``, `` * ``), a run opening the next line.
+_WRAP = re.compile(r"(?a)([\w+/=.-]++)\n([^\w\n]{0,12}+)([\w+/=.-]++)")
+#: A line's lead: what a prefix repeated on every line of a wrapped block may be.
+_LEAD = re.compile(r"(?a)[^\w\n]{0,12}+")
+_TOKEN_RUN = re.compile(r"(?a)[\w+/=.-]++")
 #: The shortest line a wrap leaves: wrap columns are 64 to 132 in practice.
 WRAP_COLUMN = 40
 #: The shortest token a joined wrap can make: the shortest provider tokens are 15 long.
@@ -83,6 +87,18 @@ class Folded:
             return self.stop[change]
         return self.stop[change] + index - self.to[change] - self.size[change] + 1
 
+    def folded_index(self, index: int) -> int:
+        """Where the original character ``index`` lies in the folded text.
+
+        Inside a run that was dropped or decoded: where its replacement starts.
+        """
+        change = bisect.bisect_right(self.at, index) - 1
+        if change < 0:
+            return index
+        if index < self.stop[change]:
+            return self.to[change]
+        return self.to[change] + self.size[change] + index - self.stop[change]
+
     def original_span(self, start: int, end: int) -> tuple[int, int]:
         """The original characters a folded span ``[start, end)`` came from."""
         if not self.to:
@@ -99,26 +115,46 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
     A break is one when the line before it is at least :data:`WRAP_COLUMN`
     long and opens with the same prefix as the next, and the runs of credential
     characters on both sides make a token: :data:`WRAPPED_TOKEN` characters or
-    more, with a digit, and neither side a word of prose (all lowercase letters).
+    more, with a digit, and neither side a word of prose (letters, lowercase or capitalised).
     """
     breaks = []
     at = 0
     while (found := _WRAP.search(text, at)) is not None:
-        at = found.start(3)  # the next line's run may end a line too
+        at = found.end(1) + 1  # the next line's run may end a line too
         newline = found.end(1)
         line_start = text.rfind("\n", 0, newline) + 1
-        left, prefix, right = found.group(1, 2, 3)
-        if newline - line_start < WRAP_COLUMN or not text.startswith(prefix, line_start):
+        left = found.group(1)
+        if newline - line_start < WRAP_COLUMN:
             continue
+        # The prefix is what the line and the next both open with: a token's own
+        # first characters (``-``, ``/``, ``+``) on the next line are not part of it.
+        lead = _LEAD.match(text, line_start).group()  # type: ignore[union-attr]
+        prefix = _common_prefix(lead, found.group(2))
+        right_run = _TOKEN_RUN.match(text, found.start(2) + len(prefix))
+        if right_run is None:
+            continue  # the next line opens with more than the prefix: no token goes on
+        right = right_run.group()
         joined = left + right
         if len(joined) < WRAPPED_TOKEN or not any(char.isdigit() for char in joined):
             continue
-        if (left.isalpha() and left.islower()) or (right.isalpha() and right.islower()):
-            continue  # a word of prose on either side: the line ended there
+        if _prose_word(left) or _prose_word(right):
+            continue  # a word of prose on either side ("the", "Thanks"): the line ended there
         if not (_alnum(left) and _alnum(right)):
             continue  # a rule (``---``), a path's slash: no token goes on
-        breaks.append((newline, found.end(2)))
+        breaks.append((newline, found.start(2) + len(prefix)))
     return breaks
+
+
+def _common_prefix(first: str, second: str) -> str:
+    at = 0
+    while at < min(len(first), len(second)) and first[at] == second[at]:
+        at += 1
+    return first[:at]
+
+
+def _prose_word(run: str) -> bool:
+    """A word as prose writes it: letters, all lowercase or capitalised."""
+    return run.isalpha() and (run.islower() or (run[0].isupper() and run[1:].islower()))
 
 
 def _alnum(run: str) -> bool:

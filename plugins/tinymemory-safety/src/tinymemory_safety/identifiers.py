@@ -17,6 +17,7 @@ anyone publishes: their label alone makes them personal data.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Iterator
 from types import ModuleType
 
@@ -118,19 +119,97 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
     for piece in pieces:
         name = piece.strip().strip("\"'“”").translate(ASCII_LOWER)
         words = name.replace(".", " ").split()
-        if len(name) < 3 or name in _NOT_LABELS or not _GLOSS_WORDS.isdisjoint(words):
+        if len(name) < 3 or name in _NOT_LABELS:
             continue
         if any(word.endswith(_DEMONYM) for word in words):
             continue
+        if 2 * sum(word in _GLOSS_WORDS for word in words) >= len(words):
+            continue  # mostly gloss words: "personal code"; "cod numeric personal" is a name
         if name[:1].isupper() and not inner:  # a heading that is all gloss
             continue
         names.append(name)
     return tuple(dict.fromkeys(names))
 
 
+#: Vowels of the Latin, Greek and Cyrillic alphabets, as their letters without accents
+#: (where a word's last syllable starts): Latin, dotless i, then Greek and Cyrillic.
+_VOWELS = frozenset(
+    "aeiouyæøœ\u0131\u03b1\u03b5\u03b7\u03b9\u03bf\u03c5\u03c9"
+    "\u0430\u0435\u0451\u0438\u043e\u0443\u044b\u044d\u044e\u044f\u0456\u0457\u0454"
+)
+#: The most letters an inflection adds after a word's stem (case, number, article,
+#: possessive: Romanian ``-ului``, Finnish ``-uksen``, Norwegian ``-et``).
+_ENDING = 6
+#: The longest one-word name read as an acronym, never inflected (``pesel``, ``svnr``).
+_ACRONYM = 5
+_LETTER = "[a-z\u00df-\u024f\u0370-\u03ff\u0400-\u04ff]"
+#: Any vowel of the Latin alphabets, with or without accents, either case.
+_ANY_VOWEL = (
+    "[aeiouy\u00c0-\u00c6\u00c8-\u00cf\u00d2-\u00d6\u00d8-\u00dd\u00e0-\u00e6"
+    "\u00e8-\u00ef\u00f2-\u00f6\u00f8-\u00fd\u00ff\u0150\u0151\u0170\u0171\u0131]"
+)
+
+
+def inflected(name: str) -> str:
+    """A pattern of ``name`` as sentences write it: each word in any inflected form.
+
+    A national id's name is declined, takes an article or a possessive as a
+    suffix ("codul numeric personal", "fødselsnummeret", "rodného čísla"): each
+    word is kept to its stem (its last syllable's vowel and what follows cut off,
+    three letters at the least), then any ending of up to :data:`_ENDING` letters.
+    A name of one word of :data:`_ACRONYM` letters or fewer (an acronym: PESEL,
+    EGN), or with dots, and words of two letters stay as written. Letters outside
+    ASCII match either case, since the detectors' text is lowered in ASCII only.
+    """
+    words = name.split()
+    if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
+        return re.escape(name)
+    parts = []
+    for word in words:
+        if len(word) <= 2 or not word.isalpha():
+            parts.append(re.escape(word))
+        else:
+            parts.append("".join(_stem(word)) + f"{_LETTER}{{0,{_ENDING}}}")
+    return "[ -]".join(parts)
+
+
+def _stem(word: str) -> list[str]:
+    """``word`` without its last vowel and what follows it (three letters at the least),
+    as patterns of its letters; the stem's own last vowels are any Latin vowels, since an
+    inflection may change them (Icelandic ``kennitala``/``kennitölu``, German and
+    Hungarian umlauts, Finnish vowel harmony)."""
+    end = len(word)
+    while end and not _vowel(word[end - 1]):
+        end -= 1
+    while end and _vowel(word[end - 1]):
+        end -= 1
+    stem = word[:end] if end >= 3 else word[:3]
+    letters = [_either_case(char) for char in stem]
+    last = len(stem)
+    while last and not _vowel(stem[last - 1]):
+        last -= 1
+    first = last
+    while first and _vowel(stem[first - 1]):
+        first -= 1
+    if 0 < first < last and all(ord(char) < 0x250 for char in stem[first:last]):
+        letters[first:last] = [_ANY_VOWEL + "{1,2}"]
+    return letters
+
+
+def _vowel(char: str) -> bool:
+    return unicodedata.normalize("NFD", char.lower())[:1] in _VOWELS
+
+
+def _either_case(char: str) -> str:
+    lower, upper = char.lower(), char.upper()
+    if char.isascii() or lower == upper or len(upper) != 1:
+        return re.escape(lower)
+    return f"[{lower}{upper}]"
+
+
 #: (class, stdnum module, every label that names it, as a pattern).
 _LABELLED: tuple[tuple[str, ModuleType, str], ...] = tuple(
-    (kind, module, "|".join([own, *(re.escape(name) for name in stdnum_labels(module))]))
+    (kind, module, "|".join([own, *(inflected(name) for name in stdnum_labels(module))]))
     for kind, module, own in _OWN_LABELS
 )
 #: Labels that name some national identifier without saying whose: every validator is tried.
@@ -144,7 +223,8 @@ _GENERIC_LABEL = (
 _LABEL_ONLY: tuple[tuple[str, str], ...] = (
     ("passport", r"passport(?: number| no| #)?|reisepass(?:nummer)?|passeport|pasaporte"),
     ("driver_license", r"driv(?:er'?s?|ing) licen[cs]e(?: number| no| #)?|dl(?: number| no| #)"),
-    ("bank_account", r"(?:bank )?account (?:number|no|#)|acct(?: no| #)?|kontonummer|"
+    ("bank_account", r"bank account (?:number|no|#)|account (?:number|no|#)|acct(?: no| #)?|"
+     r"kontonummer|"
      r"num[ée]ro de compte|n[úu]mero de cuenta|sort code"),
 )  # fmt: skip
 _ROUTING_LABEL = r"routing(?: number| no| #)?|aba(?: number| no| #)?"
@@ -153,7 +233,9 @@ _LABELS = re.compile(
     + "|".join(f"(?P<l{index}>{label})" for index, (_, _, label) in enumerate(_LABELLED))
     + f"|(?P<generic>{_GENERIC_LABEL})|(?P<routing>{_ROUTING_LABEL})|"
     + "|".join(f"(?P<o{index}>{label})" for index, (_, label) in enumerate(_LABEL_ONLY))
-    + r")(?![a-z])"
+    # A label whose last word is a word (six letters or more, not an acronym) may be
+    # inflected as written here too ("CPR-nummeret", "Sozialversicherungsnummern").
+    + rf")(?:(?<={_LETTER}{{{_ACRONYM + 1}}}){_LETTER}{{1,{_ENDING}}})?(?![a-z])"
 )
 
 
@@ -203,28 +285,49 @@ def _by_first_letter(labels: list[str]) -> str:
     return "(?:" + "|".join([*parts, *rest]) + ")"
 
 
-#: Where a label may start: every label's alternatives, grouped by first letter, after
-#: the character before it, which may not be a letter, digit or ``_``. That character is
-#: matched, not looked behind at, so ``re`` skips the inside of words in its fast
-#: character-set scan.
-_LABEL_START = re.compile(
-    r"(?a)[^a-z0-9_](?=[a-z\u0080-\uffff])"
-    + _by_first_letter(
-        [
-            alternative
-            for label in (
-                *(label for _, _, label in _LABELLED),
-                _GENERIC_LABEL,
-                _ROUTING_LABEL,
-                *(label for _, label in _LABEL_ONLY),
-            )
-            for alternative in _alternatives(label)
-        ]
+def _openings(labels: list[str]) -> str:
+    """A character class of every character ``labels`` may open with.
+
+    A label opening with a letter opens with it; one opening with a class of
+    letters with any of them; any other opening (an optional group)
+    may be anything a word starts with.
+    """
+    chars: set[str] = set()
+    for label in labels:
+        if label[:1].isalpha() and label[1:2] not in {"?", "*", "{", "+"}:
+            chars.add(label[0])
+        elif label.startswith("[") and "-" not in label[1 : label.find("]")]:
+            chars.update(label[1 : label.find("]")])
+        else:
+            return "[a-z\u0080-\uffff]"
+    return "[" + "".join(re.escape(char) for char in sorted(chars)) + "]"
+
+
+_LABEL_ALTERNATIVES = [
+    alternative
+    for label in (
+        *(label for _, _, label in _LABELLED),
+        _GENERIC_LABEL,
+        _ROUTING_LABEL,
+        *(label for _, label in _LABEL_ONLY),
     )
+    for alternative in _alternatives(label)
+]
+#: Where a label may start: every label's alternatives, grouped by first letter, after
+#: the character before it, which may not be a letter, digit or ``_``, and before one a
+#: label opens with. That character is matched, not looked behind at, so ``re`` skips
+#: the inside of words in its fast character-set scan; the one after is looked ahead
+#: at, so the alternatives are tried only where one of them may open.
+_LABEL_START = re.compile(
+    r"(?a)[^a-z0-9_](?="
+    + _openings(_LABEL_ALTERNATIVES)
+    + ")"
+    + _by_first_letter(_LABEL_ALTERNATIVES)
 )
 #: After a label: a few joining words ("is", "ein", "er", "no", any of four letters or
 #: fewer, in any language), then the value (a digit among its first characters).
 _JOIN = re.compile(r"(?i)(?:[\s:#.=\-]|\bnumber\b|\(\w+\)|\b[^\W\d_]{1,4}(?![\w-])){0,6}+")
+_LONG_WORD = re.compile(r"[^\W\d_]{5,16}(?![\w-])")
 _LABELLED_VALUE = re.compile(r"(?a)[A-Za-z]{0,3}\d[\dA-Za-z./ -]{3,24}+")
 _FREE_VALUE = re.compile(r"(?a)[A-Za-z0-9][A-Za-z0-9-]{4,19}+")
 _DATE = re.compile(
@@ -260,7 +363,17 @@ def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
         label = _LABELS.match(scan.lower, found.start())  # ``padded`` is one character ahead
         if label is not None:
             at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
-            yield from _after_label(scan, at, label.lastgroup or "")
+            name = label.lastgroup or ""
+            hits = list(_after_label(scan, at, name))
+            if not hits and not name.startswith("o"):
+                # One longer word may stand between a label and its number: a possessive
+                # or a case of "number" (Turkish "kimlik numaran\u0131z", "CPR-nummeret"); the
+                # number must still pass the label's validator.
+                word = _LONG_WORD.match(scan.text, at)
+                if word is not None:
+                    at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]
+                    hits = list(_after_label(scan, at, name))
+            yield from hits
 
 
 def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str]]:
@@ -321,8 +434,18 @@ STANDALONE_LETTERS: tuple[tuple[str, re.Pattern[str], ModuleType], ...] = (
 )
 
 
+#: A piece of text every birth label holds (each branch of :data:`_DOB_LABEL` holds one):
+#: a text with none has no label, and costs a few substring searches, not a scan.
+DOB_PIECES = (
+    "birth", "dob", "d.ob", "do.b", "d.o.b", "born", "geb", "e le", "é le",
+    "naissance", "nacimiento", "nascimento", "nascita", "生年月日", "出生日期",
+)  # fmt: skip
+
+
 def dates_of_birth(scan: Scan) -> Iterator[tuple[int, int, str]]:
     """A date right after a birth label ("DOB: 14/03/1987", "born on 3 May 1990")."""
+    if not any(piece in scan.lower for piece in DOB_PIECES):
+        return
     for label in _DOB_LABEL.finditer(scan.lower):
         if not scan.starts_word(label.start()):
             continue

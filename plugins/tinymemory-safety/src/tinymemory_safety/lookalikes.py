@@ -51,8 +51,44 @@ def elided_end(text: str, end: int) -> int:
     return end + 1 if text.startswith("\u2026", end) else end
 
 
+#: A stand-in written in words (``changeme-in-production``, ``REPLACE_ME``,
+#: ``your-api-key-here``, ``dummy_secret``, ``TODO``): letters and separators only.
+_WORDS_ONLY = re.compile(r"(?a)[A-Za-z]+(?:[-_. ]+[A-Za-z]+)*")
+_WORD = re.compile(r"(?a)[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+#: Words that say a value is to be written in later: any one of them, in any case.
+_STAND_IN_WORDS = frozenset(
+    {"changeme", "replaceme", "placeholder", "example", "examples", "sample", "dummy", "fake",
+     "todo", "fixme", "tbd", "redacted", "insert", "foobar", "lorem", "ipsum"}
+)  # fmt: skip
+#: Pairs of words that say it: ``change me``, ``your ... here``, ``put ... here``.
+_STAND_IN_PAIRS = (
+    ("change", "me"), ("replace", "me"), ("change", "this"), ("replace", "this"),
+    ("your", "here"), ("put", "here"), ("enter", "here"), ("insert", "here"), ("set", "me"),
+    ("fill", "in"), ("not", "set"), ("your", "own"), ("replace", "with"), ("change", "before"),
+)  # fmt: skip
+
+
+def stand_in_words(value: str) -> bool:
+    """Whether ``value`` is words that ask for a value (``changeme-in-production``)."""
+    if not _WORDS_ONLY.fullmatch(value):
+        return False
+    words = [word.lower() for word in _WORD.findall(value)]
+    if any(word in _STAND_IN_WORDS for word in words):
+        return True
+    joined = ["".join(words[index : index + 2]) for index in range(len(words) - 1)]
+    if any(word in _STAND_IN_WORDS for word in joined):
+        return True
+    return any(
+        first in words and second in words[words.index(first) + 1 :]
+        for first, second in _STAND_IN_PAIRS
+    )
+
+
 def placeholder_value(value: str) -> bool:
-    """Whether ``value`` is a documentation stand-in: elided, or one character repeated."""
+    """Whether ``value`` is a documentation stand-in: elided, one character repeated, or words
+    that ask for a value (:func:`stand_in_words`)."""
+    if stand_in_words(value):
+        return True
     elided = _ELLIPSIS.search(value)
     if elided is not None:
         return len(_body(value[: elided.start()])) < _SHORTEST_BODY

@@ -227,7 +227,7 @@ class PersonalData:
         for pattern, kind, valid in _BARE_SHAPES if bare else _FORMATTED:
             at = lo
             while found := pattern.search(text, at, hi):
-                if _whole(scan, found) and valid(found) and not _groups_go_on(text, found):
+                if _whole(scan, found) and not _groups_go_on(text, found) and valid(found):
                     yield _hit(found.start(), found.end(), kind)
                     at = found.end()
                 else:  # a shape that fails its gate may hide one starting inside it

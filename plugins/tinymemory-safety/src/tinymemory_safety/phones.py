@@ -19,10 +19,12 @@ stay.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator, Sequence
 
 import phonenumbers
+from phonenumbers import PhoneMetadata
 
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.regions import text_regions
@@ -124,17 +126,14 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     if international:
         number = _parse("+" + digits[2:] if candidate.startswith("00") else candidate, None)
         return number is not None and _valid(number)
-    number = _parse(candidate, region)
     # Unvouched, it must also be grouped as the region writes it: "415 555 0132"
-    # is a phone number, "2062 100 100" three counts.
+    # is a phone number, "2062 100 100" three counts. So a run of digits no number
+    # of the region is written with is not parsed.
+    number = _parse(candidate, region) if vouched or _writable(digits, region) else None
     valid = number is not None and _valid(number)
     if valid and (vouched or _written_as(candidate, number)):  # type: ignore[arg-type]
         return True
-    if candidate != digits and any(
-        _written_as(candidate, other)
-        for other in (_parse(candidate, hinted) for hinted in text_regions(scan, start))
-        if other is not None and _valid(other)
-    ):
+    if candidate != digits and _hinted(candidate, region, text_regions(scan, start)):
         return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
         return False
@@ -145,6 +144,89 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _hinted(candidate: str, region: str, hinted: Sequence[str]) -> bool:
+    """Whether ``candidate`` is valid, and grouped as written, in one of the ``hinted`` regions.
+
+    It is parsed once per calling code, in the code's main region, not once per
+    region: the regions that share a code (NANP's twenty-five, RU and KZ, GB and
+    the Crown dependencies…) parse a national number alike but for local dialling
+    rules (a Caribbean island's seven digits take its area code), which make a
+    number longer than written, so never grouped as written where the main region
+    rejects it. Only when the main region takes the number but the text does not
+    point to it is each hinted region of the code asked in turn. The policy's
+    region was asked already (:func:`_phone`): its code is skipped when it is the
+    code's main region.
+    """
+    by_code: dict[int, list[str]] = {}
+    for hint in hinted:
+        by_code.setdefault(_calling_code(hint), []).append(hint)
+    for code, regions in by_code.items():
+        main = phonenumbers.region_code_for_country_code(code)
+        if main == region:
+            continue  # the policy's region: its answer was no
+        if not _grouped_valid(candidate, main):
+            continue
+        if main in regions or any(_grouped_valid(candidate, hint) for hint in regions):
+            return True
+    return False
+
+
+def _grouped_valid(candidate: str, region: str) -> bool:
+    """Whether ``candidate`` read in ``region`` is a valid number grouped as written."""
+    if not _writable(_NON_DIGITS.sub("", candidate), region):
+        return False
+    number = _parse(candidate, region)
+    return number is not None and _valid(number) and _written_as(candidate, number)
+
+
+_calling_code = functools.cache(phonenumbers.country_code_for_region)
+
+
+def _writable(digits: str, region: str) -> bool:
+    """Whether a valid number read in ``region`` may be written nationally with ``digits``.
+
+    Written nationally, a number holds its national significant number (one of
+    the lengths its country's metadata gives: ``general_desc.possible_length``)
+    and the digits its format adds (a national prefix: ``0``, ``8``, ``1``). A run
+    of any other count of digits cannot be grouped as the number is written, so
+    it needs no parse. A run that opens with the region's international prefix
+    (``011`` in the US) is dialled abroad: its count says nothing, it is parsed.
+    """
+    if len(digits) in _national_lengths(_calling_code(region)):
+        return True
+    dialled = _international_prefix(region)
+    return dialled is not None and dialled.match(digits) is not None
+
+
+#: A group of the number in a format's rules (``(\\1) \\2-\\3``, ``8 (\\1)``): the rest is literal.
+_GROUP_REFERENCE = re.compile(r"\\\d")
+
+
+@functools.cache
+def _national_lengths(code: int) -> frozenset[int]:
+    """Every count of digits a valid number of calling code ``code`` is written with."""
+    counts: set[int] = set()
+    for region in phonenumbers.region_codes_for_country_code(code):
+        metadata = PhoneMetadata.metadata_for_region_or_calling_code(code, region)
+        if metadata is None or metadata.general_desc is None:
+            continue
+        added = {0}
+        for layout in metadata.number_format:
+            literal = _GROUP_REFERENCE.sub("", layout.national_prefix_formatting_rule or "")
+            literal += _GROUP_REFERENCE.sub("", layout.format or "")
+            added.add(sum(char.isdigit() for char in literal))
+        for length in metadata.general_desc.possible_length or ():
+            counts.update(length + extra for extra in added)
+    return frozenset(counts)
+
+
+@functools.cache
+def _international_prefix(region: str) -> re.Pattern[str] | None:
+    metadata = PhoneMetadata.metadata_for_region(region)
+    prefix = None if metadata is None else metadata.international_prefix
+    return None if prefix is None else re.compile(prefix)
 
 
 def _valid(number: phonenumbers.PhoneNumber) -> bool:

@@ -187,6 +187,19 @@ _BY_LITERAL: dict[str, tuple[int, ...]] = {
 _ALWAYS = tuple(rank for rank, (_, _, _, literals) in enumerate(_COMPILED) if "" in literals)
 
 
+#: Patterns whose alphabet holds ``%``: their tokens carry percent-escapes (Twitter's
+#: app-only bearer tokens are URL-encoded), which folding decodes and so cuts.
+_PERCENT_ESCAPED = frozenset(
+    rank for rank, (_, pattern, _, _) in enumerate(_COMPILED) if "%" in pattern.pattern
+)
+
+
+def percent_escaped_tokens(scan: Scan) -> Iterator[Hit]:
+    """The tokens of :data:`_PERCENT_ESCAPED` patterns, in a text read as written (not folded)."""
+    if "%" in scan.text:
+        yield from _catalogued(scan, _PERCENT_ESCAPED)
+
+
 def provider_tokens(scan: Scan) -> Iterator[Hit]:
     """Every catalogued provider token, webhook path and Azure AD client secret.
 
@@ -194,10 +207,27 @@ def provider_tokens(scan: Scan) -> Iterator[Hit]:
     each only the patterns whose literal one alternation finds in it.
     """
     text = scan.text
+    yield from _catalogued(scan)
+    if "hook" in text:
+        for match in _WEBHOOKS.finditer(text):
+            yield Hit(*match.span(1), REDACTED, "webhook", (SHAPE_PASS, len(_COMPILED)))
+    if "Q~" in text:
+        for match in _AZURE_SECRET.finditer(text):
+            start = match.start() - 4
+            head = text[max(0, start) : match.start()]
+            if len(head) == 4 and head[3].isdigit() and scan.starts_word(start):
+                yield Hit(start, match.end(), REDACTED, "azure", (SHAPE_PASS, len(_COMPILED)))
+
+
+def _catalogued(scan: Scan, only: frozenset[int] | None = None) -> Iterator[Hit]:
+    """The catalogue's tokens in the long words of ``scan`` (of the ranks ``only``, if given)."""
+    text = scan.text
     for start_at, end_at in scan.long_words():
         ranks = set(_ALWAYS)
         for literal in _ANY_LITERAL.findall(text, start_at, end_at):
             ranks.update(_BY_LITERAL[literal])
+        if only is not None:
+            ranks &= only
         for rank in sorted(ranks):
             kind, pattern, fixed, _ = _COMPILED[rank]
             for match in pattern.finditer(text, start_at, end_at):
@@ -209,12 +239,3 @@ def provider_tokens(scan: Scan) -> Iterator[Hit]:
                 if fixed and not scan.ends_word(end):
                     continue
                 yield Hit(start, end, REDACTED, kind, (SHAPE_PASS, rank))
-    if "hook" in text:
-        for match in _WEBHOOKS.finditer(text):
-            yield Hit(*match.span(1), REDACTED, "webhook", (SHAPE_PASS, len(_COMPILED)))
-    if "Q~" in text:
-        for match in _AZURE_SECRET.finditer(text):
-            start = match.start() - 4
-            head = text[max(0, start) : match.start()]
-            if len(head) == 4 and head[3].isdigit() and scan.starts_word(start):
-                yield Hit(start, match.end(), REDACTED, "azure", (SHAPE_PASS, len(_COMPILED)))

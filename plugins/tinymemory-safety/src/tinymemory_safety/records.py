@@ -88,7 +88,7 @@ def _header(text: str, cells: list[tuple[int, int]]) -> bool:
 def table_columns(scan: Scan) -> Iterator[Hit]:
     """The cells under a header cell that names a secret, in every row of the table."""
     text = scan.text
-    if "\n" not in text or not _HEADER_WORDS.search(scan.lower):
+    if "\n" not in text:
         return
     lines = text.split("\n")
     offsets = [0]
@@ -98,10 +98,13 @@ def table_columns(scan: Scan) -> Iterator[Hit]:
         if len(line) > _HEADER_LINE:
             continue
         lower = scan.lower[offsets[index] : offsets[index] + len(line)]
-        if not _HEADER_WORDS.search(lower):
-            continue
+        # An English header word, or a line whose separators the next line repeats (a
+        # header of any language: its words are looked up once it parses as one).
+        english = _HEADER_WORDS.search(lower) is not None
         for sep in _SEPARATORS:
             if sep not in line:
+                continue
+            if not english and line.count(sep) != lines[index + 1].count(sep):
                 continue
             header = _cells(line, offsets[index], sep)
             if header is None or len(header) < 2 or not _header(text, header):

@@ -120,7 +120,20 @@ _LANGUAGES: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
          ("DK",)),
         ("og i det som en på er til å av for med ikke jeg meg vi har", ("NO",)),
         ("ja on ei se että hän oli ovat mutta kun niin tai myös", ("FI",)),
-        ("ve bir bu için ile da de değil çok ama daha gibi olarak", ("TR",)),
+        ("ve bir bu için ile da de değil çok ama daha gibi olarak bize biz siz size sizi "
+         "bizi ben sen", ("TR",)),
+        ("az és hogy nem egy van meg ez csak már mint volt vagy ki el ha fel még azt ezt "
+         "sem pedig lesz kell minket önt önök itt ott", ("HU",)),
+        ("je se na že jsem jsme jste ale jak tak pro od po jako které který která nebo jsou "
+         "mě nás vás", ("CZ",)),
+        ("je sa na že som sme ste ale ako tak pre od po ktoré ktorý ktorá alebo sú ma nás "
+         "vás", ("SK",)),
+        ("și în de la cu pe un nu să ce se din care este mai sau pentru ne vă ați", ("RO",)),
+        ("i je u da se na za od su kao ali ili što iz biti sam smo ste nas vas",
+         ("HR", "RS", "BA", "ME", "SI")),
+        ("ja on ei ole et se mis kui aga või ka oma meie teie", ("EE",)),
+        ("un ir ar no uz par kas bet vai tas ka mēs jūs", ("LV",)),
+        ("ir kad su iš į ne bet tai kaip mes jūs yra", ("LT",)),
     )
 )  # fmt: skip
 #: Letters one language (or a few) alone writes among the Latin ones.
@@ -134,8 +147,26 @@ _LETTERS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = tuple(
         ("øæ", ("DK", "NO")),
         ("å", ("SE", "DK", "NO", "FI")),
         ("őű", ("HU",)),
-        ("ğış", ("TR",)),
+        ("ğış\u0307", ("TR",)),  # ``\u0307``: the dot ``İ`` keeps when lowered
         ("řůěť", ("CZ",)),
+        ("ľĺŕô", ("SK",)),
+        ("ășțâ", ("RO",)),
+        ("đ", ("HR", "RS", "BA", "ME")),
+        ("þð", ("IS",)),
+        ("āēīūģķļņ", ("LV",)),
+        ("ėįų", ("LT",)),
+        ("ħġ", ("MT",)),
+    )
+)
+#: Letters no one language writes alone, but only some write together: a window with
+#: a letter of each group is of those languages (an acute vowel beside ``ö``/``ü``:
+#: Hungarian, Icelandic; ``õ`` beside ``ä``: Estonian).
+_LETTER_PAIRS: tuple[tuple[frozenset[str], frozenset[str], tuple[str, ...]], ...] = tuple(
+    (frozenset(first), frozenset(second), regions)
+    for first, second, regions in (
+        ("áéíóú", "öü", ("HU", "IS")),
+        ("õ", "äü", ("EE",)),
+        ("ç", "ğışü", ("TR",)),
     )
 )
 #: A language is the text's when this many of its words are among the window's.
@@ -160,6 +191,48 @@ def _country_names() -> dict[str, tuple[tuple[str, str], ...]]:
     return {word: tuple(names) for word, names in index.items()}
 
 
+#: Digits after the calling code of the areas whose names are read (``+36 1`` Budapest,
+#: ``+90 212`` Istanbul, ``+1 201`` New Jersey): areas, not towns.
+_AREA_DIGITS = 3
+#: The shortest city or area name read (``Roma``, ``Oslo``).
+_CITY_NAME = 4
+#: The shortest city name read with an ending after it (``Budapesti``, ``Berlins``).
+_INFLECTED_CITY = 5
+#: The most letters such an ending has.
+_CITY_ENDING = 3
+
+
+@functools.cache
+def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Cities and areas libphonenumber's geocoding data names, by first word: (name, region).
+
+    The areas of a calling code and up to :data:`_AREA_DIGITS` more digits, in
+    every language the data writes them in, without what a parenthesis or a
+    comma adds (``Istanbul (Europe)``, ``Austin, TX``).
+    """
+    from phonenumbers.geodata import GEOCODE_DATA  # a large table: read when needed
+
+    regions: dict[str, str] = {}
+    index: dict[str, set[tuple[str, str]]] = {}
+    for prefix, names in GEOCODE_DATA.items():
+        code = next((prefix[:n] for n in (1, 2, 3) if prefix[:n] in regions), None)
+        if code is None:
+            for n in (1, 2, 3):
+                found = phonenumbers.region_codes_for_country_code(int(prefix[:n]))
+                if found:
+                    code = prefix[:n]
+                    regions[code] = found[0]
+                    break
+        if code is None or len(prefix) - len(code) > _AREA_DIGITS or regions[code] == "001":
+            continue
+        for name in names.values():
+            name = name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip()
+            words = _WORDS.findall(name)
+            if words and len(words[0]) >= _CITY_NAME:
+                index.setdefault(words[0], set()).add((" ".join(words), regions[code]))
+    return {word: tuple(sorted(names)) for word, names in index.items()}
+
+
 def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
     """The regions the text around ``at`` points to, by name, calling code, script, language.
 
@@ -176,7 +249,8 @@ def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
 
 
 def _regions(window: str) -> tuple[str, ...]:
-    lower = window.lower()
+    lowered = window.lower()
+    lower = lowered.replace("\u0307", "") if "\u0307" in lowered else lowered
     regions: list[str] = []
     if "+" in window or "00" in window:
         for found in _CALLING_CODE.finditer(window):
@@ -188,17 +262,45 @@ def _regions(window: str) -> tuple[str, ...]:
         for name, region in names[word]:
             if name == word or name in " ".join(words[index : index + 4]):
                 regions.append(region)
+    regions += _cities(words)
     if not window.isascii():
         for script, scripts_regions in _SCRIPTS:
             if script.search(window):
                 regions += scripts_regions
     if not window.isascii():
-        letters = set(lower)
+        letters = set(lowered)
         for alphabet, letter_regions in _LETTERS:
             if not alphabet.isdisjoint(letters):
                 regions += letter_regions
+        for first, second, pair_regions in _LETTER_PAIRS:
+            if not first.isdisjoint(letters) and not second.isdisjoint(letters):
+                regions += pair_regions
     seen = set(words)
     for function_words, language_regions in _LANGUAGES:
         if len(function_words & seen) >= _LANGUAGE_WORDS:
             regions += language_regions
     return tuple(dict.fromkeys(region for region in regions if region != "001"))
+
+
+def _cities(words: list[str]) -> list[str]:
+    """The regions of the cities and areas named among ``words``, maybe with an ending."""
+    cities = _city_names()
+    regions = []
+    for word in set(words):
+        if len(word) < _CITY_NAME:
+            continue
+        heads = [word]
+        if len(word) > _INFLECTED_CITY:
+            heads += [word[:-cut] for cut in range(1, _CITY_ENDING + 1)]
+        for cut, head in enumerate(heads):
+            names = cities.get(head)
+            if names is None:
+                continue
+            for name, region in names:
+                if name == head:
+                    regions.append(region)
+                elif not cut and " " in name:
+                    at = words.index(word)
+                    if name in " ".join(words[at : at + 4]):
+                        regions.append(region)
+    return regions

@@ -32,7 +32,7 @@ from tinymemory_safety.hits import Hit, settle, splice
 from tinymemory_safety.personal_data import CLASSES, PersonalData
 from tinymemory_safety.policy import Policy
 from tinymemory_safety.prefilter import may_hold_secret
-from tinymemory_safety.providers import provider_tokens
+from tinymemory_safety.providers import percent_escaped_tokens, provider_tokens
 from tinymemory_safety.records import basic_credentials, kubernetes_secrets, table_columns
 
 _log = logging.getLogger("tinymemory_safety")
@@ -113,6 +113,20 @@ def _line_end(text: str, at: int) -> int:
 
 def _scan(folded: Folded) -> Scan:
     return Scan(folded.text, folded.text.translate(ASCII_LOWER))
+
+
+def _percent_escaped(text: str, folded: Folded) -> list[Hit]:
+    """Tokens whose format carries percent-escapes, read in ``text`` as written.
+
+    Folding decodes ``%2F`` and its kind (a password in a URL-encoded URL), which
+    would cut such a token; found in the text as written, each is mapped onto
+    the folded text the pass settles.
+    """
+    raw = Scan(text, text.translate(ASCII_LOWER))
+    return [
+        hit._replace(start=folded.folded_index(hit.start), end=folded.folded_index(hit.end))
+        for hit in percent_escaped_tokens(raw)
+    ]
 
 
 def _sorted_counts(counts: Mapping[str, int]) -> dict[str, int]:
@@ -260,6 +274,8 @@ class SafetyScrubber:
                     scan = _scan(folded)
                     stale = False
                 found = list(detect(scan))
+                if detect is _shapes and folded.to and "%" in text:
+                    found += _percent_escaped(text, folded)
                 settled = settle(found)
                 if not settled:
                     break
@@ -270,23 +286,26 @@ class SafetyScrubber:
                     break
         return ScrubbedText(text, Redactions.of(kinds))
 
-    @staticmethod
     def _wrapped(
-        text: str, breaks: list[tuple[int, int]], kinds: list[str], *, compact: bool
+        self, text: str, breaks: list[tuple[int, int]], kinds: list[str], *, compact: bool
     ) -> str:
         """``text`` with the secrets a hard wrap cut across lines redacted whole.
 
-        The markers and shapes passes read, around each run of wrap breaks, the
-        lines from the one before the first break to the one after the last,
-        joined there; only what they find across a line break is taken here, the
-        rest is left to the passes over the text as written.
+        The markers, shapes and personal-data passes read, around each run of
+        wrap breaks, the lines from the one before the first break to the one
+        after the last, joined there; only what they find across a line break is
+        taken here, the rest is left to the passes over the text as written. A
+        break joins runs of 16 characters or more (:func:`wrap_breaks`), so of
+        personal data a compact IBAN or card number is joined, a phone number
+        (15 digits at most) is not: a wrap cuts it only where it is written in
+        groups, at a space, which is a line ending like any other.
         """
         crossing: list[Hit] = []
         for start, end, inside in _wrapped_blocks(text, breaks):
             block = text[start:end]
             folded = fold(block, [(at - start, stop - start) for at, stop in inside])
             scan = _scan(folded)
-            for hit in settle([*markers(scan), *_shapes(scan)]):
+            for hit in settle([*markers(scan), *_shapes(scan), *self._personal.find(scan)]):
                 first, last = folded.original_span(hit.start, hit.end)
                 if "\n" in block[first:last]:
                     crossing.append(hit._replace(start=start + first, end=start + last))
