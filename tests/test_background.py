@@ -69,8 +69,9 @@ def test_windows_are_every_run_of_consecutive_sentences() -> None:
     assert windows(["A.", "B.", "C."], 2) == ["A. B.", "B. C."]
     assert windows(["A.", "B."], 4) == ["A. B."]  # fewer: the whole text
     assert windows([], 4) == []
-    assert np.array_equal(background(SenseEmbedder(SENSES)).windows[0][:1],
-                          embedding_matrix(SenseEmbedder(SENSES), [BACKGROUND_SENTENCES[0]]))  # fmt: skip
+    embedder = SenseEmbedder(SENSES)
+    first = embedding_matrix(embedder, [BACKGROUND_SENTENCES[0]])
+    assert np.array_equal(background(embedder).windows[0][:1], first)
 
 
 def test_an_embedder_without_an_identity_is_not_stored(store: Path) -> None:

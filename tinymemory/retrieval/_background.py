@@ -457,15 +457,15 @@ def _write(path: Path, made: Background) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         spare = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
-        np.savez(
-            spare,
-            sentences=made.sentences,
-            questions=made.questions,
-            passages=made.passages,
-            meaning_aware=np.array(made.meaning_aware),
-            words=made.words,
-            **{f"windows_{size}": slid for size, slid in enumerate(made.windows, start=1)},
-        )
+        arrays: dict[str, Any] = {
+            "sentences": made.sentences,
+            "questions": made.questions,
+            "passages": made.passages,
+            "meaning_aware": np.array(made.meaning_aware),
+            "words": made.words,
+        }
+        arrays.update({f"windows_{size}": slid for size, slid in enumerate(made.windows, 1)})
+        np.savez(spare, **arrays)
         os.replace(spare, path)
     except OSError:
         return  # a read-only home: the background is measured again in the next process
