@@ -13,11 +13,14 @@ from test_extractive_meaning import SENSES, SenseEmbedder
 from tinymemory._extractive import extract_answer
 from tinymemory.retrieval import _background
 from tinymemory.retrieval._background import (
+    BACKGROUND_SENTENCES,
+    PASSAGE_SENTENCES,
     PROBE_FALSE_POSITIVES,
     SYNONYMS,
     background,
     embedded,
     stored_path,
+    windows,
 )
 from tinymemory.retrieval._vectors import embedding_matrix
 
@@ -57,6 +60,18 @@ def test_a_background_is_stored_once_per_identity_and_read_back(store: Path) -> 
     assert read.meaning_aware == measured.meaning_aware
     for name in ("sentences", "questions", "passages", "words"):
         assert np.array_equal(getattr(read, name), getattr(measured, name))
+    assert len(read.windows) == len(measured.windows) == PASSAGE_SENTENCES
+    for kept, made in zip(read.windows, measured.windows, strict=True):
+        assert np.array_equal(kept, made)
+
+
+def test_windows_are_every_run_of_consecutive_sentences() -> None:
+    assert windows(["A.", "B.", "C."], 2) == ["A. B.", "B. C."]
+    assert windows(["A.", "B."], 4) == ["A. B."]  # fewer: the whole text
+    assert windows([], 4) == []
+    embedder = SenseEmbedder(SENSES)
+    first = embedding_matrix(embedder, [BACKGROUND_SENTENCES[0]])
+    assert np.array_equal(background(embedder).windows[0][:1], first)
 
 
 def test_an_embedder_without_an_identity_is_not_stored(store: Path) -> None:

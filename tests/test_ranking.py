@@ -164,6 +164,13 @@ def test_only_vector_hits_above_the_bar_are_relevant() -> None:
     assert [entry.item for entry in recall_ranking(MATCHED, [], 10, BAR)] == [5, 0]
 
 
+def test_a_vector_hit_under_the_bar_is_relevant_by_a_window_of_its_sentences() -> None:
+    """Item 5's piece as a whole is under the bar, one window of its sentences is not
+    (:func:`tinymemory.retrieval.recall_hits` finds which)."""
+    assert [entry.item for entry in recall_ranking([], SIMILAR, 10, BAR, {5})] == [0, 5]
+    assert [entry.item for entry in recall_ranking([], SIMILAR, 10, BAR, {7})] == [0]
+
+
 # Cosines in hundredths: both maps stay strictly increasing in floating point on them.
 cosines = st.integers(-100, 100).map(lambda hundredths: hundredths / 100)
 

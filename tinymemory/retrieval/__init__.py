@@ -11,7 +11,9 @@ vector index, dialect). See docs/retrieval.md.
 - rankings: :class:`Ranked`, :func:`best_pieces` (keyword scores),
   :func:`fused` (scores summed), :func:`unlisted_score`, :func:`ranked_by_mode`,
   :func:`rank_fused` (reciprocal ranks), :func:`recall_ranking` and its bar
-  :func:`question_bar` (from the embedder's :func:`background`, docs/recall.md);
+  :func:`question_bar` (from the embedder's :func:`background`, docs/recall.md),
+  :func:`recall_hits` (a recall's relevant hits, long pieces judged by their best
+  window of sentences);
 - items and hits: :class:`Prepared` (an item's id, JSON and pieces before any
   I/O), :func:`first_copies`, :func:`receipts`, :func:`piece_hit`, and the
   cutting of long documents (:func:`cut_pieces`, :class:`Piece`);
@@ -73,6 +75,7 @@ if TYPE_CHECKING:
     from tinymemory.retrieval._ranking import recall_ranking as recall_ranking
     from tinymemory.retrieval._ranking import unlisted_score as unlisted_score
     from tinymemory.retrieval._reindex import reindex_in_batches as reindex_in_batches
+    from tinymemory.retrieval._relevance import recall_hits as recall_hits
     from tinymemory.retrieval._sql import FACET_COLUMNS as FACET_COLUMNS
     from tinymemory.retrieval._sql import ITEM_COLUMNS as ITEM_COLUMNS
     from tinymemory.retrieval._sql import Clause as Clause
@@ -139,6 +142,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "unlisted_score",
         ),
         "tinymemory.retrieval._reindex": ("reindex_in_batches",),
+        "tinymemory.retrieval._relevance": ("recall_hits",),
         "tinymemory.retrieval._background": ("SYNONYMS", "background", "question_bar"),
         "tinymemory.retrieval._sql": (
             "FACET_COLUMNS",

@@ -7,7 +7,10 @@ texts known to be unrelated, for the same question or the same sentence:
 
 - a stored text is close to a question when it is closer than every
   passage of :data:`BACKGROUND_SENTENCES` (:func:`question_bar`, recall's
-  relevance), a sentence when it is closer than every one of those
+  relevance), or when one of its windows of sentences is closer than every
+  window of as many sentences slid over the background
+  (:meth:`Background.window_bar`: like is compared with like, whatever the
+  text's length), a sentence when it is closer than every one of those
   sentences (the question's own null: :meth:`Background.question_bar`);
 - a sentence answers a question only if, besides, the question is closer to it
   than every :data:`BACKGROUND_QUESTIONS` question (the sentence's own null:
@@ -161,7 +164,7 @@ PROBE_FALSE_POSITIVES = 0.01
 #: Embedders whose backgrounds a process keeps (the most recently used).
 _KEPT = 8
 #: The version of the stored form (a change of the texts above changes the file's key too).
-_FORMAT = 1
+_FORMAT = 2
 
 
 def _vocabulary() -> tuple[str, ...]:
@@ -189,6 +192,9 @@ class Background:
     meaning_aware: bool
     #: Rows of :data:`VOCABULARY`.
     words: Floats = attrs.field(eq=False, repr=False)
+    #: Per window size ``n`` from 1 to :data:`PASSAGE_SENTENCES` (entry ``n - 1``), rows of
+    #: every run of ``n`` consecutive background sentences, joined (:func:`windows`).
+    windows: tuple[Floats, ...] = attrs.field(eq=False, repr=False)
 
     def question_bar(self, question: Floats) -> float:
         """The highest similarity of the ``question`` vector to an unrelated sentence."""
@@ -197,6 +203,11 @@ class Background:
     def passage_bar(self, question: Floats) -> float:
         """The highest similarity of the ``question`` vector to an unrelated passage."""
         return float((self.passages @ question).max())
+
+    def window_bar(self, question: Floats, size: int) -> float:
+        """The highest similarity of the ``question`` vector to a window of ``size``
+        consecutive background sentences (1 to :data:`PASSAGE_SENTENCES`)."""
+        return float((self.windows[size - 1] @ question).max())
 
     def sentence_bars(self, sentences: Floats) -> Floats:
         """Per row of ``sentences``, its highest similarity to an unrelated question."""
@@ -311,6 +322,18 @@ def embedded(embedder: Embedder, texts: Sequence[str]) -> Floats:
     return matrix
 
 
+def windows(sentences: Sequence[str], size: int) -> list[str]:
+    """Every run of ``size`` consecutive ``sentences``, joined by a space, in order (the
+    whole text when it has fewer)."""
+    if len(sentences) <= size:
+        return [" ".join(sentences)] if sentences else []
+    return [" ".join(sentences[start : start + size]) for start in range(len(sentences) - size + 1)]
+
+
+def _windows() -> list[list[str]]:
+    return [windows(BACKGROUND_SENTENCES, size) for size in range(1, PASSAGE_SENTENCES + 1)]
+
+
 def _passages() -> list[str]:
     return [
         " ".join(BACKGROUND_SENTENCES[start : start + PASSAGE_SENTENCES])
@@ -320,16 +343,23 @@ def _passages() -> list[str]:
 
 def _measure(embedder: Embedder) -> Background:
     probes = [word for pair in SYNONYMS for word in pair]
-    parts = (BACKGROUND_SENTENCES, BACKGROUND_QUESTIONS, _passages(), probes, VOCABULARY)
+    parts = (
+        BACKGROUND_SENTENCES,
+        BACKGROUND_QUESTIONS,
+        _passages(),
+        probes,
+        VOCABULARY,
+        *_windows(),
+    )
     matrix = embedding_matrix(embedder, [text for part in parts for text in part])
     rows = []
     start = 0
     for part in parts:
         rows.append(matrix[start : start + len(part)])
         start += len(part)
-    sentences, questions, passages, probe, vocabulary = rows
+    sentences, questions, passages, probe, vocabulary, *slid = rows
     knows = _knows_synonyms(probe[0::2], probe[1::2])
-    return Background(sentences, questions, passages, knows, vocabulary)
+    return Background(sentences, questions, passages, knows, vocabulary, tuple(slid))
 
 
 def _knows_synonyms(left: Floats, right: Floats) -> bool:
@@ -405,15 +435,18 @@ def _read(path: Path, dimensions: int) -> Background | None:
                 stored["passages"],
                 bool(stored["meaning_aware"]),
                 stored["words"],
+                tuple(stored[f"windows_{size}"] for size in range(1, PASSAGE_SENTENCES + 1)),
             )
     except (OSError, KeyError, ValueError):
         return None
     shapes = [made.sentences.shape, made.questions.shape, made.passages.shape, made.words.shape]
+    shapes += [slid.shape for slid in made.windows]
     counts = [
         len(BACKGROUND_SENTENCES),
         len(BACKGROUND_QUESTIONS),
         len(_passages()),
         len(VOCABULARY),
+        *map(len, _windows()),
     ]
     return made if shapes == [(count, dimensions) for count in counts] else None
 
@@ -424,14 +457,15 @@ def _write(path: Path, made: Background) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         spare = path.with_name(f"{path.stem}.{os.getpid()}.{threading.get_ident()}.tmp.npz")
-        np.savez(
-            spare,
-            sentences=made.sentences,
-            questions=made.questions,
-            passages=made.passages,
-            meaning_aware=np.array(made.meaning_aware),
-            words=made.words,
-        )
+        arrays: dict[str, Any] = {
+            "sentences": made.sentences,
+            "questions": made.questions,
+            "passages": made.passages,
+            "meaning_aware": np.array(made.meaning_aware),
+            "words": made.words,
+        }
+        arrays.update({f"windows_{size}": slid for size, slid in enumerate(made.windows, 1)})
+        np.savez(spare, **arrays)
         os.replace(spare, path)
     except OSError:
         return  # a read-only home: the background is measured again in the next process

@@ -26,7 +26,7 @@ every embedder's scale of similarities (docs/recall.md measures both).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 import attrs
 
@@ -130,12 +130,18 @@ def rank_fused(rankings: Sequence[list[Ranked]], depth: int) -> list[Ranked]:
 
 
 def recall_ranking(
-    matched: list[Ranked], similar: list[Ranked], limit: int, bar: float
+    matched: list[Ranked],
+    similar: list[Ranked],
+    limit: int,
+    bar: float,
+    windowed: Collection[int] = frozenset(),
 ) -> list[Ranked]:
     """The relevant hits of a recall, best first: those holding a word of the question
     (``matched``) and those closer to it than ``bar`` (``similar``, by vector; ``bar`` is
-    :func:`~tinymemory.retrieval.question_bar`, from the embedder's background), fused by
+    :func:`~tinymemory.retrieval.question_bar`, from the embedder's background) or whose
+    piece is in ``windowed`` (a window of its sentences passed the bar of background
+    windows of its size: :mod:`tinymemory.retrieval._relevance`), fused by
     :func:`rank_fused` (a relevance filter has taken the noise out that reciprocal ranks
     would weigh as much as an answer; see docs/recall.md)."""
-    close = [entry for entry in similar if entry.score > bar]
+    close = [entry for entry in similar if entry.score > bar or entry.piece in windowed]
     return rank_fused([matched, close], limit)

@@ -342,18 +342,19 @@ class PostgresEngine(MemoryEngine):
 
     def handle_recall(self, request: RecallRequest) -> RecallAnswer:
         vector = self._embed_query(request.question)
-        # The embedder's background is embedded (once) here, outside the read.
-        bar = kit.question_bar(self.embedder, vector)
         limit = kit.most_rows(request.limit)
 
-        def work(connection: Connection) -> list[Hit]:
+        def work(connection: Connection) -> tuple[list[kit.Ranked], list[kit.Ranked], list[Hit]]:
             scope = kit.Scope.of(request.filter, kit.LARGEST_POSITION, POSTGRES)
             self._same_embedder(connection)
             matched = keyword_ranking(connection, request.question, scope, limit)
             similar = self._vectors.ranking(connection, vector, scope, limit)
-            return ranked_hits(connection, kit.recall_ranking(matched, similar, limit, bar))
+            return matched, similar, ranked_hits(connection, [*matched, *similar])
 
-        return self.answerer.answer(request, self._server.run(work, snapshot=True))
+        matched, similar, found = self._server.run(work, snapshot=True)
+        # Relevance embeds (the background once, windows of long pieces) outside the read.
+        hits = kit.recall_hits(self.embedder, vector, matched, similar, found, limit)
+        return self.answerer.answer(request, hits)
 
     def _embed_query(self, text: str) -> Any:
         return kit.embedding_matrix(self.embedder, [text])[0]

@@ -48,10 +48,9 @@ from tinymemory.retrieval import (
     most_rows,
     new_secret,
     piece_vectors,
-    question_bar,
     ranked_by_mode,
     reach_clause,
-    recall_ranking,
+    recall_hits,
     receipts,
     reindex_in_batches,
 )
@@ -419,15 +418,15 @@ class SqliteEngine(tm.MemoryEngine):
 
     def handle_recall(self, request: tm.RecallRequest) -> tm.RecallAnswer:
         vector = self._embed_query(request.question)
-        # The embedder's background is embedded (once) here, outside the read.
-        bar = question_bar(self.embedder, vector)
         words = keyword.query_words(request.question)
         limit = most_rows(request.limit)
         with self._connections.snapshot() as connection:
             scope = Scope.of(request.filter, LARGEST_POSITION, SQLITE)
             matched = keyword_ranking(connection, words, scope, limit)
             similar = self._vector_ranking(connection, vector, scope, limit)
-            hits = ranked_hits(connection, recall_ranking(matched, similar, limit, bar))
+            found = ranked_hits(connection, [*matched, *similar])
+        # Relevance embeds (the background once, windows of long pieces) outside the read.
+        hits = recall_hits(self.embedder, vector, matched, similar, found, limit)
         return self.answerer.answer(request, hits)
 
     def _embed_query(self, text: str) -> Vector:
