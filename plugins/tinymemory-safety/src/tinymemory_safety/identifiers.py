@@ -91,6 +91,7 @@ _OWN_LABELS: tuple[tuple[str, ModuleType, str], ...] = (
     ("oib_hr", hr_oib, r"oib"),
     ("kennitala_is", is_kennitala, r"kennitala"),
     ("cc_pt", pt_cc, r"cart[ãa]o de cidad[ãa]o"),
+    ("be_nn", be_nn, r"rrn"),
 )
 #: Words of stdnum's English glosses ("German personal tax number"): not a label.
 _GLOSS_WORDS = frozenset(
@@ -112,9 +113,21 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
     gives ``idnr`` and ``steuerliche identifikationsnummer``; the English gloss
     is left out. Lowered as the detectors' text is (ASCII letters only).
     """
-    first = (module.__doc__ or "").strip().splitlines()[0].rstrip(".")
+    paragraphs = (module.__doc__ or "").strip().split("\n\n")
+    first = paragraphs[0].splitlines()[0].rstrip(".")
     head, _, inner = first.partition(" (")
     pieces = [*head.split(","), *inner.rstrip(")").split(",")]
+    # The description names the number too, in parentheses: "(Rijksregisternummer,
+    # Numéro de registre national, Nationalregisternummer)", "(AMKA or Arithmos ...)".
+    # Only names are taken (a capital first): "(for individuals)" is a remark.
+    described = " ".join(paragraphs[1].split()) if len(paragraphs) > 1 else ""
+    for group in re.findall(r"\(([^()]*)\)", described):
+        pieces += [
+            piece
+            for part in group.split(",")
+            for piece in part.split(" or ")
+            if piece.strip()[:1].isupper()
+        ]
     names = []
     for piece in pieces:
         name = piece.strip().strip("\"'“”").translate(ASCII_LOWER)
@@ -128,7 +141,30 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
         if name[:1].isupper() and not inner:  # a heading that is all gloss
             continue
         names.append(name)
+        names += _short_forms(words)
     return tuple(dict.fromkeys(names))
+
+
+#: The fewest letters of an acronym made from a name's initials (ΑΜΚΑ, ЕГН).
+_INITIALS = 3
+#: The fewest letters of a name's last word that is a label alone: a compound noun
+#: (``Identifikationsnummer``, ``Sozialversicherungsnummer``), not a word of prose.
+_COMPOUND = 12
+
+
+def _short_forms(words: list[str]) -> list[str]:
+    """What a name of several words is also written as: its initials in its own script when that is not Latin
+    (``Αριθμός Μητρώου Κοινωνικής Ασφάλισης``: ``ΑΜΚΑ``; ``Единен граждански номер``:
+    ``ЕГН``), and its last word alone when that is a compound noun
+    (``Steuerliche Identifikationsnummer``: ``Identifikationsnummer``)."""
+    forms = []
+    if len(words) >= _INITIALS and not any(char.isascii() for char in "".join(words)):
+        initials = "".join(word[0] for word in words if word[:1].isalpha())
+        if len(initials) == len(words) and initials.upper() != initials.lower():
+            forms.append(initials.upper())
+    if len(words) >= 2 and len(words[-1]) >= _COMPOUND and words[-1].isalpha():
+        forms.append(words[-1])
+    return forms
 
 
 #: Vowels of the Latin, Greek and Cyrillic alphabets, as their letters without accents
@@ -162,6 +198,8 @@ def inflected(name: str) -> str:
     ASCII match either case, since the detectors' text is lowered in ASCII only.
     """
     words = name.split()
+    if len(words) == 1 and name.isalpha() and not name.isascii() and name.isupper():
+        return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # ΑΜΚΑ, Α.Μ.Κ.Α.
     if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
         return re.escape(name)
     parts = []
