@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 
 import phonenumbers
 
@@ -196,19 +197,39 @@ def _country_names() -> dict[str, tuple[tuple[str, str], ...]]:
 _AREA_DIGITS = 3
 #: The shortest city or area name read (``Roma``, ``Oslo``).
 _CITY_NAME = 4
-#: The shortest city name read with an ending after it (``Budapesti``, ``Berlins``).
-_INFLECTED_CITY = 5
-#: The most letters such an ending has.
-_CITY_ENDING = 3
+#: The shortest stem of a name read with an ending after it (``Budapest-i``, ``Split-u``,
+#: ``Kosic-iach``): the name without its last vowels.
+_CITY_STEM = 5
+#: The most letters such an ending has (Slovak's locative plural ``-iach``).
+_CITY_ENDING = 4
+
+
+def fold(word: str) -> str:
+    """``word`` lowered and without its accents (``Košiciach``: ``kosiciach``), as the place
+    names are indexed: the data writes many in English or in ASCII alone (``Kosice``)."""
+    if word.isascii():
+        return word
+    return "".join(
+        char for char in unicodedata.normalize("NFKD", word) if not unicodedata.combining(char)
+    )
+
+
+def _city_stem(name: str) -> str:
+    """``name`` without its last vowels: what its inflected forms open with."""
+    return name.rstrip("aeiouy")
 
 
 @functools.cache
 def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
-    """Cities and areas libphonenumber's geocoding data names, by first word: (name, region).
+    """Cities and areas libphonenumber's geocoding data names: (name, region) by key.
 
     The areas of a calling code and up to :data:`_AREA_DIGITS` more digits, in
-    every language the data writes them in, without what a parenthesis or a
-    comma adds (``Istanbul (Europe)``, ``Austin, TX``).
+    every language the data writes them in, lowered and folded (:func:`fold`),
+    without what a parenthesis or a comma adds (``Istanbul (Europe)``, ``Austin,
+    TX``). A one-word name is keyed by its stem (:func:`_city_stem`), so its
+    inflected forms find it; each part of a hyphenated name is a name too
+    (``Split-Dalmatia``: ``Split``, ``Dalmatia``); a name of several words is
+    keyed by its first word and must be written whole.
     """
     from phonenumbers.geodata import GEOCODE_DATA  # a large table: read when needed
 
@@ -226,9 +247,14 @@ def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
         if code is None or len(prefix) - len(code) > _AREA_DIGITS or regions[code] == "001":
             continue
         for name in names.values():
-            name = name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip()
+            name = fold(name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip())
             words = _WORDS.findall(name)
-            if words and len(words[0]) >= _CITY_NAME:
+            parts = [word for word in name.split("-") if _WORDS.fullmatch(word)]
+            if len(words) == 1 or len(parts) == len(words):
+                for word in words:
+                    if len(word) >= _CITY_NAME:
+                        index.setdefault(_city_stem(word), set()).add((word, regions[code]))
+            elif words and len(words[0]) >= _CITY_NAME:
                 index.setdefault(words[0], set()).add((" ".join(words), regions[code]))
     return {word: tuple(sorted(names)) for word, names in index.items()}
 
@@ -289,18 +315,20 @@ def _cities(words: list[str]) -> list[str]:
     for word in set(words):
         if len(word) < _CITY_NAME:
             continue
-        heads = [word]
-        if len(word) > _INFLECTED_CITY:
-            heads += [word[:-cut] for cut in range(1, _CITY_ENDING + 1)]
-        for cut, head in enumerate(heads):
+        folded = fold(word)
+        for cut in range(min(_CITY_ENDING, len(folded) - _CITY_NAME) + 1):
+            head = folded[: len(folded) - cut]
             names = cities.get(head)
             if names is None:
                 continue
             for name, region in names:
-                if name == head:
+                if " " in name:
+                    if not cut:
+                        at = words.index(word)
+                        if name in fold(" ".join(words[at : at + 4])):
+                            regions.append(region)
+                elif name == folded or (
+                    len(head) >= _CITY_STEM and folded.startswith(_city_stem(name))
+                ):
                     regions.append(region)
-                elif not cut and " " in name:
-                    at = words.index(word)
-                    if name in " ".join(words[at : at + 4]):
-                        regions.append(region)
     return regions
