@@ -253,6 +253,8 @@ def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
             if len(words) == 1 or len(parts) == len(words):
                 for word in words:
                     if len(word) >= _CITY_NAME:
+                        index.setdefault(word, set()).add((word, regions[code]))
+                    if len(_city_stem(word)) >= _CITY_STEM:
                         index.setdefault(_city_stem(word), set()).add((word, regions[code]))
             elif words and len(words[0]) >= _CITY_NAME:
                 index.setdefault(words[0], set()).add((" ".join(words), regions[code]))
@@ -308,12 +310,20 @@ def _regions(window: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(region for region in regions if region != "001"))
 
 
+@functools.cache
+def _city_openings() -> frozenset[str]:
+    """The first :data:`_CITY_NAME` letters of every key of :func:`_city_names`: a word
+    opening otherwise names no place, and costs one set lookup, not one per ending."""
+    return frozenset(key[:_CITY_NAME] for key in _city_names())
+
+
 def _cities(words: list[str]) -> list[str]:
     """The regions of the cities and areas named among ``words``, maybe with an ending."""
     cities = _city_names()
+    openings = _city_openings()
     regions = []
     for word in set(words):
-        if len(word) < _CITY_NAME:
+        if len(word) < _CITY_NAME or fold(word[:_CITY_NAME]) not in openings:
             continue
         folded = fold(word)
         for cut in range(min(_CITY_ENDING, len(folded) - _CITY_NAME) + 1):
@@ -327,8 +337,6 @@ def _cities(words: list[str]) -> list[str]:
                         at = words.index(word)
                         if name in fold(" ".join(words[at : at + 4])):
                             regions.append(region)
-                elif name == folded or (
-                    len(head) >= _CITY_STEM and folded.startswith(_city_stem(name))
-                ):
+                elif name == folded or (len(head) >= _CITY_STEM and head == _city_stem(name)):
                     regions.append(region)
     return regions
