@@ -276,6 +276,25 @@ def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
     return scan.regions[block]
 
 
+#: How far before and after a number the words naming a city or area are read: a
+#: place a number belongs to is named beside it ("Kontoret i Aarhus: 32 12 34 56", "Our
+#: Cork office can be reached on ..."), and the text's other evidence is read wider.
+PLACE_BEFORE = 120
+PLACE_AFTER = 60
+
+
+def place_regions(scan: Scan, start: int, end: int) -> tuple[str, ...]:
+    """The regions of the cities and areas named beside the number at ``start:end``.
+
+    Asked only when the text's wider evidence (:func:`text_regions`) has not
+    placed the number, so the place names are read only near the few numbers
+    that need them.
+    """
+    near = scan.text[max(0, start - PLACE_BEFORE) : end + PLACE_AFTER].lower()
+    words = (_ASCII_WORDS if near.isascii() else _WORDS).findall(near.replace("\u0307", ""))
+    return tuple(dict.fromkeys(_cities(words)))
+
+
 def _regions(window: str) -> tuple[str, ...]:
     lowered = window.lower()
     lower = lowered.replace("\u0307", "") if "\u0307" in lowered else lowered
@@ -290,7 +309,6 @@ def _regions(window: str) -> tuple[str, ...]:
         for name, region in names[word]:
             if name == word or name in " ".join(words[index : index + 4]):
                 regions.append(region)
-    regions += _cities(words)
     if not window.isascii():
         for script, scripts_regions in _SCRIPTS:
             if script.search(window):
@@ -323,9 +341,11 @@ def _cities(words: list[str]) -> list[str]:
     openings = _city_openings()
     regions = []
     for word in set(words):
-        if len(word) < _CITY_NAME or fold(word[:_CITY_NAME]) not in openings:
+        if len(word) < _CITY_NAME:
             continue
-        folded = fold(word)
+        folded = word if word.isascii() else fold(word)
+        if folded[:_CITY_NAME] not in openings:
+            continue
         for cut in range(min(_CITY_ENDING, len(folded) - _CITY_NAME) + 1):
             head = folded[: len(folded) - cut]
             names = cities.get(head)
