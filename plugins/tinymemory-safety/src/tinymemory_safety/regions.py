@@ -22,6 +22,9 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+import zoneinfo
+from collections.abc import Iterator
+from pathlib import Path
 
 import phonenumbers
 
@@ -247,18 +250,46 @@ def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
         if code is None or len(prefix) - len(code) > _AREA_DIGITS or regions[code] == "001":
             continue
         for name in names.values():
-            name = fold(name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip())
-            words = _WORDS.findall(name)
-            parts = [word for word in name.split("-") if _WORDS.fullmatch(word)]
-            if len(words) == 1 or len(parts) == len(words):
-                for word in words:
-                    if len(word) >= _CITY_NAME:
-                        index.setdefault(word, set()).add((word, regions[code]))
-                    if len(_city_stem(word)) >= _CITY_STEM:
-                        index.setdefault(_city_stem(word), set()).add((word, regions[code]))
-            elif words and len(words[0]) >= _CITY_NAME:
-                index.setdefault(words[0], set()).add((" ".join(words), regions[code]))
+            _index_place(index, name, regions[code])
+    for name, region in _zone_cities():
+        _index_place(index, name, region)
     return {word: tuple(sorted(names)) for word, names in index.items()}
+
+
+def _zone_cities() -> Iterator[tuple[str, str]]:
+    """Each country's principal cities as the time-zone database names its zones
+    (``Europe/Helsinki``, ``America/Buenos_Aires``): a capital or the largest city of
+    every region, so a region never rests on libphonenumber's geocoding data alone
+    (Denmark has none). Zones of a sub-area (``America/Indiana/Knox``) are towns, left
+    out. Read from the system's ``zone.tab`` where :data:`zoneinfo.TZPATH` finds one.
+    """
+    for directory in zoneinfo.TZPATH:
+        path = Path(directory) / "zone.tab"
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            fields = line.split("\t")
+            if line.startswith("#") or len(fields) < 3:
+                continue
+            parts = fields[2].split("/")
+            if len(parts) == 2 and fields[0] in phonenumbers.SUPPORTED_REGIONS:
+                yield parts[1].replace("_", " "), fields[0]
+        return
+
+
+def _index_place(index: dict[str, set[tuple[str, str]]], name: str, region: str) -> None:
+    """Key ``name`` (a city or area of ``region``) as :func:`_city_names` describes."""
+    name = fold(name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip())
+    words = _WORDS.findall(name)
+    parts = [word for word in name.split("-") if _WORDS.fullmatch(word)]
+    if len(words) == 1 or len(parts) == len(words):
+        for word in words:
+            if len(word) >= _CITY_NAME:
+                index.setdefault(word, set()).add((word, region))
+            if len(_city_stem(word)) >= _CITY_STEM:
+                index.setdefault(_city_stem(word), set()).add((word, region))
+    elif words and len(words[0]) >= _CITY_NAME:
+        index.setdefault(words[0], set()).add((" ".join(words), region))
 
 
 def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
