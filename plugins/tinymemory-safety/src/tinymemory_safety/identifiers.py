@@ -145,7 +145,7 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-#: The fewest letters of an acronym made from a name's initials (ΑΜΚΑ, ЕГН).
+#: The fewest letters of an acronym made from a name's initials (Greek AMKA, Bulgarian EGN).
 _INITIALS = 3
 #: The fewest letters of a name's last word that is a label alone: a compound noun
 #: (``Identifikationsnummer``, ``Sozialversicherungsnummer``), not a word of prose.
@@ -153,10 +153,10 @@ _COMPOUND = 12
 
 
 def _short_forms(words: list[str]) -> list[str]:
-    """What a name of several words is also written as: its initials in its own script when that is not Latin
-    (``Αριθμός Μητρώου Κοινωνικής Ασφάλισης``: ``ΑΜΚΑ``; ``Единен граждански номер``:
-    ``ЕГН``), and its last word alone when that is a compound noun
-    (``Steuerliche Identifikationsnummer``: ``Identifikationsnummer``)."""
+    """What a name of several words is also written as: its initials in its own script,
+    when that is not Latin (Greek AMKA and Bulgarian EGN, in their own letters), and its
+    last word alone when that is a compound noun (``Steuerliche Identifikationsnummer``:
+    ``Identifikationsnummer``)."""
     forms = []
     if len(words) >= _INITIALS and not any(char.isascii() for char in "".join(words)):
         initials = "".join(word[0] for word in words if word[:1].isalpha())
@@ -199,7 +199,7 @@ def inflected(name: str) -> str:
     """
     words = name.split()
     if len(words) == 1 and name.isalpha() and not name.isascii() and name.isupper():
-        return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # ΑΜΚΑ, Α.Μ.Κ.Α.
+        return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # AMKA, A.M.K.A. (in Greek)
     if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
         return re.escape(name)
     parts = []
