@@ -199,7 +199,7 @@ def inflected(name: str) -> str:
     """
     words = name.split()
     if len(words) == 1 and name.isalpha() and not name.isascii() and name.isupper():
-        return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # AMKA, A.M.K.A. (in Greek)
+        return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # A.M.K.A. in Greek
     if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
         return re.escape(name)
     parts = []
