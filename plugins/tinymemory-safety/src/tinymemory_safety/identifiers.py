@@ -16,6 +16,7 @@ anyone publishes: their label alone makes them personal data.
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -126,7 +127,7 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
             piece
             for part in group.split(",")
             for piece in part.split(" or ")
-            if piece.strip()[:1].isupper()
+            if _capital(piece.strip()[:1])
         ]
     names = []
     for piece in pieces:
@@ -143,6 +144,11 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
         names.append(name)
         names += _short_forms(words)
     return tuple(dict.fromkeys(names))
+
+
+def _capital(letter: str) -> bool:
+    """Whether ``letter`` opens a name: a capital, or a letter of a script without case."""
+    return letter.isupper() or (letter.isalpha() and letter.lower() == letter.upper())
 
 
 #: The fewest letters of an acronym made from a name's initials (Greek AMKA, Bulgarian EGN).
@@ -245,10 +251,25 @@ def _either_case(char: str) -> str:
     return f"[{lower}{upper}]"
 
 
+#: stdnum's other numbers of a person (its heading names a person's, a citizen's, a
+#: resident's or an individual's number, not a company's or only a tax office's), found
+#: after the names stdnum gives them alone: (class, module).
+_NAMED_BY_STDNUM: tuple[tuple[str, ModuleType], ...] = tuple(
+    (name.replace(".", "_").rstrip("_"), importlib.import_module(f"stdnum.{name}"))
+    for name in (
+        "be.bis", "be.ssn", "bg.pnf", "ca.bc_phn", "cr.cpf", "cu.ni", "do.cedula", "ec.ci",
+        "fi.veronumero", "id.nik", "in_.epic", "in_.vid", "kr.rrn", "my.nric",
+        "nl.onderwijsnummer", "pe.cui", "pk.cnic", "si.emso", "sk.rc", "ua.rntrc",
+    )
+)  # fmt: skip
 #: (class, stdnum module, every label that names it, as a pattern).
 _LABELLED: tuple[tuple[str, ModuleType, str], ...] = tuple(
     (kind, module, "|".join([own, *(inflected(name) for name in stdnum_labels(module))]))
     for kind, module, own in _OWN_LABELS
+) + tuple(
+    (kind, module, "|".join(inflected(name) for name in stdnum_labels(module)))
+    for kind, module in _NAMED_BY_STDNUM
+    if stdnum_labels(module)
 )
 #: Labels that name some national identifier without saying whose: every validator is tried.
 _GENERIC_LABEL = (
@@ -430,7 +451,10 @@ def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str
     if name == "routing":
         candidates: tuple[tuple[str, ModuleType], ...] = (("routing_number", rtn),)
     elif name == "generic":
-        candidates = (*((kind, module) for kind, module, _ in _LABELLED), ("itin", itin))
+        candidates = (
+            *((kind, module) for kind, module, _ in _LABELLED[: len(_OWN_LABELS)]),
+            ("itin", itin),
+        )
     else:
         kind, module, _ = _LABELLED[int(name[1:])]
         candidates = ((kind, module),)
