@@ -16,6 +16,7 @@ anyone publishes: their label alone makes them personal data.
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -91,6 +92,7 @@ _OWN_LABELS: tuple[tuple[str, ModuleType, str], ...] = (
     ("oib_hr", hr_oib, r"oib"),
     ("kennitala_is", is_kennitala, r"kennitala"),
     ("cc_pt", pt_cc, r"cart[ãa]o de cidad[ãa]o"),
+    ("be_nn", be_nn, r"rrn"),
 )
 #: Words of stdnum's English glosses ("German personal tax number"): not a label.
 _GLOSS_WORDS = frozenset(
@@ -112,9 +114,21 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
     gives ``idnr`` and ``steuerliche identifikationsnummer``; the English gloss
     is left out. Lowered as the detectors' text is (ASCII letters only).
     """
-    first = (module.__doc__ or "").strip().splitlines()[0].rstrip(".")
+    paragraphs = (module.__doc__ or "").strip().split("\n\n")
+    first = paragraphs[0].splitlines()[0].rstrip(".")
     head, _, inner = first.partition(" (")
     pieces = [*head.split(","), *inner.rstrip(")").split(",")]
+    # The description names the number too, in parentheses: "(Rijksregisternummer,
+    # Numéro de registre national, Nationalregisternummer)", "(AMKA or Arithmos ...)".
+    # Only names are taken (a capital first): "(for individuals)" is a remark.
+    described = " ".join(paragraphs[1].split()) if len(paragraphs) > 1 else ""
+    for group in re.findall(r"\(([^()]*)\)", described):
+        pieces += [
+            piece
+            for part in group.split(",")
+            for piece in part.split(" or ")
+            if _capital(piece.strip()[:1])
+        ]
     names = []
     for piece in pieces:
         name = piece.strip().strip("\"'“”").translate(ASCII_LOWER)
@@ -128,7 +142,35 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
         if name[:1].isupper() and not inner:  # a heading that is all gloss
             continue
         names.append(name)
+        names += _short_forms(words)
     return tuple(dict.fromkeys(names))
+
+
+def _capital(letter: str) -> bool:
+    """Whether ``letter`` opens a name: a capital, or a letter of a script without case."""
+    return letter.isupper() or (letter.isalpha() and letter.lower() == letter.upper())
+
+
+#: The fewest letters of an acronym made from a name's initials (Greek AMKA, Bulgarian EGN).
+_INITIALS = 3
+#: The fewest letters of a name's last word that is a label alone: a compound noun
+#: (``Identifikationsnummer``, ``Sozialversicherungsnummer``), not a word of prose.
+_COMPOUND = 12
+
+
+def _short_forms(words: list[str]) -> list[str]:
+    """What a name of several words is also written as: its initials in its own script,
+    when that is not Latin (Greek AMKA and Bulgarian EGN, in their own letters), and its
+    last word alone when that is a compound noun (``Steuerliche Identifikationsnummer``:
+    ``Identifikationsnummer``)."""
+    forms = []
+    if len(words) >= _INITIALS and not any(char.isascii() for char in "".join(words)):
+        initials = "".join(word[0] for word in words if word[:1].isalpha())
+        if len(initials) == len(words) and initials.upper() != initials.lower():
+            forms.append(initials.upper())
+    if len(words) >= 2 and len(words[-1]) >= _COMPOUND and words[-1].isalpha():
+        forms.append(words[-1])
+    return forms
 
 
 #: Vowels of the Latin, Greek and Cyrillic alphabets, as their letters without accents
@@ -162,6 +204,8 @@ def inflected(name: str) -> str:
     ASCII match either case, since the detectors' text is lowered in ASCII only.
     """
     words = name.split()
+    if len(words) == 1 and name.isalpha() and not name.isascii() and name.isupper():
+        return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # A.M.K.A. in Greek
     if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
         return re.escape(name)
     parts = []
@@ -207,10 +251,25 @@ def _either_case(char: str) -> str:
     return f"[{lower}{upper}]"
 
 
+#: stdnum's other numbers of a person (its heading names a person's, a citizen's, a
+#: resident's or an individual's number, not a company's or only a tax office's), found
+#: after the names stdnum gives them alone: (class, module).
+_NAMED_BY_STDNUM: tuple[tuple[str, ModuleType], ...] = tuple(
+    (name.replace(".", "_").rstrip("_"), importlib.import_module(f"stdnum.{name}"))
+    for name in (
+        "be.bis", "be.ssn", "bg.pnf", "ca.bc_phn", "cr.cpf", "cu.ni", "do.cedula", "ec.ci",
+        "fi.veronumero", "id.nik", "in_.epic", "in_.vid", "kr.rrn", "my.nric",
+        "nl.onderwijsnummer", "pe.cui", "pk.cnic", "si.emso", "sk.rc", "ua.rntrc",
+    )
+)  # fmt: skip
 #: (class, stdnum module, every label that names it, as a pattern).
 _LABELLED: tuple[tuple[str, ModuleType, str], ...] = tuple(
     (kind, module, "|".join([own, *(inflected(name) for name in stdnum_labels(module))]))
     for kind, module, own in _OWN_LABELS
+) + tuple(
+    (kind, module, "|".join(inflected(name) for name in stdnum_labels(module)))
+    for kind, module in _NAMED_BY_STDNUM
+    if stdnum_labels(module)
 )
 #: Labels that name some national identifier without saying whose: every validator is tried.
 _GENERIC_LABEL = (
@@ -392,7 +451,10 @@ def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str
     if name == "routing":
         candidates: tuple[tuple[str, ModuleType], ...] = (("routing_number", rtn),)
     elif name == "generic":
-        candidates = (*((kind, module) for kind, module, _ in _LABELLED), ("itin", itin))
+        candidates = (
+            *((kind, module) for kind, module, _ in _LABELLED[: len(_OWN_LABELS)]),
+            ("itin", itin),
+        )
     else:
         kind, module, _ = _LABELLED[int(name[1:])]
         candidates = ((kind, module),)

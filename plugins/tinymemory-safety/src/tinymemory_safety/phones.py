@@ -27,7 +27,7 @@ import phonenumbers
 from phonenumbers import PhoneMetadata
 
 from tinymemory_safety.credentials import Scan
-from tinymemory_safety.regions import text_regions
+from tinymemory_safety.regions import place_regions, text_regions
 
 #: Digit-led, so ``re`` skips to the digits; a ``(`` or ``+`` before is taken in code.
 _CANDIDATE = re.compile(r"(?a)\d[\d \-.()/]{5,24}+")
@@ -116,6 +116,7 @@ def _candidate(scan: Scan, start: int, candidate: str, region: str) -> bool:
 def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> bool:
     text = scan.text
     international = candidate.startswith(("+", "00"))
+    end = start + len(candidate)
     dated = _DATE.fullmatch(candidate) or _YEAR_FIRST.search(candidate)
     if not international and (dated or candidate.count(".") >= 3):
         return False  # a date, an IPv4 address or a version
@@ -133,7 +134,10 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     valid = number is not None and _valid(number)
     if valid and (vouched or _written_as(candidate, number)):  # type: ignore[arg-type]
         return True
-    if candidate != digits and _hinted(candidate, region, text_regions(scan, start)):
+    if candidate != digits and (
+        _hinted(candidate, region, text_regions(scan, start))
+        or _hinted(candidate, region, place_regions(scan, start, end))
+    ):
         return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
         return False

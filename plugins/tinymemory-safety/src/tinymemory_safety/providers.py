@@ -23,6 +23,12 @@ from tinymemory_safety.credentials import REDACTED, SHAPE_PASS, Scan
 from tinymemory_safety.hits import Hit
 from tinymemory_safety.lookalikes import elided_end, placeholder_value
 
+#: A token of a vendor not in the catalogue: its prefix, then a random body.
+_PREFIXED = (
+    r"[a-z][a-z0-9]{1,7}(?:[._-][a-z0-9]{1,8}){0,3}[._-]"
+    r"(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[0-9])"
+    r"[A-Za-z0-9]{32,}+(?![+/=\w-])"
+)
 #: (class, pattern, whether the token's length is fixed so it must end a word).
 _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
     # Model providers.
@@ -107,6 +113,12 @@ _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
     ("onepassword", r"ops_eyJ[A-Za-z0-9+/]{200,}+={0,3}", False),
     ("prefect", r"pnu_[A-Za-z0-9]{36}", True),
     ("readme", r"rdme_[a-z0-9]{70}", True),
+    # Any vendor's: a short lowercase prefix of up to four parts, each ending in a
+    # separator (``dp.st.prd.``, ``acme_live_``, ``tok-``), then a random body of 32 or
+    # more letters and digits holding all three kinds (a random base62 body of 32 lacks
+    # one with odds under one in a hundred; a word, a hex digest or a name lacks one),
+    # ending the word: not a base64 run (``sha384-...+...``).
+    ("prefixed_token", _PREFIXED, False),
 )
 
 

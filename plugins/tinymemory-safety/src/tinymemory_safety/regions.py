@@ -21,6 +21,10 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
+import zoneinfo
+from collections.abc import Iterator
+from pathlib import Path
 
 import phonenumbers
 
@@ -196,19 +200,39 @@ def _country_names() -> dict[str, tuple[tuple[str, str], ...]]:
 _AREA_DIGITS = 3
 #: The shortest city or area name read (``Roma``, ``Oslo``).
 _CITY_NAME = 4
-#: The shortest city name read with an ending after it (``Budapesti``, ``Berlins``).
-_INFLECTED_CITY = 5
-#: The most letters such an ending has.
-_CITY_ENDING = 3
+#: The shortest stem of a name read with an ending after it (``Budapest-i``, ``Split-u``,
+#: ``Kosic-iach``): the name without its last vowels.
+_CITY_STEM = 5
+#: The most letters such an ending has (Slovak's locative plural ``-iach``).
+_CITY_ENDING = 4
+
+
+def fold(word: str) -> str:
+    """``word`` lowered and without its accents (``Košiciach``: ``kosiciach``), as the place
+    names are indexed: the data writes many in English or in ASCII alone (``Kosice``)."""
+    if word.isascii():
+        return word
+    return "".join(
+        char for char in unicodedata.normalize("NFKD", word) if not unicodedata.combining(char)
+    )
+
+
+def _city_stem(name: str) -> str:
+    """``name`` without its last vowels: what its inflected forms open with."""
+    return name.rstrip("aeiouy")
 
 
 @functools.cache
 def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
-    """Cities and areas libphonenumber's geocoding data names, by first word: (name, region).
+    """Cities and areas libphonenumber's geocoding data names: (name, region) by key.
 
     The areas of a calling code and up to :data:`_AREA_DIGITS` more digits, in
-    every language the data writes them in, without what a parenthesis or a
-    comma adds (``Istanbul (Europe)``, ``Austin, TX``).
+    every language the data writes them in, lowered and folded (:func:`fold`),
+    without what a parenthesis or a comma adds (``Istanbul (Europe)``, ``Austin,
+    TX``). A one-word name is keyed by its stem (:func:`_city_stem`), so its
+    inflected forms find it; each part of a hyphenated name is a name too
+    (``Split-Dalmatia``: ``Split``, ``Dalmatia``); a name of several words is
+    keyed by its first word and must be written whole.
     """
     from phonenumbers.geodata import GEOCODE_DATA  # a large table: read when needed
 
@@ -226,11 +250,46 @@ def _city_names() -> dict[str, tuple[tuple[str, str], ...]]:
         if code is None or len(prefix) - len(code) > _AREA_DIGITS or regions[code] == "001":
             continue
         for name in names.values():
-            name = name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip()
-            words = _WORDS.findall(name)
-            if words and len(words[0]) >= _CITY_NAME:
-                index.setdefault(words[0], set()).add((" ".join(words), regions[code]))
+            _index_place(index, name, regions[code])
+    for name, region in _zone_cities():
+        _index_place(index, name, region)
     return {word: tuple(sorted(names)) for word, names in index.items()}
+
+
+def _zone_cities() -> Iterator[tuple[str, str]]:
+    """Each country's principal cities as the time-zone database names its zones
+    (``Europe/Helsinki``, ``America/Buenos_Aires``): a capital or the largest city of
+    every region, so a region never rests on libphonenumber's geocoding data alone
+    (Denmark has none). Zones of a sub-area (``America/Indiana/Knox``) are towns, left
+    out. Read from the system's ``zone.tab`` where :data:`zoneinfo.TZPATH` finds one.
+    """
+    for directory in zoneinfo.TZPATH:
+        path = Path(directory) / "zone.tab"
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            fields = line.split("\t")
+            if line.startswith("#") or len(fields) < 3:
+                continue
+            parts = fields[2].split("/")
+            if len(parts) == 2 and fields[0] in phonenumbers.SUPPORTED_REGIONS:
+                yield parts[1].replace("_", " "), fields[0]
+        return
+
+
+def _index_place(index: dict[str, set[tuple[str, str]]], name: str, region: str) -> None:
+    """Key ``name`` (a city or area of ``region``) as :func:`_city_names` describes."""
+    name = fold(name.split(" (")[0].split(",")[0].lower().replace("\u0307", "").strip())
+    words = _WORDS.findall(name)
+    parts = [word for word in name.split("-") if _WORDS.fullmatch(word)]
+    if len(words) == 1 or len(parts) == len(words):
+        for word in words:
+            if len(word) >= _CITY_NAME:
+                index.setdefault(word, set()).add((word, region))
+            if len(_city_stem(word)) >= _CITY_STEM:
+                index.setdefault(_city_stem(word), set()).add((word, region))
+    elif words and len(words[0]) >= _CITY_NAME:
+        index.setdefault(words[0], set()).add((" ".join(words), region))
 
 
 def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
@@ -248,6 +307,25 @@ def text_regions(scan: Scan, at: int) -> tuple[str, ...]:
     return scan.regions[block]
 
 
+#: How far before and after a number the words naming a city or area are read: a
+#: place a number belongs to is named beside it ("Kontoret i Aarhus: 32 12 34 56", "Our
+#: Cork office can be reached on ..."), and the text's other evidence is read wider.
+PLACE_BEFORE = 120
+PLACE_AFTER = 60
+
+
+def place_regions(scan: Scan, start: int, end: int) -> tuple[str, ...]:
+    """The regions of the cities and areas named beside the number at ``start:end``.
+
+    Asked only when the text's wider evidence (:func:`text_regions`) has not
+    placed the number, so the place names are read only near the few numbers
+    that need them.
+    """
+    near = scan.text[max(0, start - PLACE_BEFORE) : end + PLACE_AFTER].lower()
+    words = (_ASCII_WORDS if near.isascii() else _WORDS).findall(near.replace("\u0307", ""))
+    return tuple(dict.fromkeys(_cities(words)))
+
+
 def _regions(window: str) -> tuple[str, ...]:
     lowered = window.lower()
     lower = lowered.replace("\u0307", "") if "\u0307" in lowered else lowered
@@ -262,7 +340,6 @@ def _regions(window: str) -> tuple[str, ...]:
         for name, region in names[word]:
             if name == word or name in " ".join(words[index : index + 4]):
                 regions.append(region)
-    regions += _cities(words)
     if not window.isascii():
         for script, scripts_regions in _SCRIPTS:
             if script.search(window):
@@ -282,25 +359,35 @@ def _regions(window: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(region for region in regions if region != "001"))
 
 
+@functools.cache
+def _city_openings() -> frozenset[str]:
+    """The first :data:`_CITY_NAME` letters of every key of :func:`_city_names`: a word
+    opening otherwise names no place, and costs one set lookup, not one per ending."""
+    return frozenset(key[:_CITY_NAME] for key in _city_names())
+
+
 def _cities(words: list[str]) -> list[str]:
     """The regions of the cities and areas named among ``words``, maybe with an ending."""
     cities = _city_names()
+    openings = _city_openings()
     regions = []
     for word in set(words):
         if len(word) < _CITY_NAME:
             continue
-        heads = [word]
-        if len(word) > _INFLECTED_CITY:
-            heads += [word[:-cut] for cut in range(1, _CITY_ENDING + 1)]
-        for cut, head in enumerate(heads):
+        folded = word if word.isascii() else fold(word)
+        if folded[:_CITY_NAME] not in openings:
+            continue
+        for cut in range(min(_CITY_ENDING, len(folded) - _CITY_NAME) + 1):
+            head = folded[: len(folded) - cut]
             names = cities.get(head)
             if names is None:
                 continue
             for name, region in names:
-                if name == head:
+                if " " in name:
+                    if not cut:
+                        at = words.index(word)
+                        if name in fold(" ".join(words[at : at + 4])):
+                            regions.append(region)
+                elif name == folded or (len(head) >= _CITY_STEM and head == _city_stem(name)):
                     regions.append(region)
-                elif not cut and " " in name:
-                    at = words.index(word)
-                    if name in " ".join(words[at : at + 4]):
-                        regions.append(region)
     return regions
