@@ -342,6 +342,7 @@ PG_ZIP_TEST = (
     "plugins/tinymemory-postgres/tests/test_zip_lengths.py::test_zip_sides_have_one_length"
 )
 ZIP_TEST = "plugins/tinymemory-sqlite/tests/test_zip_lengths.py::test_zip_sides_have_one_length"
+CORE_ZIP_TEST = "tests/test_core_zip_lengths.py::test_zip_sides_have_one_length"
 CODEC_TEST = "tests/test_codec_names.py::test_codec_name_in_capitals_is_the_same_codec"
 DIGEST_TEST = "tests/test_codec_names.py::test_digest_name_in_capitals_is_the_same_digest"
 LABEL_TEST = "tests/test_reference_cursor_labels.py::test_label_spelling_is_not_observable"
@@ -357,10 +358,8 @@ WITNESSED: dict[str, tuple[tuple[str, ...], Callable[[list[tuple[str, str]]], bo
     SQL_CASE_TEST: (("tinymemory.*", "tinymemory_sqlite.*"), _strings(_sql_case(SQL_CASE_TEST))),
     PG_SQL_CASE_TEST: (("tinymemory_postgres.*",), _strings(_sql_case(PG_SQL_CASE_TEST))),
     PG_ZIP_TEST: (("tinymemory_postgres.item_rows.*",), _strict_loosened),
-    ZIP_TEST: (
-        ("tinymemory_sqlite.item_rows.*", "tinymemory._cursors.*", "tinymemory._item_json.*"),
-        _strict_loosened,
-    ),
+    ZIP_TEST: (("tinymemory_sqlite.item_rows.*",), _strict_loosened),
+    CORE_ZIP_TEST: (("tinymemory._cursors.*", "tinymemory._item_json.*"), _strict_loosened),
     CODEC_TEST: (
         ("tinymemory*",),
         _strings(lambda a, b: a in ("utf-8", "ascii") and b == a.upper()),
