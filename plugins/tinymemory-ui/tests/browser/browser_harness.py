@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
@@ -269,9 +269,11 @@ class Browser:
     def wait(self, css: str) -> WebElement:
         """The element ``css`` once the page shows it; else an error quoting the page."""
         try:
-            return WebDriverWait(self.driver, WAIT_SECONDS).until(
-                expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css))
-            )
+            # A page still loading may answer with another error than "no such element"
+            # (Chromium's "unhandled inspector error"): asked again, as for a missing one.
+            return WebDriverWait(
+                self.driver, WAIT_SECONDS, ignored_exceptions=(WebDriverException,)
+            ).until(expected_conditions.presence_of_element_located((By.CSS_SELECTOR, css)))
         except TimeoutException:
             shown = self.driver.find_element(By.TAG_NAME, "body").text[:300]
             raise AssertionError(
@@ -297,7 +299,9 @@ class Browser:
         """Click ``element`` (a link or a button), wait for the next page and ``expect`` there."""
         page = self.find("html")
         element.click()
-        WebDriverWait(self.driver, WAIT_SECONDS).until(
+        # While the next page replaces this one, asking after the old page may fail with
+        # another error than "stale" (Chromium's "unhandled inspector error"): asked again.
+        WebDriverWait(self.driver, WAIT_SECONDS, ignored_exceptions=(WebDriverException,)).until(
             expected_conditions.staleness_of(page), f"clicking left {self.driver.current_url}"
         )
         return self.wait(expect)
