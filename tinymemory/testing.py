@@ -27,15 +27,18 @@ fixtures ``tinymemory_sandbox`` (a sandbox entered for the test) and
 
 from __future__ import annotations
 
+import builtins
 import io
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, nullcontext, redirect_stderr, redirect_stdout
 from functools import partial
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import attrs
 import pytest
@@ -68,6 +71,7 @@ __all__ = [
     "CliResult",
     "Example",
     "Sandbox",
+    "ZipLengths",
     "check_cursors_blind_to_siblings",
     "examples",
     "only_plugins",
@@ -75,6 +79,7 @@ __all__ = [
     "reset_plugins",
     "tinymemory_cli",
     "tinymemory_sandbox",
+    "zip_lengths",
 ]
 
 #: The variables a user's environment may choose memory with; a sandbox clears them.
@@ -354,3 +359,51 @@ def check_cursors_blind_to_siblings(engine: MemoryEngine) -> None:
     for what, vary in variations:
         vary()
         assert cursors() == before, f"a cursor changed after {what}"
+
+
+class ZipLengths:
+    """The side lengths of every ``zip`` call made in watched modules, by module name."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, list[tuple[int, ...]]] = {}
+
+    def recorder(self, module: str) -> Callable[..., Iterator[tuple[Any, ...]]]:
+        """A ``zip`` for ``module`` that reads every side, records their lengths and zips
+        them without ``strict`` (so a call with uneven sides is recorded, not raised)."""
+        calls = self.calls.setdefault(module, [])
+
+        def recording(*sides: Iterable[Any], strict: bool = False) -> Iterator[tuple[Any, ...]]:
+            read = [list(side) for side in sides]
+            calls.append(tuple(len(side) for side in read))
+            return builtins.zip(*read, strict=False)
+
+        return recording
+
+    def uneven(self) -> dict[str, list[tuple[int, ...]]]:
+        """Per module, the calls whose sides had two or more lengths."""
+        return {
+            module: [lengths for lengths in calls if len(set(lengths)) > 1]
+            for module, calls in self.calls.items()
+        }
+
+
+@contextmanager
+def zip_lengths(*modules: ModuleType) -> Iterator[ZipLengths]:
+    """Record the side lengths of every ``zip`` call in ``modules``, for a block.
+
+    A witness that ``zip(..., strict=True)`` never fires there: a mutant that drops
+    ``strict`` is equivalent when no call ever saw sides of two lengths. Each module's
+    ``zip`` is put back (or removed again) when the block ends.
+    """
+    lengths = ZipLengths()
+    saved = {module: vars(module).get("zip") for module in modules}
+    for module in modules:
+        vars(module)["zip"] = lengths.recorder(module.__name__)
+    try:
+        yield lengths
+    finally:
+        for module, before in saved.items():
+            if before is None:
+                del vars(module)["zip"]
+            else:
+                vars(module)["zip"] = before

@@ -1,69 +1,35 @@
 """``zip(..., strict=True)`` in the sqlite engine's item rows: one length.
 
 This backs the mutation run's survivors of the class "``strict`` loosened" in the
-sqlite engine's item rows, which the mutation run judges with the suite against
-this engine (docs/conformance.md, "Judged by mutation testing"): ``strict=True``
-changes nothing but raising when the sides' lengths differ, so a mutant that
-drops it, or sets it false, is equivalent when they never differ. Here ``zip`` in
-``item_rows`` is replaced by one that reads every side, records their lengths and
-zips them without ``strict``; the conformance suite's fixed checks then pass, the
-module's zips ran, and none saw sides of two lengths. The core helpers that run
-mutates beside it are watched by the core's ``tests/test_core_zip_lengths.py``.
+sqlite engine's item rows, which the mutation run judges with the suite against this
+engine (docs/conformance.md, "Judged by mutation testing"): ``strict=True`` changes
+nothing but raising when the sides' lengths differ, so a mutant that drops it, or
+sets it false, is equivalent when they never differ. Here ``zip`` in ``item_rows``
+records its sides' lengths (``tinymemory.testing.zip_lengths``); the conformance
+suite's fixed checks then pass, the module's zips ran, and none saw sides of two
+lengths. The core helpers that run mutates beside it are watched by the core's
+``tests/test_core_zip_lengths.py``.
 """
 
 from __future__ import annotations
 
-import builtins
-from collections.abc import Iterable, Iterator
 from pathlib import Path
-from types import ModuleType
-from typing import Any
-
-import pytest
 
 from tinymemory import MemoryEngine
 from tinymemory.conformance import CHECKS, run
+from tinymemory.testing import zip_lengths
 from tinymemory_sqlite import SqliteEngine, item_rows
 
-#: The modules whose zips are watched.
-MODULES: tuple[ModuleType, ...] = (item_rows,)
 
-
-class _Recorder:
-    """A ``zip`` that records each call's side lengths and never raises for them."""
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[int, ...]] = []
-
-    def __call__(self, *sides: Iterable[Any], strict: bool = False) -> Iterator[tuple[Any, ...]]:
-        read = [list(side) for side in sides]
-        self.calls.append(tuple(len(side) for side in read))
-        return builtins.zip(*read, strict=False)
-
-    def uneven(self) -> list[tuple[int, ...]]:
-        return [lengths for lengths in self.calls if len(set(lengths)) > 1]
-
-
-def test_the_recorder_sees_uneven_sides() -> None:
-    """The decoy: sides of two lengths are recorded, and zipped to the shorter."""
-    recorder = _Recorder()
-    assert list(recorder([1, 2, 3], "ab", strict=True)) == [(1, "a"), (2, "b")]
-    assert recorder.uneven() == [(3, 2)]
-
-
-def test_zip_sides_have_one_length(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    recorders = {module.__name__: _Recorder() for module in MODULES}
-    for module in MODULES:
-        monkeypatch.setattr(module, "zip", recorders[module.__name__], raising=False)
+def test_zip_sides_have_one_length(tmp_path: Path) -> None:
     numbers = iter(range(10**6))
 
     def factory() -> MemoryEngine:
         return SqliteEngine(tmp_path / f"memory-{next(numbers)}.db")
 
-    report = run(factory, checks=[check.name for check in CHECKS if check.fixed])
+    with zip_lengths(item_rows) as lengths:
+        report = run(factory, checks=[check.name for check in CHECKS if check.fixed])
     failed = [result for result in report.results if result.outcome.name == "FAILED"]
     assert not failed, failed
-    assert {name: len(r.calls) > 10 for name, r in recorders.items()} == dict.fromkeys(
-        recorders, True
-    )
-    assert {name: r.uneven() for name, r in recorders.items()} == {name: [] for name in recorders}
+    assert len(lengths.calls[item_rows.__name__]) > 10
+    assert lengths.uneven() == {item_rows.__name__: []}
