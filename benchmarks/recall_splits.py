@@ -209,7 +209,8 @@ def run_split(split: str, embedder: str, work: Path) -> Figures:
         best = min(_place(pages[tm.FetchMode.KEYWORD], question["file"]),
                    _place(pages[tm.FetchMode.VECTOR], question["file"]))  # fmt: skip
         hybrid = _place(pages[tm.FetchMode.HYBRID], question["file"])
-        rrf = _place(_rrf(pages[tm.FetchMode.KEYWORD], pages[tm.FetchMode.VECTOR]), question["file"])
+        fused = _rrf(pages[tm.FetchMode.KEYWORD], pages[tm.FetchMode.VECTOR])
+        rrf = _place(fused, question["file"])
         tally["hybrid_ok"] += hybrid <= best
         tally["rrf_ok"] += rrf <= best
         if max(hybrid, rrf) > best:
