@@ -207,6 +207,9 @@ def adversarial(rng: random.Random) -> dict[str, str]:
     }
 
 
+BLIND = "blind (hand-written, scored only)"
+
+
 def corpus_report(scrubber: SafetyScrubber) -> bool:
     """Print recall and false redactions per class of each corpus; whether our targets hold."""
     met = True
@@ -238,7 +241,7 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
             f"  {'all':<30}{f'{caught}/{total} {100 * caught / total:5.1f}%':>16}"
             f"{f'{bad}/{sum(lookalikes.values())}':>14}"
         )
-        if label != "shared":
+        if label not in ("shared", BLIND):
             met = met and all(found[k] >= 0.99 * secrets[k] for k in secrets) and bad == 0
     verdict = "targets met" if met else "TARGETS MISSED"
     print(f"\nour corpora: {verdict} (recall >= 99 % a class, 0 look-alikes altered)")
@@ -257,6 +260,8 @@ def corpora() -> list[tuple[str, str, dict[str, Any]]]:
             for kind in ("positives", "negatives")
         }
         found.append(("scrub-cases-classes.json", f"round three, {half}", cases))
+    blind = json.loads((CORPORA / "scrub-cases-blind.json").read_text(encoding="utf-8"))
+    found.append(("scrub-cases-blind.json", BLIND, blind))
     return found
 
 
