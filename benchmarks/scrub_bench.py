@@ -208,6 +208,7 @@ def adversarial(rng: random.Random) -> dict[str, str]:
 
 
 BLIND = "blind (hand-written, scored only)"
+BLIND2 = "blind2 (hand-written, scored only)"
 
 
 def corpus_report(scrubber: SafetyScrubber) -> bool:
@@ -241,7 +242,7 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
             f"  {'all':<30}{f'{caught}/{total} {100 * caught / total:5.1f}%':>16}"
             f"{f'{bad}/{sum(lookalikes.values())}':>14}"
         )
-        if label not in ("shared", BLIND):
+        if label not in ("shared", BLIND, BLIND2):
             met = met and all(found[k] >= 0.99 * secrets[k] for k in secrets) and bad == 0
     verdict = "targets met" if met else "TARGETS MISSED"
     print(f"\nour corpora: {verdict} (recall >= 99 % a class, 0 look-alikes altered)")
@@ -262,6 +263,8 @@ def corpora() -> list[tuple[str, str, dict[str, Any]]]:
         found.append(("scrub-cases-classes.json", f"round three, {half}", cases))
     blind = json.loads((CORPORA / "scrub-cases-blind.json").read_text(encoding="utf-8"))
     found.append(("scrub-cases-blind.json", BLIND, blind))
+    blind2 = json.loads((CORPORA / "scrub-cases-blind2.json").read_text(encoding="utf-8"))
+    found.append(("scrub-cases-blind2.json", BLIND2, blind2))
     return found
 
 
