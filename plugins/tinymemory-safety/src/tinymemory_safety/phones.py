@@ -27,7 +27,7 @@ import phonenumbers
 from phonenumbers import PhoneMetadata
 
 from tinymemory_safety.credentials import Scan
-from tinymemory_safety.regions import place_regions, text_regions
+from tinymemory_safety.regions import language_regions, place_regions, text_regions
 
 #: Digit-led, so ``re`` skips to the digits; a ``(`` or ``+`` before is taken in code.
 _CANDIDATE = re.compile(r"(?a)\d[\d \-.()/]{5,24}+")
@@ -47,8 +47,9 @@ _OTHER_REGIONS = (
     "UA", "BY", "KZ", "PL", "TR", "CN", "KR", "ZA", "NG", "PH", "ID", "PK", "AR", "CO", "SE",
     "CH", "AT", "BE", "PT", "TM",
 )  # fmt: skip
-#: A date written as one (``14/03/2024``), or opening with its year (``2024-05-17 10``).
-_DATE = re.compile(r"(?a)\d{1,2}([-./])\d{1,2}\1\d{2,4}")
+#: A date written as one (``14/03/2024``), or opening with its year (``2024-05-17 10``),
+#: or a span of years (``2020-2024``, ``1998 - 2003``).
+_DATE = re.compile(r"(?a)\d{1,2}([-./])\d{1,2}\1\d{2,4}|(?:19|20)\d\d ?[-/] ?(?:19|20)\d\d")
 _YEAR_FIRST = re.compile(r"(?a)\d{4}([-./])\d{1,2}\1\d{1,2}")
 
 
@@ -137,6 +138,7 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     if candidate != digits and (
         _hinted(candidate, region, text_regions(scan, start))
         or _hinted(candidate, region, place_regions(scan, start, end))
+        or _spoken_elsewhere(candidate, region, language_regions(scan, start))
     ):
         return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
@@ -148,6 +150,16 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _spoken_elsewhere(candidate: str, region: str, spoken: Sequence[str]) -> bool:
+    """Whether ``candidate`` is valid, grouped as written, where the text's language is spoken.
+
+    Not when the policy's region is one of them: a text in its own language says
+    nothing more than the policy does (an English text, spoken officially in 86
+    regions, is read in the US, not in Lesotho, where ``2020-2024`` is a number).
+    """
+    return region not in spoken and _hinted(candidate, region, spoken)
 
 
 def _hinted(candidate: str, region: str, hinted: Sequence[str]) -> bool:

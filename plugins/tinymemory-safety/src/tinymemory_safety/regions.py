@@ -11,7 +11,11 @@ policy's default region, the text around it says which:
   that write it, and so on;
 - **its language**, told by its commonest function words (a dozen or more
   a language, the words any stop-word list opens with, not words of any
-  one sentence), and the regions where that language is the national one.
+  one sentence), and the regions where that language is the national one;
+- when none of that places a number, **its language as a language
+  identifier tells it** (``py3langid``, a naive Bayes model over byte n-grams
+  of 97 languages, shipped with the package), and the regions where CLDR
+  (through ``babel``) says that language is official.
 
 Only a window of the text around the number is read (about :data:`WINDOW`
 characters each side), so a long document costs what its numbers cost.
@@ -324,6 +328,50 @@ def place_regions(scan: Scan, start: int, end: int) -> tuple[str, ...]:
     near = scan.text[max(0, start - PLACE_BEFORE) : end + PLACE_AFTER].lower()
     words = (_ASCII_WORDS if near.isascii() else _WORDS).findall(near.replace("\u0307", ""))
     return tuple(dict.fromkeys(_cities(words)))
+
+
+#: The statuses under which CLDR's territory data makes a language a region's own: not
+#: ``official_regional`` (German in Denmark's south, Spanish in New Mexico).
+_NATIONAL = frozenset({"official", "de_facto_official"})
+
+
+def language_regions(scan: Scan, at: int) -> tuple[str, ...]:
+    """The regions where the language of the text around ``at`` is official.
+
+    The language is told by ``py3langid`` over the same blocks as
+    :func:`text_regions` (each reading kept on ``scan``); its model is loaded
+    the first time a number needs it, so a text that never reaches here costs
+    nothing. Asked last, for a number nothing else has placed.
+    """
+    block = at // WINDOW
+    if block not in scan.languages:
+        window = scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
+        scan.languages[block] = _spoken_in().get(_language(window), ())
+    return scan.languages[block]
+
+
+def _language(text: str) -> str:
+    """The language ``py3langid`` finds ``text`` written in (an ISO 639 code)."""
+    import py3langid  # loads numpy and a model of a few MB: only when a number needs it
+
+    language: str = py3langid.classify(text)[0]
+    return language
+
+
+@functools.cache
+def _spoken_in() -> dict[str, tuple[str, ...]]:
+    """Each language (ISO 639 code, without its script) and the regions where CLDR
+    says it is official, as libphonenumber names them."""
+    from babel.core import get_global
+
+    regions: dict[str, list[str]] = {}
+    for region, languages in get_global("territory_languages").items():
+        if region not in phonenumbers.SUPPORTED_REGIONS:
+            continue
+        for language, info in languages.items():
+            if info.get("official_status") in _NATIONAL:
+                regions.setdefault(language.split("_")[0], []).append(region)
+    return {language: tuple(dict.fromkeys(found)) for language, found in regions.items()}
 
 
 def _regions(window: str) -> tuple[str, ...]:
