@@ -1351,9 +1351,100 @@ HELDOUT4: dict[str, Any] = {
     "configmap_keys": ["redis.conf", "FEATURE_X_ENABLED"],
 }  # fmt: skip
 
+#: Sentences in a language holding a number that is no phone: an order, an invoice, an
+#: amount, a postcode, a date or a version ({g}: digits in groups, {amount}, {date},
+#: {version}, {p4}/{p5}: postcodes of four and five digits). Drawn in every split after
+#: every other draw, each split its own numbers, groupings and sentences.
+NUMBER_LOOKALIKES: dict[str, list[str]] = {
+    "lt": ["Užsakymo Nr. {g} išsiųstas vakar.", "Sąskaitos faktūros numeris {g} apmokėta.",
+           "Suma: {amount} EUR, mokėti iki pirmadienio.", "Adresas: Laisvės al. 10, LT-{p5} Kaunas.",
+           "Atnaujinta {date}, versija {version}."],
+    "lv": ["Pasūtījuma Nr. {g} ir nosūtīts.", "Rēķina numurs {g} ir apmaksāts.",
+           "Summa: {amount} EUR līdz pirmdienai.", "Adrese: Brīvības iela 5, LV-{p4} Rīga.",
+           "Atjaunināts {date}, versija {version}."],
+    "sl": ["Naročilo št. {g} je bilo odposlano.", "Račun št. {g} je plačan.",
+           "Znesek: {amount} EUR za ta mesec.", "Naslov: Slovenska cesta 1, {p4} Ljubljana.",
+           "Posodobljeno {date}, različica {version}."],
+    "et": ["Tellimus nr {g} on saadetud.", "Arve number {g} on tasutud.",
+           "Summa: {amount} eurot, maksta esmaspäevaks.", "Aadress: Pikk 5, {p5} Tallinn.",
+           "Uuendatud {date}, versioon {version}."],
+    "is": ["Pöntun nr. {g} var send í gær.", "Reikningur nr. {g} er greiddur.",
+           "Upphæð: {amount} kr. á mánuði.", "Heimilisfang: Laugavegur 1, 101 Reykjavík, sími ekki skráður, kennitala fyrirtækis ekki gefin, pöntun {g}.",
+           "Uppfært {date}, útgáfa {version}."],
+    "es": ["El pedido n.º {g} salió ayer.", "La factura número {g} está pagada.",
+           "Importe: {amount} € a pagar antes del lunes.", "Dirección: Calle Mayor 5, {p5} Madrid.",
+           "Actualizado el {date}, versión {version}."],
+    "fi": ["Tilaus nro {g} lähetettiin eilen.", "Lasku numero {g} on maksettu.",
+           "Summa: {amount} euroa maanantaihin mennessä.", "Osoite: Mannerheimintie 1, {p5} Helsinki.",
+           "Päivitetty {date}, versio {version}."],
+    "da": ["Ordre nr. {g} blev sendt i går.", "Faktura nummer {g} er betalt.",
+           "Beløb: {amount} kr. inden mandag.", "Adresse: Vestergade 3, {p4} Odense.",
+           "Opdateret {date}, version {version}."],
+    "de": ["Die Bestellung Nr. {g} wurde gestern versandt.", "Die Rechnung Nummer {g} ist bezahlt.",
+           "Betrag: {amount} € bis Montag.", "Adresse: Hauptstraße 5, {p5} Berlin.",
+           "Aktualisiert am {date}, Version {version}."],
+    "fr": ["La commande n° {g} est partie hier.", "La facture numéro {g} est réglée.",
+           "Montant : {amount} € avant lundi.", "Adresse : 5 rue de la Paix, {p5} Lyon.",
+           "Mis à jour le {date}, version {version}."],
+    "pt": ["A encomenda n.º {g} foi enviada ontem.", "A fatura número {g} está paga.",
+           "Valor: {amount} € até segunda-feira.", "Morada: Rua Augusta 5, {p4}-{p3} Lisboa.",
+           "Atualizado em {date}, versão {version}."],
+    "pl": ["Zamówienie nr {g} zostało wysłane wczoraj.", "Faktura numer {g} jest opłacona.",
+           "Kwota: {amount} zł do poniedziałku.", "Adres: ul. Długa 5, {p2}-{p3} Kraków.",
+           "Zaktualizowano {date}, wersja {version}."],
+    "nl": ["Bestelling nr. {g} is gisteren verzonden.", "Factuur nummer {g} is betaald.",
+           "Bedrag: € {amount} voor maandag.", "Adres: Dorpsstraat 5, {p4} AB Utrecht.",
+           "Bijgewerkt op {date}, versie {version}."],
+    "en": ["Order no. {g} shipped yesterday.", "Invoice number {g} has been paid.",
+           "Amount due: £{amount} by Monday.", "Ship to 5 Main Street, Springfield {p5}.",
+           "Updated {date}, version {version}."],
+    "sr": ["Поруџбина бр. {g} је послата јуче.", "Рачун број {g} је плаћен.",
+           "Износ: {amount} динара до понедељка.", "Адреса: Кнеза Милоша 5, {p5} Београд.",
+           "Ажурирано {date}, верзија {version}."],
+}  # fmt: skip
+#: How the digits of an order or invoice number are grouped.
+GROUPINGS = ((3, 4), (4, 4), (3, 3, 3), (2, 3, 2, 2), (4, 3), (3, 2, 2, 2), (3, 5), (2, 2, 2, 2))
+
+
+def number_lookalikes(split: Split) -> None:
+    """Numbers in a language's sentences that no phone is: they stay."""
+    r = split.rng
+    for language, sentences in NUMBER_LOOKALIKES.items():
+        for sentence in r.sample(sentences, 3):
+            groups = r.choice(GROUPINGS)
+            separator = r.choice([" ", " ", "-"])
+            g = separator.join(draw(r, "123456789", 1) + draw(r, string.digits, n - 1) for n in groups)
+            day, month, year = r.randint(1, 28), r.randint(1, 12), r.randint(1990, 2025)
+            date = r.choice([f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}",
+                             f"{day:02d}/{month:02d}/{year}", f"{day}. {month}. {year}"])
+            amount = r.choice([f"{r.randint(1, 99)} {r.randint(0, 999):03d},{r.randint(0, 99):02d}",
+                               f"{r.randint(1, 99)}.{r.randint(0, 999):03d},{r.randint(0, 99):02d}",
+                               f"{r.randint(1, 999)},{r.randint(0, 99):02d}"])
+            version = ".".join(str(r.randint(0, 20)) for _ in range(r.choice([3, 4])))
+            text = sentence.format(
+                g=g, date=date, amount=amount, version=version, p2=r.randint(10, 99),
+                p3=f"{r.randint(0, 999):03d}", p4=r.randint(1000, 9999), p5=r.randint(10000, 99999),
+            )  # fmt: skip
+            split.negative("number_lookalike", language, text)
+
+
+def id_decoys(split: Split) -> None:
+    """A national id's label before a number failing its check digits, or before a date."""
+    r = split.rng
+    for country, make, labels, sentence in split.config["ids"]:
+        label = r.choice(labels)
+        value = make(r)
+        at = max(index for index, char in enumerate(value) if char.isdigit())
+        broken = value[:at] + str((int(value[at]) + r.randint(1, 9)) % 10) + value[at + 1 :]
+        split.negative("id_decoy", country, sentence.format(label=label, value=broken))
+        day, month, year = r.randint(1, 28), r.randint(1, 12), r.randint(1950, 2005)
+        date = r.choice([f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}"])
+        split.negative("id_decoy", country, sentence.format(label=label, value=date))
+
+
 GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records, phones, ids,
               placeholders, versions, addresses, longer_numbers, public_addresses,
-              structured_lookalikes)  # fmt: skip
+              structured_lookalikes, number_lookalikes, id_decoys)  # fmt: skip
 
 
 def build() -> dict[str, Any]:
