@@ -1413,13 +1413,25 @@ def number_lookalikes(split: Split) -> None:
         for sentence in r.sample(sentences, 3):
             groups = r.choice(GROUPINGS)
             separator = r.choice([" ", " ", "-"])
-            g = separator.join(draw(r, "123456789", 1) + draw(r, string.digits, n - 1) for n in groups)
+            g = separator.join(
+                draw(r, "123456789", 1) + draw(r, string.digits, n - 1) for n in groups
+            )
             day, month, year = r.randint(1, 28), r.randint(1, 12), r.randint(1990, 2025)
-            date = r.choice([f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}",
-                             f"{day:02d}/{month:02d}/{year}", f"{day}. {month}. {year}"])
-            amount = r.choice([f"{r.randint(1, 99)} {r.randint(0, 999):03d},{r.randint(0, 99):02d}",
-                               f"{r.randint(1, 99)}.{r.randint(0, 999):03d},{r.randint(0, 99):02d}",
-                               f"{r.randint(1, 999)},{r.randint(0, 99):02d}"])
+            date = r.choice(
+                [
+                    f"{day:02d}.{month:02d}.{year}",
+                    f"{year}-{month:02d}-{day:02d}",
+                    f"{day:02d}/{month:02d}/{year}",
+                    f"{day}. {month}. {year}",
+                ]
+            )
+            amount = r.choice(
+                [
+                    f"{r.randint(1, 99)} {r.randint(0, 999):03d},{r.randint(0, 99):02d}",
+                    f"{r.randint(1, 99)}.{r.randint(0, 999):03d},{r.randint(0, 99):02d}",
+                    f"{r.randint(1, 999)},{r.randint(0, 99):02d}",
+                ]
+            )
             version = ".".join(str(r.randint(0, 20)) for _ in range(r.choice([3, 4])))
             text = sentence.format(
                 g=g, date=date, amount=amount, version=version, p2=r.randint(10, 99),
@@ -1428,14 +1440,32 @@ def number_lookalikes(split: Split) -> None:
             split.negative("number_lookalike", language, text)
 
 
+#: Each id maker's validator: what a decoy must fail.
+VALIDATORS: dict[Callable[[random.Random], str], Callable[[str], bool]] = {
+    de_idnr: idnr.is_valid, fr_nir: nir.is_valid, es_dni: dni.is_valid, es_nie: nie.is_valid,
+    it_cf: codicefiscale.is_valid, nl_bsn: bsn.is_valid, br_cpf: cpf.is_valid,
+    pl_pesel: pesel.is_valid, se_pnr: personnummer.is_valid, in_aadhaar: aadhaar.is_valid,
+    pt_nif: nif.is_valid, dk_cpr: cpr.is_valid, fi_hetu: hetu.is_valid, ro_cnp: cnp.is_valid,
+    cz_rc: rc.is_valid, hr_oib: oib.is_valid, ee_ik: ik.is_valid, no_fnr: fodselsnummer.is_valid,
+    lt_ak: asmens.is_valid, bg_egn: egn.is_valid, tr_tc: tckimlik.is_valid, at_vnr: vnr.is_valid,
+    is_kt: kennitala.is_valid, gr_amka: amka.is_valid, ie_pps: pps.is_valid,
+    be_number: be_nn.is_valid, za_id: za_idnr.is_valid, si_emso: emso.is_valid,
+    kr_number: kr_rrn.is_valid, sk_number: sk_rc.is_valid, ua_number: rntrc.is_valid,
+    lv_number: lv_pvn.is_valid,
+}  # fmt: skip
+
+
 def id_decoys(split: Split) -> None:
     """A national id's label before a number failing its check digits, or before a date."""
     r = split.rng
     for country, make, labels, sentence in split.config["ids"]:
         label = r.choice(labels)
         value = make(r)
-        at = max(index for index, char in enumerate(value) if char.isdigit())
-        broken = value[:at] + str((int(value[at]) + r.randint(1, 9)) % 10) + value[at + 1 :]
+        digits = [index for index, char in enumerate(value) if char.isdigit()]
+        broken = value
+        while VALIDATORS[make](broken):  # a digit changed (CPR's: its date's) until it fails
+            at = r.choice(digits)
+            broken = value[:at] + str((int(value[at]) + r.randint(1, 9)) % 10) + value[at + 1 :]
         split.negative("id_decoy", country, sentence.format(label=label, value=broken))
         day, month, year = r.randint(1, 28), r.randint(1, 12), r.randint(1950, 2005)
         date = r.choice([f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}"])

@@ -41,9 +41,9 @@ _PHONE_WORDS = re.compile(
     r"cellulare)\b[^\n\d]{0,24}$"
 )
 #: The numero sign and its abbreviations (``No.``, ``Nr.``, ``n°``, ``n.º``, ``nro``,
-#: ``št.``, ``бр.``, ``№``, ``#``; with their dot where without it they are words:
-#: Portuguese ``no``) right before a number: it numbers an order, an invoice,
-#: a case, unless a phone word says otherwise ("Tel. Nr. 030 123456").
+#: ``št.``, Serbian ``br.`` in Cyrillic, ``№``, ``#``; with their dot where without it
+#: they are words: Portuguese ``no``) right before a number: it numbers an order, an
+#: invoice, a case, unless a phone word says otherwise ("Tel. Nr. 030 123456").
 _NUMERO_SIGN = re.compile(
     r"(?i)(?:\b(?:no|n[úu]m|[šs]t|\u0431\u0440)\.|\b(?:nr|nro|n\.?[°º])\.?|\u2116|#)\s*$"
 )
