@@ -352,7 +352,7 @@ def language_regions(scan: Scan, at: int) -> tuple[str, ...]:
 
 def _language(text: str) -> str:
     """The language ``py3langid`` finds ``text`` written in (an ISO 639 code)."""
-    import py3langid  # loads numpy and a model of a few MB: only when a number needs it
+    import py3langid  # type: ignore[import-untyped]  # numpy and a model: loaded when needed
 
     language: str = py3langid.classify(text)[0]
     return language
