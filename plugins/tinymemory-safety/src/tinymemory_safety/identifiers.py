@@ -249,21 +249,28 @@ def inflected(name: str) -> str:
     word is kept to its stem (its last syllable's vowel and what follows cut off,
     three letters at the least), then any ending of up to :data:`_ENDING` letters.
     A name of one word of :data:`_ACRONYM` letters or fewer (an acronym: PESEL,
-    EGN), or with dots, and words of two letters stay as written. Letters outside
+    EGN), or with dots, words of two letters and words of a script without
+    vowel letters (Hangul, Han) stay as written. Letters outside
     ASCII match either case, since the detectors' text is lowered in ASCII only.
     """
     words = name.split()
     if len(words) == 1 and name.isalpha() and not name.isascii() and name.isupper():
         return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # A.M.K.A. in Greek
-    if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
+    if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha() or _unvowelled(name)):
         return "".join(_either_case(char) for char in name)  # ``EMŠO``, ``Emšo``
     parts = []
     for word in words:
-        if len(word) <= 2 or not word.isalpha():
+        if len(word) <= 2 or not word.isalpha() or _unvowelled(word):
             parts.append(re.escape(word))
         else:
             parts.append("".join(_stem(word)) + f"{_LETTER}{{0,{_ENDING}}}")
     return "[ -]".join(parts)
+
+
+def _unvowelled(word: str) -> bool:
+    """Whether ``word`` is of a script without the vowels :func:`_stem` cuts at (Hangul,
+    Han, Arabic): it is matched as written."""
+    return not any(map(_vowel, word))
 
 
 def _stem(word: str) -> list[str]:
