@@ -9,6 +9,7 @@ short forms, no accents), each before a number that passes its validator,
 never before one that fails it or before a date.
 """
 
+# ruff: noqa: RUF001  (sentences in their own scripts are data)
 from __future__ import annotations
 
 import phonenumbers
