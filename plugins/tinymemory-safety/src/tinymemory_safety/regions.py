@@ -341,13 +341,56 @@ def language_regions(scan: Scan, at: int) -> tuple[str, ...]:
     The language is told by ``py3langid`` over the same blocks as
     :func:`text_regions` (each reading kept on ``scan``); its model is loaded
     the first time a number needs it, so a text that never reaches here costs
-    nothing. Asked last, for a number nothing else has placed.
+    nothing. Asked last, for a number nothing else has placed. A block that
+    reads as English by its function words (:data:`_ENGLISH_WORDS`) is English
+    without asking the model.
     """
     block = at // WINDOW
     if block not in scan.languages:
         window = scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
-        scan.languages[block] = _spoken_in().get(_language(window), ())
+        words = set(_ASCII_WORDS.findall(window.lower()))
+        english = len(words & _ENGLISH_WORDS) >= _LANGUAGE_WORDS + 1
+        scan.languages[block] = _spoken_in().get("en" if english else _language(window), ())
     return scan.languages[block]
+
+
+#: English's commonest function words no other language writes as words of its own:
+#: a text with three of them is English (the model is asked about every other text).
+_ENGLISH_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "that",
+        "for",
+        "with",
+        "this",
+        "are",
+        "have",
+        "not",
+        "from",
+        "was",
+        "were",
+        "which",
+        "you",
+        "your",
+        "our",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "been",
+        "has",
+        "had",
+        "they",
+        "their",
+        "there",
+        "what",
+        "when",
+        "where",
+        "who",
+    ]
+)
 
 
 def _language(text: str) -> str:
