@@ -12,6 +12,9 @@ never before one that fails it or before a date.
 # ruff: noqa: RUF001  (sentences in their own scripts are data)
 from __future__ import annotations
 
+import re
+from types import ModuleType
+
 import phonenumbers
 import pytest
 from stdnum.kr import rrn
@@ -22,7 +25,12 @@ from stdnum.ua import rntrc
 from tinymemory_safety import Policy, SafetyScrubber
 from tinymemory_safety.credentials import Scan
 from tinymemory_safety.folding import ASCII_LOWER
-from tinymemory_safety.identifiers import personal_names, stdnum_labels
+from tinymemory_safety.identifiers import (
+    _LABELLED,
+    _PERSONAL_PART,
+    personal_names,
+    stdnum_labels,
+)
 from tinymemory_safety.regions import language_regions
 
 SCRUB = SafetyScrubber().scrub_text
@@ -128,3 +136,32 @@ def test_an_id_label_takes_a_valid_number_and_leaves_a_broken_one_or_a_date(
         for decoy in (broken, "12.03.1987"):
             text = template.format(label, decoy)
             assert SCRUB(text).text == text, text
+
+
+def _examples(module: ModuleType) -> list[str]:
+    """The numbers ``module``'s docstring validates (``>>> validate('…')`` with no error)."""
+    found = re.findall(r">>> validate\('([^']+)'\)\n(?!Traceback)", module.__doc__ or "")
+    return [number for number in found if module.is_valid(number)]
+
+
+#: Every labelled number whose docstring holds a valid example, with its names.
+_NAMED = [
+    (module.__name__, name, _examples(module)[0])
+    for _, module, _ in _LABELLED
+    if _examples(module)
+    for name in (
+        personal_names(module) if module in dict(_PERSONAL_PART).values() else stdnum_labels(module)
+    )
+]
+
+
+def test_most_labelled_numbers_have_an_example_to_check() -> None:
+    assert len({module for module, _, _ in _NAMED}) >= 35
+
+
+@pytest.mark.parametrize(("module", "name", "number"), _NAMED)
+def test_every_name_stdnum_gives_a_number_reaches_its_own_example(
+    module: str, name: str, number: str
+) -> None:
+    text = f"Please note the {name} {number} here."
+    assert number not in SCRUB(text).text, (module, text)

@@ -313,9 +313,9 @@ def _either_case(char: str) -> str:
 _NAMED_BY_STDNUM: tuple[tuple[str, ModuleType], ...] = tuple(
     (name.replace(".", "_").rstrip("_"), importlib.import_module(f"stdnum.{name}"))
     for name in (
-        "be.bis", "be.ssn", "bg.pnf", "ca.bc_phn", "cr.cpf", "cu.ni", "do.cedula", "ec.ci",
-        "fi.veronumero", "id.nik", "in_.epic", "in_.vid", "kr.rrn", "my.nric",
-        "nl.onderwijsnummer", "pe.cui", "pk.cnic", "si.emso", "sk.rc", "ua.rntrc",
+        "be.bis", "be.ssn", "bg.pnf", "ca.bc_phn", "ch.ssn", "cr.cpf", "cu.ni", "do.cedula",
+        "ec.ci", "fi.veronumero", "id.nik", "in_.epic", "in_.vid", "jp.in_", "kr.rrn",
+        "my.nric", "nl.onderwijsnummer", "pe.cui", "pk.cnic", "si.emso", "sk.rc", "ua.rntrc",
     )
 )  # fmt: skip
 #: (class, stdnum module, every label that names it, as a pattern).
@@ -391,6 +391,15 @@ _LABELS = re.compile(
     # A label whose last word is a word (six letters or more, not an acronym) may be
     # inflected as written here too ("CPR-nummeret", "Sozialversicherungsnummern").
     + rf")(?:(?<={_LETTER}{{{_ACRONYM + 1}}}){_LETTER}{{1,{_ENDING}}})?(?![a-z])"
+)
+
+#: Each number's labels alone, as :data:`_LABELS` reads them: asked only where a label
+#: was found, for the other numbers the same words may name.
+_EACH_LABEL = tuple(
+    re.compile(
+        rf"(?a)(?:{label})(?:(?<={_LETTER}{{{_ACRONYM + 1}}}){_LETTER}{{1,{_ENDING}}})?(?![a-z])"
+    )
+    for _, _, label in _LABELLED
 )
 
 
@@ -516,19 +525,39 @@ def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
     while found := _LABEL_START.search(padded, search):
         search = found.end() - 1  # the next label's character before may be this one's last
         label = _LABELS.match(scan.lower, found.start())  # ``padded`` is one character ahead
-        if label is not None:
-            at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
-            name = label.lastgroup or ""
+        if label is None:
+            continue
+        name = label.lastgroup or ""
+        readings = [(name, label.end())]
+        if name.startswith("l"):
+            # A name several numbers answer to ("personnummer": Sweden's, Norway's and
+            # Denmark's; "RRN": Belgium's and Korea's; "cedula", "cedula de identidad"):
+            # each number it may name is tried, the first found first.
+            readings += [
+                (f"l{index}", other.end())
+                for index, pattern in enumerate(_EACH_LABEL)
+                if f"l{index}" != name and (other := pattern.match(scan.lower, found.start()))
+            ]
+        for reading, end in readings:
+            hits = _after(scan, end, reading)
+            if hits:
+                yield from hits
+                break
+
+
+def _after(scan: Scan, end: int, name: str) -> list[tuple[int, int, str]]:
+    """The value after a label ending at ``end`` (its group ``name``), if it is one."""
+    at = _JOIN.match(scan.text, end).end()  # type: ignore[union-attr]
+    hits = list(_after_label(scan, at, name))
+    if not hits and not name.startswith("o"):
+        # One longer word may stand between a label and its number: a possessive
+        # or a case of "number" (Turkish "kimlik numaran\u0131z", "CPR-nummeret"); the
+        # number must still pass the label's validator.
+        word = _LONG_WORD.match(scan.text, at)
+        if word is not None:
+            at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]
             hits = list(_after_label(scan, at, name))
-            if not hits and not name.startswith("o"):
-                # One longer word may stand between a label and its number: a possessive
-                # or a case of "number" (Turkish "kimlik numaran\u0131z", "CPR-nummeret"); the
-                # number must still pass the label's validator.
-                word = _LONG_WORD.match(scan.text, at)
-                if word is not None:
-                    at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]
-                    hits = list(_after_label(scan, at, name))
-            yield from hits
+    return hits
 
 
 def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str]]:
