@@ -20,6 +20,11 @@ and record formats. Two halves are drawn from disjoint choices:
   (sv, cs, it, tr), wrap prefixes ``| ``, ``%% ``, ``>> ``, vendors not in the
   catalogue, new record layouts, phones of LT/LV/SI/EE/IS/UY/NZ/TH/RS with their own
   places, ids of SI/KR/SK/UA/LV, new placeholders. Scored once.
+- ``heldout5``: seed 4517, written in the seventh session after the fixes for
+  issue 45's "region from the text" and before it was scored: phones of ten
+  countries whose languages no earlier split wrote (ID, VN, MY, AL, MK, AZ, KE,
+  MD, EC, PH) and number look-alikes in those languages; only those two classes.
+  Scored once.
 
 The plugin's tests assert only the dev half; ``benchmarks/scrub_bench.py``
 scores all five.
@@ -87,6 +92,8 @@ HELDOUT2_SEED = 4507
 HELDOUT3_SEED = 4511
 #: The fifth draw's seed, new in the sixth session: scored once, at the end.
 HELDOUT4_SEED = 4513
+#: The sixth draw's seed, new in the seventh session: phones and number look-alikes only.
+HELDOUT5_SEED = 4517
 ALNUM = string.ascii_letters + string.digits
 B64 = ALNUM + "+/"
 B64URL = ALNUM + "-_"
@@ -1405,11 +1412,57 @@ NUMBER_LOOKALIKES: dict[str, list[str]] = {
 #: How the digits of an order or invoice number are grouped.
 GROUPINGS = ((3, 4), (4, 4), (3, 3, 3), (2, 3, 2, 2), (4, 3), (3, 2, 2, 2), (3, 5), (2, 2, 2, 2))
 
+#: Phones of languages no earlier split wrote, and look-alikes in those languages.
+PHONES_HELDOUT5 = [
+    ("ID", ["Silakan hubungi kami di {phone} pada hari kerja.",
+            "Kantor kami di Surabaya dapat dihubungi di {phone}."]),
+    ("VN", ["Quý khách vui lòng liên hệ {phone} trong giờ hành chính.",
+            "Văn phòng tại Đà Nẵng: {phone}."]),
+    ("MY", ["Sila hubungi kami di {phone} pada waktu pejabat.",
+            "Pejabat kami di Ipoh: {phone}."]),
+    ("AL", ["Na kontaktoni në {phone} gjatë ditëve të punës.",
+            "Zyra jonë në Durrës: {phone}."]),
+    ("MK", ["Контактирајте нè на {phone} во работните денови.",
+            "Канцеларијата во Битола: {phone}."]),
+    ("AZ", ["Bizimlə iş günlərində {phone} ilə əlaqə saxlayın.",
+            "Gəncə ofisimiz: {phone}."]),
+    ("KE", ["Wasiliana nasi kupitia {phone} siku za kazi.",
+            "Ofisi yetu ya Mombasa: {phone}."]),
+    ("MD", ["Ne puteți contacta la {phone} în zilele lucrătoare.",
+            "Biroul din Bălți: {phone}."]),
+    ("EC", ["Puede comunicarse con nosotros al {phone} de lunes a viernes.",
+            "La oficina de Cuenca atiende en el {phone}."]),
+    ("PH", ["Maaari kayong makipag-ugnayan sa amin sa {phone} tuwing araw ng trabaho.",
+            "Ang aming opisina sa Cebu: {phone}."]),
+]  # fmt: skip
+LOOKALIKES_HELDOUT5: dict[str, list[str]] = {
+    "id": ["Pesanan no. {g} sudah dikirim kemarin.", "Faktur nomor {g} sudah dibayar.",
+           "Jumlah: Rp {amount} sebelum hari Senin.", "Diperbarui {date}, versi {version}."],
+    "vi": ["Đơn hàng số {g} đã được gửi hôm qua.", "Hóa đơn số {g} đã thanh toán.",
+           "Số tiền: {amount} đồng trước thứ Hai.", "Cập nhật ngày {date}, phiên bản {version}."],
+    "ms": ["Pesanan no. {g} telah dihantar semalam.", "Invois nombor {g} telah dibayar.",
+           "Jumlah: RM {amount} sebelum hari Isnin.", "Dikemas kini {date}, versi {version}."],
+    "sq": ["Porosia nr. {g} u dërgua dje.", "Fatura numër {g} është paguar.",
+           "Shuma: {amount} lekë deri të hënën.", "Përditësuar më {date}, versioni {version}."],
+    "mk": ["Нарачката бр. {g} е испратена вчера.", "Фактурата број {g} е платена.",
+           "Износ: {amount} денари до понеделник.", "Ажурирано на {date}, верзија {version}."],
+    "az": ["Sifariş № {g} dünən göndərildi.", "Faktura nömrəsi {g} ödənilib.",
+           "Məbləğ: {amount} manat bazar ertəsinə qədər.", "Yeniləndi {date}, versiya {version}."],
+    "sw": ["Agizo namba {g} lilitumwa jana.", "Ankara namba {g} imelipwa.",
+           "Kiasi: {amount} shilingi kabla ya Jumatatu.", "Imesasishwa {date}, toleo {version}."],
+    "ro": ["Comanda nr. {g} a fost expediată ieri.", "Factura numărul {g} a fost plătită.",
+           "Suma: {amount} lei până luni.", "Actualizat la {date}, versiunea {version}."],
+    "es": ["El pedido n.º {g} salió ayer de Quito.", "La factura número {g} ya fue cancelada.",
+           "Valor: USD {amount} hasta el lunes.", "Actualizado el {date}, versión {version}."],
+    "tl": ["Ang order blg. {g} ay ipinadala kahapon.", "Ang invoice numero {g} ay bayad na.",
+           "Halaga: ₱{amount} bago mag-Lunes.", "Na-update noong {date}, bersyon {version}."],
+}  # fmt: skip
+
 
 def number_lookalikes(split: Split) -> None:
     """Numbers in a language's sentences that no phone is: they stay."""
     r = split.rng
-    for language, sentences in NUMBER_LOOKALIKES.items():
+    for language, sentences in split.config.get("lookalikes", NUMBER_LOOKALIKES).items():
         for sentence in r.sample(sentences, 3):
             groups = r.choice(GROUPINGS)
             separator = r.choice([" ", " ", "-"])
@@ -1488,6 +1541,13 @@ def build() -> dict[str, Any]:
     for split in halves:
         for generate in GENERATORS:
             generate(split)
+    fifth = Split(
+        "heldout5", HELDOUT5_SEED, {"phones": PHONES_HELDOUT5, "lookalikes": LOOKALIKES_HELDOUT5},
+        tag="V",
+    )  # fmt: skip
+    phones(fifth)
+    number_lookalikes(fifth)
+    halves.append(fifth)
     return {
         "meta": {
             "description": __doc__.strip().splitlines()[0],
@@ -1498,6 +1558,7 @@ def build() -> dict[str, Any]:
                 "heldout2": "only scored by the benchmark (a third, later draw)",
                 "heldout3": "scored once by the benchmark (a fourth draw, written after the fixes)",
                 "heldout4": "scored once by the benchmark (a fifth draw, written after the fixes)",
+                "heldout5": "scored once by the benchmark (phones and number look-alikes only)",
             },
         },
         "positives": [case for split in halves for case in split.positives],
