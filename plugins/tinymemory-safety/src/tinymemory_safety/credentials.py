@@ -56,8 +56,8 @@ class Scan:
         self._long: list[tuple[int, int]] | None = None
         #: The regions each block of the text points to (``regions.text_regions``).
         self.regions: dict[int, tuple[str, ...]] = {}
-        #: The regions where each block's language is spoken (``regions.language_regions``).
-        self.languages: dict[int, tuple[str, ...]] = {}
+        #: Each block's languages' regions (``regions.language_regions``).
+        self.languages: dict[int, tuple[tuple[str, ...], ...]] = {}
 
     def long_words(self) -> list[tuple[int, int]]:
         """The spans of the white-space-separated words of :data:`LONG_WORD` or more characters.

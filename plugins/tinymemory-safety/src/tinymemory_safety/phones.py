@@ -170,14 +170,16 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     return False
 
 
-def _spoken_elsewhere(candidate: str, region: str, spoken: Sequence[str]) -> bool:
-    """Whether ``candidate`` is valid, grouped as written, where the text's language is spoken.
+def _spoken_elsewhere(candidate: str, region: str, languages: Sequence[Sequence[str]]) -> bool:
+    """Whether ``candidate`` is valid, grouped as written, where the text's languages are
+    spoken (``languages``: each one's regions).
 
-    Not when the policy's region is one of them: a text in its own language says
+    Not a language the policy's region speaks: a text in its own language says
     nothing more than the policy does (an English text, spoken officially in 86
-    regions, is read in the US, not in Lesotho, where ``2020-2024`` is a number).
+    regions, is read in the US, not in Lesotho, where ``2123 4567`` is a number).
     """
-    return region not in spoken and _hinted(candidate, region, spoken)
+    spoken = [hint for regions in languages if region not in regions for hint in regions]
+    return bool(spoken) and _hinted(candidate, region, spoken)
 
 
 def _hinted(candidate: str, region: str, hinted: Sequence[str]) -> bool:

@@ -14,7 +14,7 @@ policy's default region, the text around it says which:
   one sentence), and the regions where that language is the national one;
 - when none of that places a number, **its language as a language
   identifier tells it** (``py3langid``, a naive Bayes model over byte n-grams
-  of 97 languages, shipped with the package), and the regions where CLDR
+  of 142 languages, shipped with the package), and the regions where CLDR
   (through ``babel``) says that language is official.
 
 Only a window of the text around the number is read (about :data:`WINDOW`
@@ -29,6 +29,7 @@ import unicodedata
 import zoneinfo
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import phonenumbers
 
@@ -335,11 +336,13 @@ def place_regions(scan: Scan, start: int, end: int) -> tuple[str, ...]:
 _NATIONAL = frozenset({"official", "de_facto_official"})
 
 
-def language_regions(scan: Scan, at: int) -> tuple[str, ...]:
-    """The regions where the language of the text around ``at`` is official.
+def language_regions(scan: Scan, at: int) -> tuple[tuple[str, ...], ...]:
+    """The regions where each language the text around ``at`` may be in is official.
 
-    The language is told by ``py3langid`` over the same blocks as
-    :func:`text_regions` (each reading kept on ``scan``); its model is loaded
+    The languages are told by ``py3langid`` over the same blocks as
+    :func:`text_regions` (each reading kept on ``scan``): the likeliest, and
+    every other at least half as likely (the model cannot tell Malay from
+    Indonesian, or Danish from Swedish, on a sentence). Its model is loaded
     the first time a number needs it, so a text that never reaches here costs
     nothing. Asked last, for a number nothing else has placed. A block that
     reads as English by its function words (:data:`_ENGLISH_WORDS`) is English
@@ -350,7 +353,12 @@ def language_regions(scan: Scan, at: int) -> tuple[str, ...]:
         window = scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
         words = set(_ASCII_WORDS.findall(window.lower()))
         english = len(words & _ENGLISH_WORDS) >= _LANGUAGE_WORDS + 1
-        scan.languages[block] = _spoken_in().get("en" if english else _language(window), ())
+        spoken = _spoken_in()
+        scan.languages[block] = tuple(
+            spoken[language]
+            for language in (("en",) if english else _languages(window))
+            if language in spoken
+        )
     return scan.languages[block]
 
 
@@ -393,12 +401,32 @@ _ENGLISH_WORDS = frozenset(
 )
 
 
-def _language(text: str) -> str:
-    """The language ``py3langid`` finds ``text`` written in (an ISO 639 code)."""
-    import py3langid  # type: ignore[import-untyped]  # numpy and a model: loaded when needed
+#: A language is among a text's when the model finds it at least this share as likely
+#: as the likeliest.
+_LIKELY = 0.5
 
-    language: str = py3langid.classify(text)[0]
-    return language
+
+def _languages(text: str) -> list[str]:
+    """The languages ``py3langid`` finds ``text`` may be written in, likeliest first, as
+    CLDR codes (its ``tl`` is CLDR's ``fil``: babel's aliases)."""
+    from babel.core import get_global
+
+    ranked = _identifier().rank(text)
+    best = float(ranked[0][1])
+    aliases = get_global("language_aliases")
+    return [
+        aliases.get(language) or language
+        for language, probability in ranked
+        if float(probability) >= _LIKELY * best
+    ]
+
+
+@functools.cache
+def _identifier() -> Any:
+    """``py3langid``'s model, its scores normalised to probabilities (loaded once)."""
+    from py3langid import langid  # type: ignore[import-untyped]  # numpy and a model
+
+    return langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=True)
 
 
 @functools.cache
