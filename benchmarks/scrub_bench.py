@@ -255,7 +255,7 @@ def corpora() -> list[tuple[str, str, dict[str, Any]]]:
     for name, label in [("scrub-cases.json", "shared"), ("scrub-cases-own.json", "own")]:
         found.append((name, label, json.loads((CORPORA / name).read_text(encoding="utf-8"))))
     classes = json.loads((CORPORA / "scrub-cases-classes.json").read_text(encoding="utf-8"))
-    for half in ("dev", "heldout", "heldout2", "heldout3", "heldout4"):
+    for half in ("dev", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"):
         cases = {
             kind: [case for case in classes[kind] if case["split"] == half]
             for kind in ("positives", "negatives")

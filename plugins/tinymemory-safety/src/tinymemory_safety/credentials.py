@@ -48,7 +48,7 @@ LONG_WORD = 12
 class Scan:
     """The folded text a detector reads, with its ASCII-lowered twin (same length)."""
 
-    __slots__ = ("_long", "lower", "regions", "text")
+    __slots__ = ("_long", "languages", "lower", "regions", "text")
 
     def __init__(self, text: str, lower: str) -> None:
         self.text = text
@@ -56,6 +56,8 @@ class Scan:
         self._long: list[tuple[int, int]] | None = None
         #: The regions each block of the text points to (``regions.text_regions``).
         self.regions: dict[int, tuple[str, ...]] = {}
+        #: Each block's languages' regions (``regions.language_regions``).
+        self.languages: dict[int, tuple[tuple[str, ...], ...]] = {}
 
     def long_words(self) -> list[tuple[int, int]]:
         """The spans of the white-space-separated words of :data:`LONG_WORD` or more characters.

@@ -129,6 +129,15 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
             for piece in part.split(" or ")
             if _capital(piece.strip()[:1])
         ]
+    # The description calls the number by its acronym ("The EMŠO is used ...", "The RRN
+    # (...)"), and glosses a name in English before its own ("the personal code
+    # (personas kods)"): a parenthesis of native words after a gloss word.
+    pieces += [word for word in _THE_ACRONYM.findall(described) if word.isupper()]
+    pieces += [
+        group
+        for gloss, group in _GLOSSED.findall(described)
+        if gloss.lower() in _GLOSS_WORDS and _PROSE.isdisjoint(group.split())
+    ]
     names = []
     for piece in pieces:
         name = piece.strip().strip("\"'“”").translate(ASCII_LOWER)
@@ -143,7 +152,35 @@ def stdnum_labels(module: ModuleType) -> tuple[str, ...]:
             continue
         names.append(name)
         names += _short_forms(words)
+    # Written without its accents too, as ASCII keyboards leave it ("EMSO", "rodne cislo").
+    names += [_unaccented(name) for name in names if _unaccented(name) != name]
     return tuple(dict.fromkeys(names))
+
+
+#: An acronym the description names the number by: "The" and a word of capitals (any
+#: alphabet, three or more letters).
+_THE_ACRONYM = re.compile(r"\bThe ([^\W\d_a-z]{3,})(?![\w.])")
+#: English words of a remark in parentheses ("(with chip)", "(for individuals)").
+_PROSE = frozenset({"with", "for", "and", "the", "of", "in", "on", "to", "or", "by", "from"})
+#: A person's number glossed in English, then its own name in parentheses.
+_PERSONAL_GLOSS = re.compile(
+    r"(personal (?:code|number|identity code)) \(((?:[^\W\d_A-Z]+ ?){1,3})\)"
+)
+#: A gloss word, then a parenthesis of one to three lower-case words: the name it glosses.
+_GLOSSED = re.compile(r"(\w+) \(((?:[^\W\d_A-Z]+ ?){1,3})\)")
+
+
+def _unaccented(name: str) -> str:
+    """``name`` without its accents, when it is written in Latin letters (others as they are)."""
+    if any(ord(char) >= _LATIN_END for char in name):
+        return name
+    return "".join(
+        char for char in unicodedata.normalize("NFKD", name) if not unicodedata.combining(char)
+    ).translate(ASCII_LOWER)
+
+
+#: Where the Latin letters (with their accented forms) end.
+_LATIN_END = 0x250
 
 
 def _capital(letter: str) -> bool:
@@ -158,12 +195,24 @@ _INITIALS = 3
 _COMPOUND = 12
 
 
+#: Syllables of a Sino-Korean word: a Korean name of three or more such words is also
+#: said by its first and last (``주민등록번호``, resident-registration-number: ``주민번호``).
+_HANGUL_WORD = 2
+
+
+def _hangul(word: str) -> bool:
+    return all("\uac00" <= char <= "\ud7a3" for char in word)
+
+
 def _short_forms(words: list[str]) -> list[str]:
-    """What a name of several words is also written as: its initials in its own script,
+    """What a name is also written as: a long Korean compound by its first and last words
+    (:data:`_HANGUL_WORD`); a name of several words, its initials in its own script,
     when that is not Latin (Greek AMKA and Bulgarian EGN, in their own letters), and its
     last word alone when that is a compound noun (``Steuerliche Identifikationsnummer``:
     ``Identifikationsnummer``)."""
     forms = []
+    if len(words) == 1 and len(words[0]) >= 3 * _HANGUL_WORD and _hangul(words[0]):
+        forms.append(words[0][:_HANGUL_WORD] + words[0][-_HANGUL_WORD:])
     if len(words) >= _INITIALS and not any(char.isascii() for char in "".join(words)):
         initials = "".join(word[0] for word in words if word[:1].isalpha())
         if len(initials) == len(words) and initials.upper() != initials.lower():
@@ -200,21 +249,28 @@ def inflected(name: str) -> str:
     word is kept to its stem (its last syllable's vowel and what follows cut off,
     three letters at the least), then any ending of up to :data:`_ENDING` letters.
     A name of one word of :data:`_ACRONYM` letters or fewer (an acronym: PESEL,
-    EGN), or with dots, and words of two letters stay as written. Letters outside
+    EGN), or with dots, words of two letters and words of a script without
+    vowel letters (Hangul, Han) stay as written. Letters outside
     ASCII match either case, since the detectors' text is lowered in ASCII only.
     """
     words = name.split()
     if len(words) == 1 and name.isalpha() and not name.isascii() and name.isupper():
         return r"\.?".join(_either_case(char) for char in name) + r"\.?"  # A.M.K.A. in Greek
-    if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha()):
-        return re.escape(name)
+    if len(words) == 1 and (len(name) <= _ACRONYM or not name.isalpha() or _unvowelled(name)):
+        return "".join(_either_case(char) for char in name)  # ``EMŠO``, ``Emšo``
     parts = []
     for word in words:
-        if len(word) <= 2 or not word.isalpha():
+        if len(word) <= 2 or not word.isalpha() or _unvowelled(word):
             parts.append(re.escape(word))
         else:
             parts.append("".join(_stem(word)) + f"{_LETTER}{{0,{_ENDING}}}")
     return "[ -]".join(parts)
+
+
+def _unvowelled(word: str) -> bool:
+    """Whether ``word`` is of a script without the vowels :func:`_stem` cuts at (Hangul,
+    Han, Arabic): it is matched as written."""
+    return not any(map(_vowel, word))
 
 
 def _stem(word: str) -> list[str]:
@@ -257,19 +313,59 @@ def _either_case(char: str) -> str:
 _NAMED_BY_STDNUM: tuple[tuple[str, ModuleType], ...] = tuple(
     (name.replace(".", "_").rstrip("_"), importlib.import_module(f"stdnum.{name}"))
     for name in (
-        "be.bis", "be.ssn", "bg.pnf", "ca.bc_phn", "cr.cpf", "cu.ni", "do.cedula", "ec.ci",
-        "fi.veronumero", "id.nik", "in_.epic", "in_.vid", "kr.rrn", "my.nric",
-        "nl.onderwijsnummer", "pe.cui", "pk.cnic", "si.emso", "sk.rc", "ua.rntrc",
+        "be.bis", "be.ssn", "bg.pnf", "ca.bc_phn", "ch.ssn", "cr.cpf", "cu.ni", "do.cedula",
+        "ec.ci", "fi.veronumero", "id.nik", "in_.epic", "in_.vid", "jp.in_", "kr.rrn",
+        "my.nric", "nl.onderwijsnummer", "pe.cui", "pk.cnic", "si.emso", "sk.rc", "ua.rntrc",
     )
 )  # fmt: skip
 #: (class, stdnum module, every label that names it, as a pattern).
-_LABELLED: tuple[tuple[str, ModuleType, str], ...] = tuple(
-    (kind, module, "|".join([own, *(inflected(name) for name in stdnum_labels(module))]))
-    for kind, module, own in _OWN_LABELS
-) + tuple(
-    (kind, module, "|".join(inflected(name) for name in stdnum_labels(module)))
-    for kind, module in _NAMED_BY_STDNUM
-    if stdnum_labels(module)
+#: Numbers stdnum holds for companies and persons alike (Latvia's VAT number is a person's
+#: personal code): only the names its docstring glosses as a person's are their labels
+#: (:func:`personal_names`), under their own class.
+_PERSONAL_PART: tuple[tuple[str, ModuleType], ...] = (
+    ("personas_kods_lv", importlib.import_module("stdnum.lv.pvn")),
+)
+#: Names people call a number by that stdnum's docstring does not give (Ukraine's
+#: РНОКПП is still said by its former name, the identification code or number).
+_SAID_NAMES: dict[str, tuple[str, ...]] = {
+    "ua_rntrc": (
+        "ідентифікаційний код",
+        "ідентифікаційний номер",
+        "ІПН",
+    ),
+}
+
+
+def personal_names(module: ModuleType) -> tuple[str, ...]:
+    """The names ``module``'s docstring glosses as a person's: "personal code (personas kods)"."""
+    described = " ".join((module.__doc__ or "").split())
+    return tuple(
+        group.translate(ASCII_LOWER)
+        for gloss, group in _PERSONAL_GLOSS.findall(described)
+        if _PROSE.isdisjoint(group.split())
+    )
+
+
+_LABELLED: tuple[tuple[str, ModuleType, str], ...] = (
+    tuple(
+        (kind, module, "|".join([own, *(inflected(name) for name in stdnum_labels(module))]))
+        for kind, module, own in _OWN_LABELS
+    )
+    + tuple(
+        (
+            kind,
+            module,
+            "|".join(
+                inflected(name) for name in (*stdnum_labels(module), *_SAID_NAMES.get(kind, ()))
+            ),
+        )
+        for kind, module in _NAMED_BY_STDNUM
+        if stdnum_labels(module)
+    )
+    + tuple(
+        (kind, module, "|".join(inflected(name) for name in personal_names(module)))
+        for kind, module in _PERSONAL_PART
+    )
 )
 #: Labels that name some national identifier without saying whose: every validator is tried.
 _GENERIC_LABEL = (
@@ -295,6 +391,15 @@ _LABELS = re.compile(
     # A label whose last word is a word (six letters or more, not an acronym) may be
     # inflected as written here too ("CPR-nummeret", "Sozialversicherungsnummern").
     + rf")(?:(?<={_LETTER}{{{_ACRONYM + 1}}}){_LETTER}{{1,{_ENDING}}})?(?![a-z])"
+)
+
+#: Each number's labels alone, as :data:`_LABELS` reads them: asked only where a label
+#: was found, for the other numbers the same words may name.
+_EACH_LABEL = tuple(
+    re.compile(
+        rf"(?a)(?:{label})(?:(?<={_LETTER}{{{_ACRONYM + 1}}}){_LETTER}{{1,{_ENDING}}})?(?![a-z])"
+    )
+    for _, _, label in _LABELLED
 )
 
 
@@ -420,19 +525,39 @@ def labelled(scan: Scan) -> Iterator[tuple[int, int, str]]:
     while found := _LABEL_START.search(padded, search):
         search = found.end() - 1  # the next label's character before may be this one's last
         label = _LABELS.match(scan.lower, found.start())  # ``padded`` is one character ahead
-        if label is not None:
-            at = _JOIN.match(scan.text, label.end()).end()  # type: ignore[union-attr]
-            name = label.lastgroup or ""
+        if label is None:
+            continue
+        name = label.lastgroup or ""
+        readings = [(name, label.end())]
+        if name.startswith("l"):
+            # A name several numbers answer to ("personnummer": Sweden's, Norway's and
+            # Denmark's; "RRN": Belgium's and Korea's; "cedula", "cedula de identidad"):
+            # each number it may name is tried, the first found first.
+            readings += [
+                (f"l{index}", other.end())
+                for index, pattern in enumerate(_EACH_LABEL)
+                if f"l{index}" != name and (other := pattern.match(scan.lower, found.start()))
+            ]
+        for reading, end in readings:
+            hits = _after(scan, end, reading)
+            if hits:
+                yield from hits
+                break
+
+
+def _after(scan: Scan, end: int, name: str) -> list[tuple[int, int, str]]:
+    """The value after a label ending at ``end`` (its group ``name``), if it is one."""
+    at = _JOIN.match(scan.text, end).end()  # type: ignore[union-attr]
+    hits = list(_after_label(scan, at, name))
+    if not hits and not name.startswith("o"):
+        # One longer word may stand between a label and its number: a possessive
+        # or a case of "number" (Turkish "kimlik numaran\u0131z", "CPR-nummeret"); the
+        # number must still pass the label's validator.
+        word = _LONG_WORD.match(scan.text, at)
+        if word is not None:
+            at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]
             hits = list(_after_label(scan, at, name))
-            if not hits and not name.startswith("o"):
-                # One longer word may stand between a label and its number: a possessive
-                # or a case of "number" (Turkish "kimlik numaran\u0131z", "CPR-nummeret"); the
-                # number must still pass the label's validator.
-                word = _LONG_WORD.match(scan.text, at)
-                if word is not None:
-                    at = _JOIN.match(scan.text, word.end()).end()  # type: ignore[union-attr]
-                    hits = list(_after_label(scan, at, name))
-            yield from hits
+    return hits
 
 
 def _after_label(scan: Scan, at: int, name: str) -> Iterator[tuple[int, int, str]]:
@@ -470,8 +595,8 @@ def _validated(
     ]
     for cut in cuts:
         piece = value[:cut].rstrip(" ./-")
-        if not scan.ends_word(at + len(piece)):
-            continue
+        if not scan.ends_word(at + len(piece)) or _DATE.fullmatch(piece):
+            continue  # cut inside a word, or a date ("DNI 27.10.1998": a date, not a DNI)
         for kind, module in candidates:
             if stdnum_valid(module, piece):
                 yield at, at + len(piece), kind

@@ -108,10 +108,15 @@ def placeholder_value(value: str) -> bool:
 _PRODUCT_TOKEN = re.compile(r"(?a)[A-Za-z][\w.-]{0,30}/$")
 #: A changelog heading or list entry that opens with the version.
 _HEADING = re.compile(r"(?a)^[ \t]*(?:#{1,6}[ \t]*|[-*][ \t]*)?\[?v?$")
-#: Words that say the dotted number is not an address.
+#: Words that say the dotted number is not an address. "Version" is Latin's ``versio`` in
+#: most European languages, declined or not (``versija``, ``versión``, ``versão``,
+#: ``wersja``, ``verze``, ``verzió``, ``верзија``, ``версия``): any word opening
+#: ``vers``/``verz``/``wers`` (``верс``/``верз``); Icelandic says ``útgáfa``.
 _NOT_ADDRESS_WORDS = re.compile(
-    r"(?a)(?:oid|arc|section|sect|sec|§|clause|chapter|paragraph|version|release|build|"
-    r"firmware|kernel|ver|rev|mib|snmp\w*|asn\.1|extension)[ :=#]*$"
+    r"(?a)(?:oid|arc|section|sect|sec|§|clause|chapter|paragraph|release|build|"
+    r"firmware|kernel|ver|rev|mib|snmp\w*|asn\.1|extension|"
+    r"[vw]er[sz][^\s\d:=#.]{0,6}|вер[сз][^\s\d:=#.]{0,6}|"
+    r"útgáf[^\s\d:=#.]{0,3})[ :=#]*$"
 )
 #: Object-identifier roots (ITU-T, ISO, joint) whose arcs certificates, LDAP and SNMP use.
 _OID_ROOTS = ("0.9.", "1.2.", "1.3.", "2.5.", "2.16.", "2.23.")

@@ -27,7 +27,7 @@ import phonenumbers
 from phonenumbers import PhoneMetadata
 
 from tinymemory_safety.credentials import Scan
-from tinymemory_safety.regions import place_regions, text_regions
+from tinymemory_safety.regions import language_regions, place_regions, text_regions
 
 #: Digit-led, so ``re`` skips to the digits; a ``(`` or ``+`` before is taken in code.
 _CANDIDATE = re.compile(r"(?a)\d[\d \-.()/]{5,24}+")
@@ -38,8 +38,22 @@ _PHONE_WORDS = re.compile(
     r"(?ai)\b(?:call(?:ed|ing)?|phone|mobile|mob|cell(?:phone)?|tel|telephone|ring|text|sms|"
     r"whatsapp|signal|contact|reach(?: me)?|fax|landline|hotline|dial|"
     r"telefon|telefonnummer|handy|t[ée]l[ée]phone|portable|m[óo]vil|celular|tel[ée]fono|"
-    r"cellulare|numero|n[úu]mero)\b[^\n\d]{0,24}$"
+    r"cellulare)\b[^\n\d]{0,24}$"
 )
+#: The numero sign and its abbreviations (``No.``, ``Nr.``, ``n°``, ``n.º``, ``nro``,
+#: ``št.``, Serbian ``br.`` in Cyrillic, ``№``, ``#``; with their dot where without it
+#: they are words: Portuguese ``no``) right before a number: it numbers an order, an
+#: invoice, a case, unless a phone word says otherwise ("Tel. Nr. 030 123456").
+_NUMERO_SIGN = re.compile(
+    r"(?i)(?:\b(?:no|n[úu]m|[šs]t|\u0431\u0440)\.|\b(?:nr|nro|n\.?[°º])\.?|\u2116|#)\s*$"
+)
+#: The noun "number" right before a number, in the languages that borrowed Latin's
+#: ``numerus`` (``number``, ``Nummer``, ``numéro``, ``número``, ``numer``, ``numurs``,
+#: ``номер``): "Rechnung Nummer 83-36-95-17". The text's language alone does not make
+#: such a number a phone number (a phone word, a place or a calling code still may). The
+#: noun as it is named, up to three letters after ``num``: a case form says where a
+#: number is reached ("from the number": Finnish ``numerosta``, Estonian ``numbril``).
+_NUMBER_NOUN = re.compile(r"(?i)\b(?:n[uúū]m|\u043d\u043e\u043c)[^\W\d_]{0,3}\.?\s*$")
 _PHONE_WORDS_CJK = re.compile(r"(?:電話|携帯|手机|电话|전화)[^\n\d]{0,8}$")
 #: Where a number written nationally is tried when a phone word vouches for it.
 _OTHER_REGIONS = (
@@ -47,8 +61,9 @@ _OTHER_REGIONS = (
     "UA", "BY", "KZ", "PL", "TR", "CN", "KR", "ZA", "NG", "PH", "ID", "PK", "AR", "CO", "SE",
     "CH", "AT", "BE", "PT", "TM",
 )  # fmt: skip
-#: A date written as one (``14/03/2024``), or opening with its year (``2024-05-17 10``).
-_DATE = re.compile(r"(?a)\d{1,2}([-./])\d{1,2}\1\d{2,4}")
+#: A date written as one (``14/03/2024``), or opening with its year (``2024-05-17 10``),
+#: or a span of years (``2020-2024``, ``1998 - 2003``).
+_DATE = re.compile(r"(?a)\d{1,2}([-./])\d{1,2}\1\d{2,4}|(?:19|20)\d\d ?[-/] ?(?:19|20)\d\d")
 _YEAR_FIRST = re.compile(r"(?a)\d{4}([-./])\d{1,2}\1\d{1,2}")
 
 
@@ -122,8 +137,9 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
         return False  # a date, an IPv4 address or a version
     before = text[max(0, start - 32) : start]
     vouched = bool(_PHONE_WORDS.search(before) or _PHONE_WORDS_CJK.search(before))
-    if candidate == digits and not vouched:
-        return False  # a bare run of digits: an order number until a word says otherwise
+    if not vouched and (candidate == digits or _NUMERO_SIGN.search(before)):
+        return False  # a bare run of digits, or a numbered thing: an order number until a
+        # word says otherwise
     if international:
         number = _parse("+" + digits[2:] if candidate.startswith("00") else candidate, None)
         return number is not None and _valid(number)
@@ -137,6 +153,10 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
     if candidate != digits and (
         _hinted(candidate, region, text_regions(scan, start))
         or _hinted(candidate, region, place_regions(scan, start, end))
+        or (
+            not _NUMBER_NOUN.search(before)
+            and _spoken_elsewhere(candidate, region, language_regions(scan, start))
+        )
     ):
         return True  # valid, and grouped as written, in a region the text points to
     if not vouched:
@@ -148,6 +168,18 @@ def _phone(scan: Scan, start: int, candidate: str, digits: str, region: str) -> 
         if number is not None and phonenumbers.is_possible_number(number):
             return True
     return False
+
+
+def _spoken_elsewhere(candidate: str, region: str, languages: Sequence[Sequence[str]]) -> bool:
+    """Whether ``candidate`` is valid, grouped as written, where the text's languages are
+    spoken (``languages``: each one's regions).
+
+    Not a language the policy's region speaks: a text in its own language says
+    nothing more than the policy does (an English text, spoken officially in 86
+    regions, is read in the US, not in Lesotho, where ``2123 4567`` is a number).
+    """
+    spoken = [hint for regions in languages if region not in regions for hint in regions]
+    return bool(spoken) and _hinted(candidate, region, spoken)
 
 
 def _hinted(candidate: str, region: str, hinted: Sequence[str]) -> bool:

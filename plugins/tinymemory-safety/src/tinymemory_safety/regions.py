@@ -11,7 +11,11 @@ policy's default region, the text around it says which:
   that write it, and so on;
 - **its language**, told by its commonest function words (a dozen or more
   a language, the words any stop-word list opens with, not words of any
-  one sentence), and the regions where that language is the national one.
+  one sentence), and the regions where that language is the national one;
+- when none of that places a number, **its language as a language
+  identifier tells it** (``py3langid``, a naive Bayes model over byte n-grams
+  of 142 languages, shipped with the package), and the regions where CLDR
+  (through ``babel``) says that language is official.
 
 Only a window of the text around the number is read (about :data:`WINDOW`
 characters each side), so a long document costs what its numbers cost.
@@ -25,6 +29,7 @@ import unicodedata
 import zoneinfo
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import phonenumbers
 
@@ -324,6 +329,120 @@ def place_regions(scan: Scan, start: int, end: int) -> tuple[str, ...]:
     near = scan.text[max(0, start - PLACE_BEFORE) : end + PLACE_AFTER].lower()
     words = (_ASCII_WORDS if near.isascii() else _WORDS).findall(near.replace("\u0307", ""))
     return tuple(dict.fromkeys(_cities(words)))
+
+
+#: The statuses under which CLDR's territory data makes a language a region's own: not
+#: ``official_regional`` (German in Denmark's south, Spanish in New Mexico).
+_NATIONAL = frozenset({"official", "de_facto_official"})
+
+
+def language_regions(scan: Scan, at: int) -> tuple[tuple[str, ...], ...]:
+    """The regions where each language the text around ``at`` may be in is official.
+
+    The languages are told by ``py3langid`` over the same blocks as
+    :func:`text_regions` (each reading kept on ``scan``): the likeliest, and
+    every other at least half as likely (the model cannot tell Malay from
+    Indonesian, or Danish from Swedish, on a sentence). Its model is loaded
+    the first time a number needs it, so a text that never reaches here costs
+    nothing. Asked last, for a number nothing else has placed. A block that
+    reads as English by its function words (:data:`_ENGLISH_WORDS`) is English
+    without asking the model.
+    """
+    block = at // WINDOW
+    if block not in scan.languages:
+        window = scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
+        words = set(_ASCII_WORDS.findall(window.lower()))
+        english = len(words & _ENGLISH_WORDS) >= _LANGUAGE_WORDS + 1
+        spoken = _spoken_in()
+        scan.languages[block] = tuple(
+            spoken[language]
+            for language in (("en",) if english else _languages(window))
+            if language in spoken
+        )
+    return scan.languages[block]
+
+
+#: English's commonest function words no other language writes as words of its own:
+#: a text with three of them is English (the model is asked about every other text).
+_ENGLISH_WORDS = frozenset(
+    [
+        "the",
+        "and",
+        "that",
+        "for",
+        "with",
+        "this",
+        "are",
+        "have",
+        "not",
+        "from",
+        "was",
+        "were",
+        "which",
+        "you",
+        "your",
+        "our",
+        "will",
+        "would",
+        "can",
+        "could",
+        "should",
+        "been",
+        "has",
+        "had",
+        "they",
+        "their",
+        "there",
+        "what",
+        "when",
+        "where",
+        "who",
+    ]
+)
+
+
+#: A language is among a text's when the model finds it at least this share as likely
+#: as the likeliest.
+_LIKELY = 0.5
+
+
+def _languages(text: str) -> list[str]:
+    """The languages ``py3langid`` finds ``text`` may be written in, likeliest first, as
+    CLDR codes (its ``tl`` is CLDR's ``fil``: babel's aliases)."""
+    from babel.core import get_global
+
+    ranked = _identifier().rank(text)
+    best = float(ranked[0][1])
+    aliases = get_global("language_aliases")
+    return [
+        aliases.get(language) or language
+        for language, probability in ranked
+        if float(probability) >= _LIKELY * best
+    ]
+
+
+@functools.cache
+def _identifier() -> Any:
+    """``py3langid``'s model, its scores normalised to probabilities (loaded once)."""
+    from py3langid import langid  # type: ignore[import-untyped]  # numpy and a model
+
+    return langid.LanguageIdentifier.from_model_file(langid.MODEL_FILE, norm_probs=True)
+
+
+@functools.cache
+def _spoken_in() -> dict[str, tuple[str, ...]]:
+    """Each language (ISO 639 code, without its script) and the regions where CLDR
+    says it is official, as libphonenumber names them."""
+    from babel.core import get_global
+
+    regions: dict[str, list[str]] = {}
+    for region, languages in get_global("territory_languages").items():
+        if region not in phonenumbers.SUPPORTED_REGIONS:
+            continue
+        for language, info in languages.items():
+            if info.get("official_status") in _NATIONAL:
+                regions.setdefault(language.split("_")[0], []).append(region)
+    return {language: tuple(dict.fromkeys(found)) for language, found in regions.items()}
 
 
 def _regions(window: str) -> tuple[str, ...]:
