@@ -144,8 +144,9 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
         # The prefix is what the line and the next both open with: a token's own
         # first characters (``-``, ``/``, ``+``) on the next line are not part of it.
         lead, follow = _chat_lead(text, line_start), _chat_lead(text, newline + 1)
-        if lead or follow:
-            # A speaker's tag opens both lines (times may differ): the token goes on after it.
+        if lead and follow:
+            # A speaker's tag opens both lines (times may differ): the token goes on after
+            # it, and only when the same speaker says it.
             if _DIGIT.sub("0", lead) != _DIGIT.sub("0", follow):
                 continue
             goes_on = newline + 1 + len(follow)
