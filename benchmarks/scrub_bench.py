@@ -207,7 +207,7 @@ def adversarial(rng: random.Random) -> dict[str, str]:
     }
 
 
-BLIND = "blind (hand-written, scored only)"
+BLIND = "blind1 (hand-written, seen: its misses were read)"
 BLIND2 = "blind2 (hand-written, scored only)"
 
 
@@ -242,7 +242,7 @@ def corpus_report(scrubber: SafetyScrubber) -> bool:
             f"  {'all':<30}{f'{caught}/{total} {100 * caught / total:5.1f}%':>16}"
             f"{f'{bad}/{sum(lookalikes.values())}':>14}"
         )
-        if label not in ("shared", BLIND, BLIND2):
+        if label not in ("shared", BLIND2):
             met = met and all(found[k] >= 0.99 * secrets[k] for k in secrets) and bad == 0
     verdict = "targets met" if met else "TARGETS MISSED"
     print(f"\nour corpora: {verdict} (recall >= 99 % a class, 0 look-alikes altered)")

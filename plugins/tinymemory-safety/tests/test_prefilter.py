@@ -26,6 +26,7 @@ from tinymemory_safety.assignments import SECRET_NOUN
 from tinymemory_safety.credentials import _JWT
 from tinymemory_safety.prefilter import SECRET_WORDS, TOKEN_RUN, may_hold_secret
 from tinymemory_safety.providers import _COMPILED
+from tinymemory_safety.secret_names import password_terms
 
 POSITIVES = corpus()["positives"] + corpus(OWN_CORPUS)["positives"]
 PLAIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz \t\n\r.,!?'\""
@@ -95,6 +96,12 @@ def test_every_token_pattern_needs_a_long_run_or_a_character_prose_lacks(
 def test_every_ascii_secret_noun_is_a_trigger_word() -> None:
     opening = "(?P<noun>"
     noun = SECRET_NOUN[SECRET_NOUN.index(opening) + len(opening) :]
+    # The words for a password in every language open the alternation, each escaped.
+    generated = "".join(re.escape(term) + "|" for term in password_terms())
+    assert noun.startswith(generated)
+    noun = noun.removeprefix(generated)
+    for term in password_terms():
+        assert not term.isascii() or term.split()[0].encode() in SECRET_WORDS, term
     alternatives = re.findall(r"[a-z][a-z ]*", noun.replace("(?:", "|").replace(")?", "|"))
     firsts = {phrase.split()[0] for phrase in alternatives if phrase.strip()}
     assert {word for word in firsts if len(word) > 1} - {

@@ -29,7 +29,7 @@ from tinymemory_safety.credentials import (
 )
 from tinymemory_safety.hits import Hit
 from tinymemory_safety.lookalikes import elided_end, placeholder_value
-from tinymemory_safety.secret_names import names_secret
+from tinymemory_safety.secret_names import names_secret, password_terms
 
 _QUOTES = "\"'`"
 #: A key's words: ``DB_PASSWORD`` is db, password; ``AccountKey`` account, key.
@@ -282,6 +282,20 @@ _FLAG = re.compile(
     r"(?a)--(?:password|passwd|pass|token|api-key|apikey|secret|client-secret|auth-token)"
     r"(?:=| +)[\"']?([^\s\"']{4,512}+)"
 )
+#: A command's login step (``cargo login``, ``sudo docker login``, ``gh auth login``) as a
+#: command line opens (maybe after a prompt) or a code span does, and the rest of it: the
+#: arguments it may take a credential among.
+_LOGIN_COMMAND = re.compile(
+    r"(?am)(?:^[ \t]*+(?:[$#>%] )?|`)[a-z][\w.-]{0,31}(?: [a-z][\w.-]{0,31})? (?:auth )?login"
+    r"(?![\w-])([^\n`|;&]{0,512})"
+)
+#: An argument: a flag, or a word maybe quoted.
+_ARGUMENT = re.compile(r"(?a)[\"']?([^\s\"']++)[\"']?")
+#: A login's short flags that take a password or a token.
+_LOGIN_SECRET_FLAGS = frozenset({"-p", "-t"})
+#: The shortest token a login takes as a bare argument: a user name, a registry or a
+#: server is shorter, or is not letters and digits mixed.
+_LOGIN_TOKEN = 16
 _NETRC_PASSWORD = re.compile(r"(?a)\bpassword[ \t]++([^\s]{1,256}+)")
 _NETRC_LINE = re.compile(r"(?a)\b(?:machine|default|login)\b")
 #: ``host:port:database:user:password``, a ``.pgpass`` line.
@@ -331,13 +345,45 @@ def _header_value(scan: Scan, name_at: int, at: int) -> str | None:
     return value if not value or value[0] not in _QUOTES else None
 
 
-def urls_and_commands(scan: Scan) -> Iterator[Hit]:
-    """URL passwords, secret query parameters, ``curl -u``, ``--password``, netrc, pgpass."""
+def url_passwords(scan: Scan) -> Iterator[Hit]:
+    """The password of a URL's ``user:password@``. Read in the text as written too (the
+    scrubber's percent-escaped pass): a password holding ``%40`` or ``%3A`` is written
+    escaped in its URL, and decoded it would end the user info at its own ``@``."""
     text = scan.text
     if "://" in text:
         for match in _URL_PASSWORD.finditer(text):
             if is_value(text, *match.span(1)):
                 yield Hit(*match.span(1), REDACTED, "url_password", (SHAPE_PASS, 91))
+
+
+def _login_arguments(scan: Scan) -> Iterator[Hit]:
+    """The secret of a command's login step: the value of its ``-p`` or ``-t``, or an
+    argument made like a token (letters and digits mixed, :data:`_LOGIN_TOKEN` long or
+    more: ``cargo login <token>``), not a flag's value nor a flag."""
+    text = scan.text
+    for command in _LOGIN_COMMAND.finditer(text):  # a command is lowercase, a sentence not
+        flag = ""
+        for argument in _ARGUMENT.finditer(text, command.start(1), command.end(1)):
+            value, span = argument.group(1), argument.span(1)
+            if value.startswith("-"):
+                flag = "" if "=" in value else value
+                continue
+            secret = flag in _LOGIN_SECRET_FLAGS or (
+                not flag
+                and len(value) >= _LOGIN_TOKEN
+                and has_digit(value)
+                and any(char.isalpha() for char in value)
+                and not any(char in value for char in "./:@")  # a server, a path, a user@host
+            )
+            if secret and is_value(text, *span) and credential_like(value, relaxed=True):
+                yield Hit(*span, REDACTED, "cli_password", (SHAPE_PASS, 93))
+            flag = ""
+
+
+def urls_and_commands(scan: Scan) -> Iterator[Hit]:
+    """URL passwords, secret query parameters, ``curl -u``, ``--password``, netrc, pgpass."""
+    text = scan.text
+    yield from url_passwords(scan)
     if "=" in text:
         for match in _PARAMETER.finditer(text):
             name = match.group(1).lower()
@@ -351,6 +397,8 @@ def urls_and_commands(scan: Scan) -> Iterator[Hit]:
     if "mysql" in scan.lower or "mariadb" in scan.lower:
         for match in _MYSQL_PASSWORD.finditer(text):
             yield Hit(*match.span(1), REDACTED, "cli_password", (SHAPE_PASS, 93))
+    if "login" in scan.lower:
+        yield from _login_arguments(scan)
     if "--" in text:
         for match in _FLAG.finditer(scan.lower):
             if is_value(text, *match.span(1)):
@@ -376,8 +424,12 @@ _QUALIFIER = (
     r"database |one-time |verification |security |access |backup |recovery |2fa |mfa |"
     r"otp |sms |confirmation |unlock )?"
 )
+#: The word for a password in every language of :mod:`tinymemory_safety.secret_names`.
+PASSWORD_NOUNS = frozenset(password_terms())
 _NOUN = (
-    r"(?P<noun>password|passwort|passwd|passphrase|pass phrase|passcode|pass code"
+    r"(?P<noun>"
+    + "".join(re.escape(term) + "|" for term in password_terms())
+    + r"passwd|passphrase|pass phrase|passcode|pass code"
     r"|pin(?: code| number)?|otp|code|key|secret|token|contrase[ñn]a|clave|mot de passe|mdp"
     r"|kennwort|senha|wachtwoord|has[łl]o|parola|пароль|密码|密碼|パスワード|暗証番号|비밀번호)"
 )
@@ -427,6 +479,25 @@ _NOT_SECRET_CODE = re.compile(
 )
 
 
+#: A capital right after a small letter: a word of prose has none (it is lowercase,
+#: capitalised or all capitals), a product's name one or two (``PowerShell``).
+_CASE_TURN = re.compile(r"[a-z][A-Z]")
+#: A symbol a password holds and a word does not.
+_SYMBOL = re.compile(r"[!@#$%^&*+=~?]")
+
+
+def _random_shaped(word: str) -> bool:
+    """Whether a value after a bare password noun is made like one, not like a word of
+    the sentence: letters and digits mixed, a symbol inside it, or more capitals after
+    small letters than a product's name has (``lmzyLWkdEgvS``, not ``KeePassXC``)."""
+    if any(char.isdigit() for char in word) and any(char.isalpha() for char in word):
+        return len(word) >= 4
+    inner = word.rstrip("!?.")
+    return len(word) >= 6 and (
+        _SYMBOL.search(inner) is not None or len(_CASE_TURN.findall(inner)) > 2
+    )
+
+
 def stated_secrets(scan: Scan) -> Iterator[Hit]:
     """A secret said in words: "my wifi password is hunter22", "PIN: 4821", "code 551 920"."""
     lower = scan.lower
@@ -434,13 +505,16 @@ def stated_secrets(scan: Scan) -> Iterator[Hit]:
         if not scan.starts_word(match.start()) or lower[match.start() - 1 : match.start()] == "_":
             continue
         noun = match.group("noun")
-        if match.group("verb") == " " and noun not in {"pin", "pin code", "passcode", "otp"}:
-            continue  # a bare space only after a PIN-like noun: "PIN 4821"
+        bare = match.group("verb") == " "
+        if bare and noun not in {"pin", "pin code", "passcode", "otp", *PASSWORD_NOUNS}:
+            continue  # a bare space only after a PIN-like noun ("PIN 4821") or a password's
         at = match.end()
         value = _STATED_VALUE.match(scan.text, at)
         if value is None:
             continue
         word = value.group().rstrip(".!?:")
+        if bare and noun in PASSWORD_NOUNS and not _random_shaped(word):
+            continue  # "password manager", "heslo pro": a word goes on the sentence
         if noun in {"passphrase", "pass phrase"}:  # a phrase: to the end of its clause
             word = _CLAUSE.match(scan.text, at).group().rstrip(" .!?:")  # type: ignore[union-attr]
         end = at + len(word)

@@ -40,8 +40,14 @@ ASCII_LOWER = {code: code + 32 for code in range(ord("A"), ord("Z") + 1)}
 
 
 #: What one fold undoes: invisible characters, escaping backslashes before a quote or
-#: slash (every layer: ``\\\\\\"`` is a quote), and ``%XX`` of URL punctuation.
-_SPECIAL = re.compile(f"[{INVISIBLE}]+" + r'|\\++(?=["/])|%(?:2[13-6A-Fa-f]|3[ABDFabdf]|40)')
+#: slash (every layer: ``\\\\\\"`` is a quote), JSON's ``\\u00XX`` escapes of the
+#: punctuation a credential's key and value are set apart by (``\\u003d`` for ``=``,
+#: ``\\u0026`` for ``&``, ``\\u0022`` for a quote: what Go's and .NET's encoders
+#: write), and ``%XX`` of URL punctuation.
+_SPECIAL = re.compile(
+    f"[{INVISIBLE}]+"
+    + r'|\\u00(?:2[267Ff]|3[ADad]|40)|\\++(?=["/])|%(?:2[13-6A-Fa-f]|3[ABDFabdf]|40)'
+)
 #: Where a hard wrap may have cut a token: a run of credential characters ending a line,
 #: the next line's lead (any characters but letters and digits: a quote marker, an indent,
 #: a comment's ``//``, ``#``, ``--``, ``;``, `` * ``), a run opening the next line.
@@ -49,6 +55,15 @@ _WRAP = re.compile(r"(?a)([\w+/=.-]++)\n([^\w\n]{0,12}+)([\w+/=.-]++)")
 #: A line's lead: what a prefix repeated on every line of a wrapped block may be.
 _LEAD = re.compile(r"(?a)[^\w\n]{0,12}+")
 _TOKEN_RUN = re.compile(r"(?a)[\w+/=.-]++")
+#: A chat line's lead: maybe a quote marker, maybe a time (``[14:02]``, ``14:02:09``), then
+#: the speaker (``<kbaier>``, ``Amaka:``, ``Ana Silva:``). A token a speaker pasted goes on
+#: after the same speaker's tag on the next line, whatever the tag holds.
+_CHAT_LEAD = re.compile(
+    r"[^\w\n]{0,12}?(?:\[\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp][Mm])?\][ \t]*"
+    r"|\d{1,2}:\d{2}(?::\d{2})?[ \t]+)?"
+    r"(?:<[^\W\d][\w.|@-]{0,31}>|[^\W\d_][\w.'-]{0,31}(?: [^\W\d_][\w.'-]{0,31}){0,2}:)[ \t]+"
+)
+_DIGIT = re.compile(r"\d")
 #: The shortest line a wrap leaves: wrap columns are 64 to 132 in practice.
 WRAP_COLUMN = 40
 #: The shortest token a joined wrap can make: the shortest provider tokens are 15 long.
@@ -128,9 +143,17 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
             continue
         # The prefix is what the line and the next both open with: a token's own
         # first characters (``-``, ``/``, ``+``) on the next line are not part of it.
-        lead = _LEAD.match(text, line_start).group()  # type: ignore[union-attr]
-        prefix = _common_prefix(lead, found.group(2))
-        right_run = _TOKEN_RUN.match(text, found.start(2) + len(prefix))
+        lead, follow = _chat_lead(text, line_start), _chat_lead(text, newline + 1)
+        if lead and follow:
+            # A speaker's tag opens both lines (times may differ): the token goes on after
+            # it, and only when the same speaker says it.
+            if _DIGIT.sub("0", lead) != _DIGIT.sub("0", follow):
+                continue
+            goes_on = newline + 1 + len(follow)
+        else:
+            lead = _LEAD.match(text, line_start).group()  # type: ignore[union-attr]
+            goes_on = found.start(2) + len(_common_prefix(lead, found.group(2)))
+        right_run = _TOKEN_RUN.match(text, goes_on)
         if right_run is None:
             continue  # the next line opens with more than the prefix: no token goes on
         right = right_run.group()
@@ -141,8 +164,14 @@ def wrap_breaks(text: str) -> list[tuple[int, int]]:
             continue  # a word of prose on either side ("the", "Thanks"): the line ended there
         if not (_alnum(left) and _alnum(right)):
             continue  # a rule (``---``), a path's slash: no token goes on
-        breaks.append((newline, found.start(2) + len(prefix)))
+        breaks.append((newline, goes_on))
     return breaks
+
+
+def _chat_lead(text: str, line_start: int) -> str:
+    """The chat lead (:data:`_CHAT_LEAD`) the line at ``line_start`` opens with, or ``""``."""
+    found = _CHAT_LEAD.match(text, line_start)
+    return "" if found is None else found.group()
 
 
 def _common_prefix(first: str, second: str) -> str:
@@ -195,7 +224,10 @@ def fold(text: str, breaks: list[tuple[int, int]] | None = None) -> Folded:
 
 
 def _decoded(special: str) -> str:
-    """What one special run stands for: nothing (invisible, backslashes) or a decoded ``%XX``."""
+    """What one special run stands for: nothing (invisible, backslashes) or a decoded
+    ``%XX`` or ``\\u00XX``."""
     if special.startswith("%"):
         return chr(int(special[1:], 16))
+    if special.startswith("\\u"):
+        return chr(int(special[2:], 16))
     return ""

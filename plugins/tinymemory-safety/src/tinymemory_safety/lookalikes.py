@@ -17,7 +17,8 @@
   ("client", "customer", "connected from"), as synthetic logs do.
 - **Public addresses**: an organisation's role mailbox (RFC 2142's
   ``abuse@``, ``postmaster@``, ``security@``…, and ``support@``, ``info@``,
-  ``noreply@``…), and an address in a copyright or licence notice. The
+  ``noreply@``…), an address in a copyright or licence notice, and one on a
+  ``Name <address>`` line of a list of authors (a text whose head names it so). The
   policy's ``keep_public_addresses`` (default on) decides.
 """
 
@@ -184,6 +185,12 @@ _AUTHOR_LINE = re.compile(r"(?a)^[\s#*/;-]*(?:author|authors|maintainer|maintain
 _LICENCE_NEAR = re.compile(r"(?a)licen[cs]e|spdx|copyright|©")
 #: How far around an author line a licence name makes it a notice.
 _NOTICE_REACH = 200
+#: A line that is only a name and its address, as a list of authors or contributors has.
+_ATTRIBUTION_LINE = re.compile(r"^[\s#*/;-]*[^\W\d_][\w .'-]{0,60}+<[^<>\s]{3,254}+>\s*$")
+#: What a list of authors says it is, in its head: its file opens with it.
+_CREDITS_HEAD = re.compile(
+    r"(?a)\b(?:authors?|contributors?|maintainers?|credits|copyright|licen[cs]e)\b"
+)
 
 
 def role_mailbox(local: str) -> bool:
@@ -209,4 +216,8 @@ def in_notice(lower: str, start: int) -> bool:
     if _AUTHOR_LINE.match(line):
         near = lower[max(0, line_start - _NOTICE_REACH) : line_start + len(line) + _NOTICE_REACH]
         return _LICENCE_NEAR.search(near) is not None
+    if _ATTRIBUTION_LINE.match(line):
+        # "Name <address>" alone on its line, in a text that opens as a list of authors
+        # (an AUTHORS or CONTRIBUTORS file says so in its head).
+        return _CREDITS_HEAD.search(lower[:_NOTICE_REACH]) is not None
     return False

@@ -11,7 +11,8 @@ without running the detectors:
 - ``bearer`` (a bearer value may be letters alone);
 - ``password`` or ``identified by`` (SQL ``PASSWORD 'value'``, netrc lines);
 - a noun that names a secret, as a whole word ("the wifi code is ..."): the
-  stated-secret detector's own nouns (:data:`SECRET_WORDS`).
+  stated-secret detector's own nouns (:data:`SECRET_WORDS`), the word for a password
+  in each language of :mod:`tinymemory_safety.secret_names` among them.
 
 The scan is a few of Python's byte operations over the text (no regular
 expression, whose alternations would cost more than the detectors they spare).
@@ -26,6 +27,8 @@ covered: a policy that has some runs every text through the detectors.
 """
 
 from __future__ import annotations
+
+from tinymemory_safety.secret_names import password_terms
 
 #: Letters, whitespace and sentence punctuation: what no detector can fire on alone.
 _PLAIN = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz \t\n\r.,!?'\""
@@ -43,7 +46,7 @@ _WORD_ENDS = bytes.maketrans(b".,!?'\"", b"      ")
 SECRET_WORDS = frozenset(
     b"password passwort passwd passphrase pass passcode pin otp code key secret token "
     b"contrasena clave mot mdp kennwort senha wachtwoord haslo parola".split()
-)
+) | {term.split()[0].encode() for term in password_terms() if term.isascii()}
 
 
 def may_hold_secret(text: str) -> bool:

@@ -106,6 +106,8 @@ def table_columns(scan: Scan) -> Iterator[Hit]:
                 continue
             if not english and line.count(sep) != lines[index + 1].count(sep):
                 continue
+            if index and lines[index - 1].count(sep) == line.count(sep):
+                continue  # under a row (a Markdown rule, a row): a table's head is its first
             header = _cells(line, offsets[index], sep)
             if header is None or len(header) < 2 or not _header(text, header):
                 continue

@@ -24,6 +24,7 @@ from tinymemory_safety.assignments import (
     key_values,
     markup_pairs,
     stated_secrets,
+    url_passwords,
     urls_and_commands,
 )
 from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, token_shapes
@@ -125,7 +126,7 @@ def _percent_escaped(text: str, folded: Folded) -> list[Hit]:
     raw = Scan(text, text.translate(ASCII_LOWER))
     return [
         hit._replace(start=folded.folded_index(hit.start), end=folded.folded_index(hit.end))
-        for hit in percent_escaped_tokens(raw)
+        for hit in (*percent_escaped_tokens(raw), *url_passwords(raw))
     ]
 
 

@@ -89,6 +89,20 @@ def _terms() -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
     return frozenset(words), affixed, tuple(phrases)
 
 
+@functools.cache
+def password_terms() -> tuple[str, ...]:
+    """The words for a password (each row's first concept) in every language of the table,
+    lowercased, longest first (so a pattern built of them tries ``mot de passe`` before
+    ``mot``)."""
+    terms = {
+        _normal(term.strip())
+        for _, row in _TERMS_BY_LANGUAGE
+        for term in row.split(";")[0].split(",")
+        if term.strip()
+    }
+    return tuple(sorted(terms, key=lambda term: (-len(term), term)))
+
+
 def names_secret(name: str) -> bool:
     """Whether a header cell or key names a secret in one of the table's languages."""
     words, affixed, phrases = _terms()
