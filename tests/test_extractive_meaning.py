@@ -151,6 +151,21 @@ def test_a_decoy_sharing_the_topic_but_not_the_subject_is_left_out() -> None:
         assert text == "Version 4.2 requires PostgreSQL 15 or newer. [1]"
 
 
+def test_a_sentence_s_own_year_overrides_its_heading_s() -> None:
+    # Under "Leave policy 2027" the 2026 sentence is about 2026: the heading's year is
+    # not its own, so it is a decoy beside the 2027 one, not a second answer.
+    notes = (
+        "# Leave policy 2027\n\nFrom 2027, new parents receive 16 weeks of paid leave. "
+        "In 2026, new parents received 12 weeks of paid leave."
+    )
+    question = "How many weeks of paid leave do new parents get from 2027?"
+    for embedder in (None, HashingEmbedder(), SenseEmbedder(SENSES)):
+        text = extract_answer(question, [notes], embedder=embedder).text
+        assert text == "From 2027, new parents receive 16 weeks of paid leave. [1]"
+    older = extract_answer("How many weeks did new parents get in 2026?", [notes]).text
+    assert older.startswith("In 2026, new parents received 12 weeks")  # the decoy answers its own
+
+
 def test_one_bounded_embed_call_after_the_background() -> None:
     embedder = SenseEmbedder(SENSES)
     background(embedder)

@@ -26,7 +26,8 @@ every brief asks about (``user``) answers nothing. A sentence that only
 restates the question (:func:`restates`) is no answer either. The best
 bearing sentence is quoted, then the few scoring at least
 :data:`MIN_SHARE_OF_BEST` of it that hold every question word it holds or
-one it lacks (headings counted): a decoy holding part of what the best holds
+one it lacks (headings counted, but for a heading's number the sentence states
+otherwise): a decoy holding part of what the best holds
 (the topic, an older version's numbers, but not the subject) is left out.
 Each is followed by a citation marker ``[n]``.
 
@@ -151,6 +152,7 @@ _ASSIGNMENT = re.compile(
 # Citation-like markers already in a passage; removed so every [n] of an answer is ours.
 _MARKER = re.compile(r"\[\s*\d+\s*\]")
 _SPACES = re.compile(r"\s+")
+_DIGIT = re.compile(r"\d")
 # How much a passage's rank adds to a matching sentence's score: the best passage's
 # sentences score 10% more, the second's 5%, ... enough to settle near-ties only.
 _RANK_BONUS = 0.1
@@ -439,9 +441,24 @@ def _holds_as_much(sentence: _Sentence, chosen: list[_Sentence], wanted: frozens
     asked about) is a decoy."""
     if not chosen:
         return True
-    held = wanted & (sentence.words | sentence.context)
-    first = wanted & (chosen[0].words | chosen[0].context)
+    held = wanted & (sentence.words | _own_context(sentence))
+    first = wanted & (chosen[0].words | _own_context(chosen[0]))
     return first <= held or not held <= first
+
+
+def _own_context(sentence: _Sentence) -> frozenset[str]:
+    """The heading's words a sentence is about: all but the heading's numbers the sentence
+    states otherwise. "In 2026, parents received 12 weeks" under "Leave policy 2027" is
+    about 2026: a number of the heading's shape in the sentence (a year, a version)
+    overrides the heading's."""
+    stated = {_DIGIT.sub("0", word) for word in sentence.content if _DIGIT.search(word)}
+    return frozenset(
+        word
+        for word in sentence.context
+        if not _DIGIT.search(word)
+        or word in sentence.content
+        or _DIGIT.sub("0", word) not in stated
+    )
 
 
 def _by_meaning(
