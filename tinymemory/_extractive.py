@@ -303,14 +303,16 @@ _NUMBERED = re.compile(r"[^\W_]*\d[^\W_]*(?:[.\-/:][^\W_]+)*")
 def named_values(question: str) -> tuple[tuple[str, ...], ...]:
     """The values ``question`` names, as runs of folded words: each run holding a digit
     (a number, a version, a year, a room: ``5.2`` is ``("5", "2")``), and each weekday
-    or month name written with a capital (``Sundays``: ``("sunday",)``). A sentence
+    or month name written with a capital, not opening the question (``Sundays``:
+    ``("sunday",)``). A sentence
     answers only if it, its heading or its table header holds each (:func:`_names`):
     an embedder puts values of one scale close together (2026 and 2027, Sunday and
     weekday, 5.1 and 5.2), so they are told apart by letters, never by meaning."""
     runs = [tuple(words(match.group())) for match in _NUMBERED.finditer(question)]
     for match in re.finditer(r"[^\W\d_]+", question):
         token = match.group()
-        if token[0].isupper() and stem(fold(token)) in CALENDAR_NAMES:
+        opening = not question[: match.start()].strip()  # any word is capitalised there
+        if token[0].isupper() and not opening and stem(fold(token)) in CALENDAR_NAMES:
             runs.append((stem(fold(token)),))
     return tuple(dict.fromkeys(run for run in runs if run))
 
