@@ -30,6 +30,15 @@ one it lacks (headings counted): a decoy holding part of what the best holds
 (the topic, an older version's numbers, but not the subject) is left out.
 Each is followed by a citation marker ``[n]``.
 
+A question asking for a value (:func:`asked_value`: ``how many``, ``how
+often``, ``when``, a price; English wh-phrases) is answered only from the
+first quoted sentence stating a value of that kind (a number, a frequency,
+a time, an amount of money); a number, version or capitalised weekday or
+month the question names (:func:`named_values`) must be held by letters by
+the sentence, its heading or its table header. Both tell a topical
+neighbour (the subject without the value asked, or another version's,
+year's or day's value) from the answer, with any embedder.
+
 With an ``embedder`` (the one the engine searched with) that is
 meaning-aware (:mod:`tinymemory.retrieval._background`: a synonym probe, so
 feature hashing is not), meaning chooses: the question and the first
@@ -37,15 +46,16 @@ feature hashing is not), meaning chooses: the question and the first
 in one call; of the sentences quoted by words and those holding too few of
 the question's words that are closer to the question than every unrelated
 background sentence and closer to it than to every unrelated background
-question, and that hold at least half of the question's content words (by
+question, those that hold at least half of the question's content words (by
 letters, or in meaning: a pair of words closer than either is to every
-unrelated background word, so a topical neighbour holding nothing of what
-is asked is no answer), the
-closest to the question is quoted first, then the other
-sentences quoted by words that may stand beside it. No bar is a number: each
-compares the embedder's similarities with each other, so any embedder (a
-third party's too) and any increasing map of its similarities answer and
-refuse alike. When nothing qualifies, the answer is empty and cites nothing.
+unrelated background word; a word asking for a value is held by a sentence
+stating one), so a topical neighbour holding nothing of what is asked is no
+answer, the closest to the question is quoted first, then the other
+sentences quoted by words that may stand beside it and hold as much. No bar
+is a number: each compares the embedder's similarities with each other, so
+any embedder (a third party's too) and any increasing map of its
+similarities answer and refuse alike. When nothing qualifies, the answer is
+empty and cites nothing.
 The result depends only on the arguments (and the embedder's vectors), so
 the same question over the same hits always gives the same answer.
 """
@@ -80,10 +90,13 @@ __all__ = [
     "MARKUP_LANGUAGES",
     "TABLE_WORDS",
     "Extract",
+    "Asking",
+    "asked_value",
     "asks_for_code",
     "asks_for_table",
     "extract_answer",
     "extractive_answer",
+    "named_values",
     "restates",
     "sentences",
     "stem",
