@@ -3,9 +3,9 @@
 Every folder of ``benchmarks/recall_sets/`` is a split: it holds ``corpus.json``
 (files to write: DOCX, XLSX, PPTX, PDF, HTML, markdown, code and configuration)
 and ``questions.json`` (kinds: direct, reworded, table, code, decoy,
-unanswerable). ``dev`` and ``heldout`` were both looked at while tuning
-(``seen``: development sets); any other folder (``blind``: written apart and
-never looked at) is only scored. For each split and embedder, in one process:
+unanswerable). ``dev``, ``heldout`` and ``blind`` were looked at while tuning
+(``seen``: development sets); any other folder (written apart and never looked
+at: a blind split) is only scored. For each split and embedder, in one process:
 
 - recall: **answer** right (holds the fact; a decoy question's answer must
   not hold the decoy's value), **citation** right (the first citation is the

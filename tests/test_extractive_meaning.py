@@ -15,8 +15,10 @@ import tinymemory as tm
 from tinymemory._extractive import (
     MAX_MEANING_CANDIDATES,
     NOTHING_RELEVANT,
+    asked_value,
     extract_answer,
     extractive_answer,
+    named_values,
 )
 from tinymemory._words import words
 from tinymemory.answerers import ExtractiveAnswerer, engine_answerer
@@ -120,6 +122,8 @@ QUESTIONS = [
     "Why did the card fail?",
     "Which buyers were rejected at checkout?",
     "How much did the flights cost?",
+    "How often did the card charges fail?",
+    "When is lunch on Friday?",
 ]
 PASSAGES = [
     REPORT,
@@ -280,3 +284,74 @@ def test_a_question_without_a_content_word_is_not_answered_by_meaning() -> None:
     embedder.calls.clear()
     assert extract_answer("what was it?", ["Pizza was it."], embedder=embedder).text == ""
     assert embedder.calls == []
+
+
+EMBEDDERS = (None, HashingEmbedder(), SenseEmbedder(SENSES))
+
+
+@pytest.mark.parametrize("embedder", EMBEDDERS, ids=["words", "hashing", "senses"])
+@pytest.mark.parametrize(
+    ("question", "neighbour", "answering"),
+    [
+        # A value asked (how often) that the neighbour does not state.
+        (
+            "How often are the card charges checked?",
+            "The card charges are checked by the gateway team.",
+            "The card charges are checked every Monday.",
+        ),
+        # A price asked: the neighbour holds a number but no amount of money.
+        (
+            "How much does the parking garage cost?",
+            "The parking garage has 40 places.",
+            "The parking garage costs 12 EUR a day.",
+        ),
+        # A version named: the neighbour is about another one.
+        (
+            "When will checkout 5.2 be released?",
+            "Checkout 5.1 was released on 3 March.",
+            "Checkout 5.2 will be released on 9 June.",
+        ),
+        # A weekday named: an embedder puts Sunday beside any day; letters tell them apart.
+        (
+            "When does the lunch menu change on Sundays?",
+            "The lunch menu changes at 11:00 on weekdays.",
+            "The lunch menu changes at 12:00 on Sundays.",
+        ),
+    ],
+)
+def test_a_topical_neighbour_is_refused_and_the_answer_accepted(
+    embedder: object, question: str, neighbour: str, answering: str
+) -> None:
+    """The neighbour shares the question's topic, not what it asks: refused alone, and left
+    out beside the sentence that answers."""
+    assert answer(question, [neighbour], embedder) == ""
+    assert answer(question, [neighbour, answering], embedder) == f"{answering} [1]"
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many weeks of leave?", "quantity"),
+        ("How long did it stop?", "quantity"),
+        ("How often are backups made?", "frequency"),
+        ("How much does the charger cost?", "money"),
+        ("What is the parking fee?", "money"),
+        ("How much holiday is given?", "quantity"),
+        ("When is the next meeting?", "time"),
+        ("What time does the bus leave?", "time"),
+        ("Which region holds the backups?", ""),
+        ("Why did the card fail?", ""),
+    ],
+)
+def test_the_value_a_question_asks_for(question: str, kind: str) -> None:
+    assert asked_value(question).kind == kind
+
+
+def test_the_values_a_question_names() -> None:
+    assert named_values("Is 5.2 out on Sundays for the 6204-2RS in May?") == (
+        ("5", "2"),
+        ("6204", "2rs"),
+        ("sunday",),
+        ("may",),
+    )
+    assert named_values("May I know when it ships?") == ()  # a capital opening the question

@@ -31,6 +31,15 @@ otherwise): a decoy holding part of what the best holds
 (the topic, an older version's numbers, but not the subject) is left out.
 Each is followed by a citation marker ``[n]``.
 
+A question asking for a value (:func:`asked_value`: ``how many``, ``how
+often``, ``when``, a price; English wh-phrases) is answered only from the
+first quoted sentence stating a value of that kind (a number, a frequency,
+a time, an amount of money); a number, version or capitalised weekday or
+month the question names (:func:`named_values`) must be held by letters by
+the sentence, its heading or its table header. Both tell a topical
+neighbour (the subject without the value asked, or another version's,
+year's or day's value) from the answer, with any embedder.
+
 With an ``embedder`` (the one the engine searched with) that is
 meaning-aware (:mod:`tinymemory.retrieval._background`: a synonym probe, so
 feature hashing is not), meaning chooses: the question and the first
@@ -38,15 +47,16 @@ feature hashing is not), meaning chooses: the question and the first
 in one call; of the sentences quoted by words and those holding too few of
 the question's words that are closer to the question than every unrelated
 background sentence and closer to it than to every unrelated background
-question, and that hold at least half of the question's content words (by
+question, those that hold at least half of the question's content words (by
 letters, or in meaning: a pair of words closer than either is to every
-unrelated background word, so a topical neighbour holding nothing of what
-is asked is no answer), the
-closest to the question is quoted first, then the other
-sentences quoted by words that may stand beside it. No bar is a number: each
-compares the embedder's similarities with each other, so any embedder (a
-third party's too) and any increasing map of its similarities answer and
-refuse alike. When nothing qualifies, the answer is empty and cites nothing.
+unrelated background word; a word asking for a value is held by a sentence
+stating one), so a topical neighbour holding nothing of what is asked is no
+answer, the closest to the question is quoted first, then the other
+sentences quoted by words that may stand beside it and hold as much. No bar
+is a number: each compares the embedder's similarities with each other, so
+any embedder (a third party's too) and any increasing map of its
+similarities answer and refuse alike. When nothing qualifies, the answer is
+empty and cites nothing.
 The result depends only on the arguments (and the embedder's vectors), so
 the same question over the same hits always gives the same answer.
 """
@@ -54,6 +64,7 @@ the same question over the same hits always gives the same answer.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import re
 from collections.abc import Collection, Sequence
@@ -63,7 +74,7 @@ import attrs
 
 from tinymemory._operations import Citation, Hit, RecallAnswer
 from tinymemory._text_blocks import BlockKind, text_blocks
-from tinymemory._words import STOP_WORDS, words
+from tinymemory._words import STOP_WORDS, fold, words
 from tinymemory.retrieval._background import background, embedded, pairwise
 
 if TYPE_CHECKING:
@@ -80,10 +91,13 @@ __all__ = [
     "MARKUP_LANGUAGES",
     "TABLE_WORDS",
     "Extract",
+    "Asking",
+    "asked_value",
     "asks_for_code",
     "asks_for_table",
     "extract_answer",
     "extractive_answer",
+    "named_values",
     "restates",
     "sentences",
     "stem",
@@ -181,6 +195,150 @@ def asks_for_table(question: str) -> bool:
     """Whether ``question`` asks for a table: a word such as ``table`` or ``column``
     (:data:`TABLE_WORDS`)."""
     return bool(TABLE_WORDS.intersection(words(question)))
+
+
+#: Number words (folded): a quantity written out.
+NUMBER_WORDS = frozenset({
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
+    "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy",
+    "eighty", "ninety", "hundred", "thousand", "million", "billion", "dozen", "half",
+    "once", "twice", "single", "double",
+})  # fmt: skip
+#: Words saying how often (folded).
+FREQUENCY_WORDS = frozenset({
+    "every", "daily", "weekly", "monthly", "yearly", "annually", "hourly",
+    "nightly", "quarterly", "fortnightly", "biweekly", "once", "twice", "times",
+})  # fmt: skip
+#: Units of time (stems): ``per day``, ``a week`` say how often.
+_TIME_UNITS = frozenset({"second", "minute", "hour", "day", "night", "week", "month", "year"})
+#: Weekday and month names (folded): values of a calendar, told apart by letters only.
+CALENDAR_NAMES = frozenset({
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+})  # fmt: skip
+#: Words naming a time (folded), besides numbers and :data:`CALENDAR_NAMES`.
+TIME_WORDS = FREQUENCY_WORDS | frozenset({
+    "today", "tomorrow", "yesterday", "tonight", "noon", "midday", "midnight", "morning",
+    "afternoon", "evening", "night", "dawn", "dusk", "weekend", "weekends", "weekday",
+    "weekdays", "spring", "summer", "autumn", "winter", "immediately", "now", "before",
+    "after", "until", "since", "during", "within", "second", "seconds", "minute",
+    "minutes", "hour", "hours", "day", "days", "week", "weeks", "month", "months", "year",
+    "years", "quarter",
+})  # fmt: skip
+#: Words of a question asking for an amount of money (folded).
+MONEY_QUESTION_WORDS = frozenset({
+    "cost", "costs", "price", "prices", "priced", "fee", "fees", "charge", "charged",
+    "pay", "paid", "spend", "spent", "salary", "wage", "wages", "budget", "fine", "fare",
+})  # fmt: skip
+#: Currency words and codes (folded); ``free`` states a price too.
+CURRENCY_WORDS = frozenset({
+    "eur", "euro", "euros", "usd", "dollar", "dollars", "gbp", "pound", "pounds", "chf",
+    "franc", "francs", "jpy", "yen", "cny", "yuan", "inr", "rupee", "rupees", "sek", "nok",
+    "dkk", "kr", "cent", "cents", "free",
+})  # fmt: skip
+_CURRENCY_SIGNS = frozenset("$€£¥₹")
+#: ``how`` + one of these asks for a quantity; ``often`` for a frequency.
+_HOW_QUANTITY = frozenset({
+    "many", "much", "long", "far", "big", "large", "small", "old", "late", "soon", "early",
+    "tall", "high", "wide", "deep", "heavy", "fast", "often", "frequently",
+})  # fmt: skip
+#: ``what`` or ``which`` + one of these asks for a time.
+_WHAT_TIME = frozenset({"time", "date", "day", "year", "month", "hour"})
+
+
+@attrs.frozen
+class Asking:
+    """The kind of value a question asks for (English wh-phrases; see :func:`asked_value`)."""
+
+    #: ``quantity``, ``frequency``, ``money``, ``time``, or empty: no value asked.
+    kind: str = ""
+    #: The stems of the words asking it (``how many``: ``many``), which name no content.
+    words: frozenset[str] = frozenset()
+
+
+def asked_value(question: str) -> Asking:
+    """The kind of value ``question`` asks for, read from its wh-phrase (English only):
+    ``how many``/``much``/``long``/``soon``/... a quantity, ``how often`` a frequency,
+    ``how much`` or ``what``/``which`` with a word of money (``cost``, ``price``,
+    ``fee``, :data:`MONEY_QUESTION_WORDS`) an amount of money, ``when`` and
+    ``what time``/``date``/``year`` a time. Any other question asks for no kind."""
+    found = words(question)
+    money = bool(MONEY_QUESTION_WORDS.intersection(found))
+    for place, word in enumerate(found):
+        following = found[place + 1] if place + 1 < len(found) else ""
+        if word == "how" and following in _HOW_QUANTITY:
+            if following in ("often", "frequently"):
+                kind = "frequency"
+            elif following == "much" and money:
+                kind = "money"
+            else:
+                kind = "quantity"
+            return Asking(kind, frozenset({stem(following)}))
+        if word == "when":
+            return Asking("time")
+        if word in ("what", "which"):
+            if following in _WHAT_TIME:
+                return Asking("time", frozenset({stem(following)}))
+            return Asking("money") if money else Asking()
+        if word in ("who", "where", "why"):
+            return Asking()
+    return Asking()
+
+
+def _states(sentence: _Sentence, kind: str) -> bool:
+    """Whether ``sentence`` (its own text) states a value of ``kind`` (:func:`asked_value`)."""
+    if not kind:
+        return True
+    found = set(words(sentence.text))
+    number = any(word[0].isdigit() for word in found) or bool(NUMBER_WORDS & found)
+    if kind == "quantity":
+        return number
+    if kind == "frequency":
+        plural_days = {f"{name}s" for name in CALENDAR_NAMES}
+        ordered = words(sentence.text)
+        rate = any(
+            word in ("per", "a", "an", "each") and stem(after) in _TIME_UNITS | CALENDAR_NAMES
+            for word, after in itertools.pairwise(ordered)
+        )
+        return rate or bool((FREQUENCY_WORDS | plural_days) & found)
+    if kind == "money":
+        return bool(CURRENCY_WORDS & found) or any(c in _CURRENCY_SIGNS for c in sentence.text)
+    # ``may`` is a month only beside a number, which counts anyway.
+    named = TIME_WORDS | CALENDAR_NAMES - {"may"}
+    return number or bool(named & (found | {stem(word) for word in found}))
+
+
+# A run of a question's text holding a digit, joined by marks inside it: ``5.2``,
+# ``6204-2RS``, ``C112``, ``/v1``.
+_NUMBERED = re.compile(r"[^\W_]*\d[^\W_]*(?:[.\-/:][^\W_]+)*")
+
+
+def named_values(question: str) -> tuple[tuple[str, ...], ...]:
+    """The values ``question`` names, as runs of folded words: each run holding a digit
+    (a number, a version, a year, a room: ``5.2`` is ``("5", "2")``), and each weekday
+    or month name written with a capital, not opening the question (``Sundays``:
+    ``("sunday",)``). A sentence
+    answers only if it, its heading or its table header holds each (:func:`_names`):
+    an embedder puts values of one scale close together (2026 and 2027, Sunday and
+    weekday, 5.1 and 5.2), so they are told apart by letters, never by meaning."""
+    runs = [tuple(words(match.group())) for match in _NUMBERED.finditer(question)]
+    for match in re.finditer(r"[^\W\d_]+", question):
+        token = match.group()
+        opening = not question[: match.start()].strip()  # any word is capitalised there
+        if token[0].isupper() and not opening and stem(fold(token)) in CALENDAR_NAMES:
+            runs.append((stem(fold(token)),))
+    return tuple(dict.fromkeys(run for run in runs if run))
+
+
+def _names(sentence: _Sentence, named: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether ``sentence``, its heading or its table header holds every run of ``named``."""
+    if not named:
+        return True
+    held = f" {sentence.key} {' '.join(words(sentence.heading))} "
+    stems = sentence.words | sentence.context
+    return all(f" {' '.join(run)} " in held or (len(run) == 1 and run[0] in stems) for run in named)
 
 
 def content_stems(text: str) -> frozenset[str]:
@@ -396,8 +554,14 @@ def extract_answer(
         raise ValueError(f"max_sentences must be at least 1, not {max_sentences}")
     # The words naming the answer's form (code, a table) or the asking say nothing
     # of its content: left out, they would weigh as words no sentence holds.
-    wanted = content_stems(question) - _FORM_STEMS
-    pool = _candidates(question, wanted, passages, code)
+    asking = asked_value(question)
+    wanted = content_stems(question) - _FORM_STEMS - asking.words
+    named = named_values(question)
+    pool = [
+        sentence
+        for sentence in _candidates(question, wanted, passages, code)
+        if _names(sentence, named)
+    ]
     weights = _rarity(wanted, pool)
     # Summed in sorted order: set order varies between processes, float sums may not.
     whole = sum(weights[word] for word in sorted(wanted))
@@ -410,8 +574,12 @@ def extract_answer(
             scored.append((-score, sentence.passage, sentence.position, sentence))
     scored.sort(key=lambda entry: entry[:3])
     if embedder is not None and wanted and background(embedder).meaning_aware:
-        return _cite(_by_meaning(question, wanted, pool, scored, embedder, max_sentences))
-    return _cite(_by_words(scored, wanted, max_sentences))
+        return _cite(
+            _by_meaning(
+                question, wanted, asking.words, asking.kind, pool, scored, embedder, max_sentences
+            )
+        )
+    return _cite(_stating(_by_words(scored, wanted, max_sentences), asking.kind))
 
 
 def _by_words(
@@ -464,6 +632,8 @@ def _own_context(sentence: _Sentence) -> frozenset[str]:
 def _by_meaning(
     question: str,
     wanted: frozenset[str],
+    asking: frozenset[str],
+    kind: str,
     pool: list[_Sentence],
     scored: list[tuple[float, int, int, _Sentence]],
     embedder: Embedder,
@@ -471,8 +641,9 @@ def _by_meaning(
 ) -> list[_Sentence]:
     """The answer by a meaning-aware ``embedder`` (see the module): of the sentences
     :func:`_by_words` quotes and those holding too few of the question's words that pass
-    both background bars, the one closest to the question, then the ones
-    :func:`_by_words` quotes that may stand beside it."""
+    both background bars, those covering the question (:func:`_covering`), the one
+    closest to the question, then the ones :func:`_by_words` quotes that may stand
+    beside it."""
 
     # The bearing sentences first, so none is left out of the embedded few.
     bearing = [entry[-1] for entry in scored]
@@ -491,15 +662,19 @@ def _by_meaning(
     # holding too few of the question's words that pass both background bars.
     by_words = _by_words(scored, wanted, max_sentences)
     quoted = {id(sentence) for sentence in by_words}
-    by_meaning = [
+    judged = [
         index
         for index, ok in enumerate(passes.tolist())
-        if ok and id(candidates[index]) not in shown and id(candidates[index]) not in quoted
+        if (ok and id(candidates[index]) not in shown) or id(candidates[index]) in quoted
     ]
-    covering = _covering(question, [candidates[index] for index in by_meaning], embedder)
-    admitted = quoted | {
-        id(candidates[index]) for index, ok in zip(by_meaning, covering, strict=True) if ok
-    }
+    covering = _covering(
+        question,
+        asking,
+        kind,
+        [candidates[index] for index in judged],
+        embedder,
+    )
+    admitted = {id(candidates[index]) for index, ok in zip(judged, covering, strict=True) if ok}
     eligible = [
         (float(similarity), -index)
         for index, similarity in enumerate(similarities)
@@ -512,19 +687,40 @@ def _by_meaning(
     for sentence in by_words:
         if len(chosen) == max_sentences:
             break
-        if sentence.key != best.key and _holds_as_much(sentence, chosen, wanted):
+        if (
+            sentence.key != best.key
+            and id(sentence) in admitted
+            and _holds_as_much(sentence, chosen, wanted)
+        ):
             chosen.append(sentence)
-    return chosen
+    return _stating(chosen, kind)
 
 
-def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> list[bool]:
+def _stating(chosen: list[_Sentence], kind: str) -> list[_Sentence]:
+    """``chosen`` from its first sentence stating a value of ``kind`` (:func:`asked_value`)
+    on: an answer opens with the value asked (the others may answer another part of the
+    question); none when no sentence states one."""
+    for place, sentence in enumerate(chosen):
+        if _states(sentence, kind):
+            return chosen[place:]
+    return []
+
+
+def _covering(
+    question: str,
+    asking: frozenset[str],
+    kind: str,
+    chosen: list[_Sentence],
+    embedder: Embedder,
+) -> list[bool]:
     """Per sentence of ``chosen``, whether it holds at least half of the question's
     content words: by letters (a stem it or the heading it is under holds), or in
     meaning, when a pair of the question's word and one of the sentence's (or its
     heading's) words is closer than either word is to every unrelated background word
     (:meth:`~tinymemory.retrieval.Background.word_bars`; either word's own bar, since
     the background's few hundred words may hold a near-synonym of one of them: ``team``
-    for ``crew``).
+    for ``crew``). The words asking for a value (``asking``: ``many`` of ``how many``)
+    are held by a sentence stating a value of that ``kind``, and only by one.
 
     This tells a sentence answering the question from its topical neighbour: "Books may
     be borrowed for three weeks" is close to "How many vacation days do interns get?"
@@ -547,9 +743,18 @@ def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> lis
         for one in chosen
     ]
     missing = [
-        [word for word in asked if stem(word) not in one.words | one.context] for one in chosen
+        [
+            word
+            for word in asked
+            if stem(word) not in one.words | one.context
+            and not (stem(word) in asking and _states(one, kind))
+        ]
+        for one in chosen
     ]
-    lacking = list(dict.fromkeys(word for found in missing for word in found))
+    # An asking word a sentence lacks is lacking in meaning too: what it asks is a value.
+    lacking = list(
+        dict.fromkeys(word for found in missing for word in found if stem(word) not in asking)
+    )
     if not lacking:
         return [2 * (len(asked) - len(lacks)) >= len(asked) for lacks in missing]
     texts = list(dict.fromkeys([*lacking, *(word for own in owns for word in own)]))
@@ -559,8 +764,9 @@ def _covering(question: str, chosen: list[_Sentence], embedder: Embedder) -> lis
     covering = []
     for own, lacks in zip(owns, missing, strict=True):
         addressed = len(asked) - len(lacks)
-        if lacks and own:
-            asked_rows = [row[word] for word in lacks]
+        meant = [word for word in lacks if stem(word) not in asking]
+        if meant and own:
+            asked_rows = [row[word] for word in meant]
             own_rows = [row[word] for word in own]
             near = pairwise(vectors[asked_rows], vectors[own_rows])
             related = (near > bars[asked_rows][:, None]) | (near > bars[own_rows][None, :])
