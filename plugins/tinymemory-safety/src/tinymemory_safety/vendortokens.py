@@ -97,7 +97,11 @@ def segment_bits(segment: str) -> float:
     # The alphabet the segment was drawn from: hex, or the kinds it holds.
     sizes = [26, 26, 10]
     alphabet = 16 if hexed else sum(size for size, count in zip(sizes, counts) if count)
-    shares = [6 / 16, 10 / 16] if hexed else [size / alphabet for size, count in zip(sizes, counts) if count]
+    shares = (
+        [6 / 16, 10 / 16]
+        if hexed
+        else [size / alphabet for size, count in zip(sizes, counts) if count]
+    )
     change = 1.0 - sum(share * share for share in shares)
     if len(segment) / runs > _RUN_SLACK / change:
         return 0.0
