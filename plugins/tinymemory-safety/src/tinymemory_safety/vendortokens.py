@@ -69,6 +69,8 @@ _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
 _HEX_LETTERS = frozenset("abcdef")
+#: The sizes of the kinds: small letters, capitals, digits.
+_SIZES = (26, 26, 10)
 
 
 def _kind(char: str) -> int:
@@ -92,16 +94,13 @@ def segment_bits(segment: str) -> float:
     if sum(1 for count in counts if count) < 2:
         return 0.0
     letters = set(segment.lower()) - _DIGITS
-    hexed = not counts[0] or not counts[1]
-    hexed = hexed and letters <= _HEX_LETTERS
     # The alphabet the segment was drawn from: hex, or the kinds it holds.
-    sizes = [26, 26, 10]
-    alphabet = 16 if hexed else sum(size for size, count in zip(sizes, counts) if count)
-    shares = (
-        [6 / 16, 10 / 16]
-        if hexed
-        else [size / alphabet for size, count in zip(sizes, counts) if count]
-    )
+    if (not counts[0] or not counts[1]) and letters <= _HEX_LETTERS:
+        alphabet, shares = 16, [6 / 16, 10 / 16]
+    else:
+        sizes = [size for size, count in zip(_SIZES, counts, strict=True) if count]
+        alphabet = sum(sizes)
+        shares = [size / alphabet for size in sizes]
     change = 1.0 - sum(share * share for share in shares)
     if len(segment) / runs > _RUN_SLACK / change:
         return 0.0
