@@ -171,9 +171,8 @@ ROLE_MAILBOXES = frozenset(
      "administrator", "root", "devnull", "service", "customerservice", "accounts", "orders",
      "partners", "investors", "events", "community", "opensource", "oss", "licensing"}
 )  # fmt: skip
-_ROLE_PART = re.compile(r"(?a)[a-z]+(?:-[a-z]+)?")
-#: What may follow a role and a separator: a region's code or a number.
-_ROLE_TAIL = re.compile(r"(?a)[._-](?:[a-z]{2}|[0-9]{1,4})")
+#: A role, a separator and what may follow it: a region's code or a number.
+_ROLE_TAILED = re.compile(r"(?a)([a-z-]+?)[._-](?:[a-z]{2}|[0-9]{1,4})")
 #: A copyright or licence notice on the address's line.
 _NOTICE_LINE = re.compile(
     r"(?a)copyright|\(c\)|©|spdx-filecopyrighttext|spdx-license-identifier|licen[cs]ed? under"
@@ -195,12 +194,8 @@ def role_mailbox(local: str) -> bool:
     name = local.lower().split("+", 1)[0]
     if name in ROLE_MAILBOXES or role_local_part(name):
         return True
-    head = _ROLE_PART.match(name)
-    return (
-        head is not None
-        and head.group() in ROLE_MAILBOXES
-        and _ROLE_TAIL.fullmatch(name, head.end()) is not None
-    )
+    tailed = _ROLE_TAILED.fullmatch(name)
+    return tailed is not None and tailed.group(1) in ROLE_MAILBOXES
 
 
 def in_notice(lower: str, start: int) -> bool:
