@@ -83,13 +83,24 @@ def _value(scan: Scan, at: int) -> tuple[int, int] | None:
             return None
         start, end = found.span(1)
     else:
-        found = _UNQUOTED.match(text, at)
+        scheme = _SCHEME.match(text, at)
+        found = _UNQUOTED.match(text, at if scheme is None else scheme.end())
+        if found is None:
+            found = _UNQUOTED.match(text, at)
         if found is None:
             return None
         start, end = found.span()
+        if scheme is not None and start > at:
+            return _checked(scan, start, end)
     scheme = _SCHEME.match(text, start, end)
     if scheme is not None and scheme.end() < end:
         start = scheme.end()
+    return _checked(scan, start, end)
+
+
+def _checked(scan: Scan, start: int, end: int) -> tuple[int, int] | None:
+    """``(start, end)`` when the text there may be a credential: no variable, word or stand-in."""
+    text = scan.text
     value = text[start:end]
     if value.isalpha() and (value.islower() or value[1:].islower()):
         return None  # a word of prose

@@ -18,7 +18,9 @@ rather than by a vendor's name:
   probability ``p = 1 - sum(s**2)`` (0.62 for base62, 0.47 for hex, 0.40 for
   small letters and digits), so its runs of one kind average ``1/p``
   characters; a segment whose runs average more than twice that is words and
-  numbers (``userProfileId``, ``manylinux2014``, ``Base64Encoder``), not a draw.
+  numbers (``manylinux2014``, ``Base64Encoder``), not a draw; and a segment of both
+  cases is not one when words of a capital and small letters cover more than half of it
+  (``getUserProfileById2``).
 - **Enough randomness**: the random segments hold :data:`MIN_RANDOM`
   characters or more and more than :data:`MIN_BITS` bits, each character
   worth ``log2`` of its segment's alphabet (16 for hex, 36 for small letters
@@ -65,12 +67,22 @@ _NAMING_PARTS = frozenset(
 )  # fmt: skip
 #: A file's extension: the word ends with ``.`` and a few small letters (and digits).
 _EXTENSION = re.compile(r"(?a)\.[a-z][a-z0-9]{0,4}$")
+#: A word of a camelCase name: a capital or none, then three small letters or more.
+_WORD = re.compile(r"(?a)[A-Z]?[a-z]{3,}")
+#: The share of a mixed-case segment such words may cover in a random draw: a base62 draw
+#: of 16 has more than half of it in them about one time in twenty-five, a camelCase
+#: name almost always.
+_WORDS_SHARE = 0.5
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
 _HEX_LETTERS = frozenset("abcdef")
 #: The sizes of the kinds: small letters, capitals, digits.
 _SIZES = (26, 26, 10)
+
+
+def _words_share(segment: str) -> float:
+    return sum(len(word) for word in _WORD.findall(segment)) / len(segment)
 
 
 def _kind(char: str) -> int:
@@ -104,6 +116,8 @@ def segment_bits(segment: str) -> float:
     change = 1.0 - sum(share * share for share in shares)
     if len(segment) / runs > _RUN_SLACK / change:
         return 0.0
+    if counts[0] and counts[1] and _words_share(segment) > _WORDS_SHARE:
+        return 0.0  # camelCase: capitals open words of small letters
     return len(segment) * math.log2(alphabet)
 
 
