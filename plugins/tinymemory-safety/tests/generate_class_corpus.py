@@ -1378,13 +1378,24 @@ SEVENTH_VENDORS: dict[str, list[tuple[str, Callable[[random.Random], str]]]] = {
     ],
     "heldout2": [
         ("upper_prefix", lambda r: "QTK-" + draw(r, ALNUM, 10) + "-" + draw(r, ALNUM, 38)),
-        ("three_hex", lambda r: "mnp." + draw(r, HEX, 12) + "." + draw(r, HEX, 24) + "." + draw(r, HEX, 24)),
+        (
+            "three_hex",
+            lambda r: "mnp." + draw(r, HEX, 12) + "." + draw(r, HEX, 24) + "." + draw(r, HEX, 24),
+        ),
         ("versioned", lambda r: "hsk_v2_" + draw(r, ALNUM, 48)),
     ],
     "heldout3": [
         ("inner_dash", lambda r: "fgs_" + draw(r, B64URL, 50)),
         ("hex64", lambda r: "wrt-" + draw(r, HEX, 64)),
-        ("id_dot_secret", lambda r: "cpk." + draw(r, string.ascii_lowercase + string.digits, 10) + "." + draw(r, ALNUM, 40)),
+        (
+            "id_dot_secret",
+            lambda r: (
+                "cpk."
+                + draw(r, string.ascii_lowercase + string.digits, 10)
+                + "."
+                + draw(r, ALNUM, 40)
+            ),
+        ),
     ],
     "heldout4": [
         ("org_scoped", lambda r: "dtl_org_" + draw(r, ALNUM, 8) + "_" + draw(r, HEX, 48)),
@@ -1400,12 +1411,16 @@ SEVENTH_TOKEN_LOOKALIKES: dict[str, list[Callable[[random.Random], str]]] = {
         lambda r: f"order-{_uuid(r)} shipped",
     ],
     "heldout": [
-        lambda r: f"pip install acme-data-pipeline-utils=={r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 9)}",
+        lambda r: (
+            f"pip install acme-data-pipeline-utils=={r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 9)}"
+        ),
         lambda r: f"dist/assets/index-{draw(r, HEX, 40)}.js",
         lambda r: f"sha384-{draw(r, ALNUM, 62)}+/Ab",
     ],
     "heldout2": [
-        lambda r: f"<div class=\"css-{draw(r, string.ascii_lowercase + string.digits, 7)} MuiButton-root MuiButton-containedPrimary\">",
+        lambda r: (
+            f'<div class="css-{draw(r, string.ascii_lowercase + string.digits, 7)} MuiButton-root MuiButton-containedPrimary">'
+        ),
         lambda r: f"req_{draw(r, HEX, 32)} took {r.randint(10, 900)} ms",
         lambda r: f"release-{draw(r, HEX, 40)} deployed",
     ],
@@ -1415,69 +1430,91 @@ SEVENTH_TOKEN_LOOKALIKES: dict[str, list[Callable[[random.Random], str]]] = {
         lambda r: "const handleUserProfileUpdateRequestForAccountSettings2 = () => {}",
     ],
     "heldout4": [
-        lambda r: f"v1.{r.randint(0, 9)}.{r.randint(0, 9)}-rc.{r.randint(1, 5)}+build.{draw(r, HEX, 7)}",
+        lambda r: (
+            f"v1.{r.randint(0, 9)}.{r.randint(0, 9)}-rc.{r.randint(1, 5)}+build.{draw(r, HEX, 7)}"
+        ),
         lambda r: f"image: registry.example.com/app@sha256:{draw(r, HEX, 64)}",
-        lambda r: f"backup_{r.randint(2020, 2025)}_{r.randint(10, 12)}_{r.randint(10, 28)}_db_snapshot_eu_west_final.sql.gz",
+        lambda r: (
+            f"backup_{r.randint(2020, 2025)}_{r.randint(10, 12)}_{r.randint(10, 28)}_db_snapshot_eu_west_final.sql.gz"
+        ),
     ],
 }
 #: Records that set a credential, by split: (layout, text with {name} and {v}), names.
 SEVENTH_DIRECTIVES: dict[str, tuple[list[tuple[str, str]], list[str]]] = {
     "dev": (
-        [("nginx", 'location /api/ {{\n    proxy_set_header {name} "{v}";\n}}\n'),
-         ("apache", 'RequestHeader set {name} "{v}"\n'),
-         ("envoy", '- header: {{key: "{name}", value: "{v}"}}\n')],
+        [
+            ("nginx", 'location /api/ {{\n    proxy_set_header {name} "{v}";\n}}\n'),
+            ("apache", 'RequestHeader set {name} "{v}"\n'),
+            ("envoy", '- header: {{key: "{name}", value: "{v}"}}\n'),
+        ],
         ["X-Api-Key", "X-Auth-Token"],
     ),
     "heldout": (
-        [("haproxy", "backend api\n    http-request set-header {name} {v}\n"),
-         ("caddy", "reverse_proxy localhost:9000 {{\n    header_up {name} {v}\n}}\n"),
-         ("python", 'headers = {{"{name}": "{v}", "Accept": "application/json"}}\n')],
+        [
+            ("haproxy", "backend api\n    http-request set-header {name} {v}\n"),
+            ("caddy", "reverse_proxy localhost:9000 {{\n    header_up {name} {v}\n}}\n"),
+            ("python", 'headers = {{"{name}": "{v}", "Accept": "application/json"}}\n'),
+        ],
         ["Authorization", "X-Vault-Token"],
     ),
     "heldout2": (
-        [("nginx_add", "add_header {name} {v};\n"),
-         ("envoy_block", "request_headers_to_add:\n  - header:\n      key: {name}\n      value: {v}\n"),
-         ("curl", 'curl -s -H "{name}: {v}" https://api.example.net/v2/items\n')],
+        [
+            ("nginx_add", "add_header {name} {v};\n"),
+            (
+                "envoy_block",
+                "request_headers_to_add:\n  - header:\n      key: {name}\n      value: {v}\n",
+            ),
+            ("curl", 'curl -s -H "{name}: {v}" https://api.example.net/v2/items\n'),
+        ],
         ["X-Goog-Api-Key", "Private-Token"],
     ),
     "heldout3": (
-        [("apache_header", "Header always set {name} {v}\n"),
-         ("powershell", 'Invoke-RestMethod -Uri $u -Headers @{{ "{name}" = "{v}" }}\n'),
-         ("dockerfile", "FROM alpine:3.20\nENV {name} {v}\n")],
+        [
+            ("apache_header", "Header always set {name} {v}\n"),
+            ("powershell", 'Invoke-RestMethod -Uri $u -Headers @{{ "{name}" = "{v}" }}\n'),
+            ("dockerfile", "FROM alpine:3.20\nENV {name} {v}\n"),
+        ],
         ["X-Figma-Token", "SERVICE_API_TOKEN"],
     ),
     "heldout4": (
-        [("haproxy_add", "frontend web\n    http-request add-header {name} {v}\n"),
-         ("wget", 'wget --header="{name}: {v}" https://files.example.org/x.tar\n'),
-         ("js", "fetch(url, {{ headers: {{ '{name}': '{v}' }} }})\n")],
+        [
+            ("haproxy_add", "frontend web\n    http-request add-header {name} {v}\n"),
+            ("wget", 'wget --header="{name}: {v}" https://files.example.org/x.tar\n'),
+            ("js", "fetch(url, {{ headers: {{ '{name}': '{v}' }} }})\n"),
+        ],
         ["X-Amz-Security-Token", "X-Shopify-Access-Token"],
     ),
 }
 #: Records that set no credential, by split.
 SEVENTH_DIRECTIVE_LOOKALIKES: dict[str, list[str]] = {
-    "dev": ["proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
-            'RequestHeader set X-Request-Id "%{UNIQUE_ID}e"'],
-    "heldout": ["http-request set-header X-Forwarded-Proto https",
-                "header_up Authorization {http.request.header.Authorization}"],
-    "heldout2": ['add_header Strict-Transport-Security "max-age=31536000; includeSubDomains";',
-                 "- header: {key: \"X-Trace-Id\", value: \"3f2a9c1b8e7d\"}"],
-    "heldout3": ['Header always set Content-Security-Policy "default-src \'self\'"',
-                 "ENV PYTHONUNBUFFERED 1"],
-    "heldout4": ["http-request del-header Authorization",
-                 "proxy_set_header Authorization $http_authorization;"],
+    "dev": [
+        "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+        'RequestHeader set X-Request-Id "%{UNIQUE_ID}e"',
+    ],
+    "heldout": [
+        "http-request set-header X-Forwarded-Proto https",
+        "header_up Authorization {http.request.header.Authorization}",
+    ],
+    "heldout2": [
+        'add_header Strict-Transport-Security "max-age=31536000; includeSubDomains";',
+        '- header: {key: "X-Trace-Id", value: "3f2a9c1b8e7d"}',
+    ],
+    "heldout3": [
+        "Header always set Content-Security-Policy \"default-src 'self'\"",
+        "ENV PYTHONUNBUFFERED 1",
+    ],
+    "heldout4": [
+        "http-request del-header Authorization",
+        "proxy_set_header Authorization $http_authorization;",
+    ],
 }
 #: Role mailboxes (kept) and people's addresses (redacted), by split.
 SEVENTH_MAILBOXES: dict[str, tuple[list[str], list[str]]] = {
-    "dev": (["security-reports", "data.protection", "customerservice"],
-            ["john.miller", "j.smith"]),
-    "heldout": (["vulnerability-disclosure", "fraud", "recruiting"],
-                ["maria.garcia", "p.novak"]),
-    "heldout2": (["trust-and-safety", "payroll", "datenschutz"],
-                 ["lars.jensen", "a.kowalska"]),
-    "heldout3": (["bugbounty", "whistleblower", "investor.relations"],
-                 ["sofia.rossi", "k.tanaka"]),
-    "heldout4": (["spam", "procurement", "it-support"],
-                 ["olga.petrova", "m.dubois"]),
+    "dev": (["security-reports", "data.protection", "customerservice"], ["john.miller", "j.smith"]),
+    "heldout": (["vulnerability-disclosure", "fraud", "recruiting"], ["maria.garcia", "p.novak"]),
+    "heldout2": (["trust-and-safety", "payroll", "datenschutz"], ["lars.jensen", "a.kowalska"]),
+    "heldout3": (["bugbounty", "whistleblower", "investor.relations"], ["sofia.rossi", "k.tanaka"]),
+    "heldout4": (["spam", "procurement", "it-support"], ["olga.petrova", "m.dubois"]),
 }
 #: The sentences a mailbox is written in, by split.
 SEVENTH_MAIL_SENTENCES: dict[str, list[str]] = {
@@ -1500,7 +1537,9 @@ def seventh_classes(split: Split) -> None:
         body = wrap("copy this one: " + token, width, prefix)
         pieces = [p[len(prefix) :] for p in body.split("\n")]
         secrets = [piece for piece in _token_pieces(token, pieces) if len(piece) >= 6]
-        split.positive("vendor_token", vendor + "_wrapped", f"{prefix}Hi,\n{body}\n{prefix}Ada\n", secrets)
+        split.positive(
+            "vendor_token", vendor + "_wrapped", f"{prefix}Hi,\n{body}\n{prefix}Ada\n", secrets
+        )
     for make in SEVENTH_TOKEN_LOOKALIKES[split.name]:
         split.negative("token_lookalike", "lookalike", make(r))
     layouts, names = SEVENTH_DIRECTIVES[split.name]
@@ -1508,7 +1547,9 @@ def seventh_classes(split: Split) -> None:
         for name in names:
             secret = draw(r, ALNUM, 30)
             value = ("Bearer " + secret) if name == "Authorization" else secret
-            split.positive("credential_directive", layout, form.format(name=name, v=value), [secret])
+            split.positive(
+                "credential_directive", layout, form.format(name=name, v=value), [secret]
+            )
     for text in SEVENTH_DIRECTIVE_LOOKALIKES[split.name]:
         split.negative("directive_lookalike", "directive", text)
     roles, people = SEVENTH_MAILBOXES[split.name]
@@ -1518,6 +1559,7 @@ def seventh_classes(split: Split) -> None:
         for local in people:
             text = sentence.format(local=local)
             split.positive("personal_address", "person", text, [local + "@"])
+
 
 GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records, phones, ids,
               placeholders, versions, addresses, longer_numbers, public_addresses,
