@@ -151,10 +151,10 @@ def key_values(scan: Scan) -> Iterator[Hit]:
         if separator.start() < done:
             continue
         key_end = separator.start()
-        if key_end > 0 and text[key_end - 1] in "\"'":
-            key_end -= 1
         while key_end > 0 and text[key_end - 1] in " \t":
             key_end -= 1
+        if key_end > 0 and text[key_end - 1] in "\"'":
+            key_end -= 1  # ``"key" = value``: PowerShell's hashtables, TOML's quoted keys
         if key_end < 2 or text[key_end - 1] not in _KEY_CHARS:
             continue  # no key of two characters or more ends here
         key_start = scan.run_before(key_end, _KEY_CHARS, 64)
