@@ -12,7 +12,8 @@ so the assignment rules do not read them:
   ``{key: "Authorization", value: "…"}`` or ``name: X-Api-Key`` then
   ``value: …`` on the next line.
 
-The rule: at a line's start, one to three directive words, then a name that
+The rule: at a line's start, one to three directive words (the first of them
+written as a directive), then a name that
 names a credential (``Authorization``, ``Proxy-Authorization``, or a key
 :func:`tinymemory_safety.assignments.is_secret_key` takes: ``X-Api-Key``,
 ``Cookie``, ``AZURE_CLIENT_SECRET``), then the value. A directive word is
@@ -35,24 +36,26 @@ from tinymemory_safety.hits import Hit
 
 #: Headers that carry credentials though their names end in no secret's word.
 _AUTH_NAMES = frozenset({"authorization", "proxy-authorization"})
-#: Words in a name that may name a credential (a cheap look before any line is read).
-_NAME_WORDS = ("auth", "token", "key", "cookie", "secret", "pass", "pwd", "credential", "sig")
 #: Verbs that set a value, written as plain words.
 _SETTERS = frozenset(
     {"set", "add", "append", "merge", "setifempty", "header", "headers", "env", "setenv",
      "arg", "param", "define", "export"}
 )  # fmt: skip
-#: A line opening with a word and white space: where a directive may stand.
-_LINE = re.compile(r"(?am)^[ \t]*+(?:-[ \t]++)?(?=[A-Za-z][\w-]{0,40}+[ \t])")
+#: A line's indent (and a list's dash) before its first word.
+_LINE_START = re.compile(r"(?a)[ \t]*+(?:-[ \t]++)?(?=[A-Za-z])")
 #: A word of the line (maybe quoted) and the white space after it.
 _WORD = re.compile(r"(?a)([\"']?)([A-Za-z][\w-]{0,63}+)\1([ \t]++)")
 #: The most directive words before the name (``http-request set-header NAME``).
 _MOST_WORDS = 3
-#: A record's field holding a header's name, then the field holding its value.
+#: A record's value field (``value:``), a literal to look for.
+_VALUE_FIELD = re.compile(r"(?a)value[\"']?[ \t]*+:[ \t]*+")
+#: The field before it holding a header's name (read back from the value field).
 _NAME_FIELD = re.compile(
     r"(?a)\b(?:key|name|header)[\"']?[ \t]*+:[ \t]*+([\"']?)([A-Za-z][\w-]{1,63}+)\1[ \t]*+"
-    r"(?:,[ \t]*+|\r?\n[ \t]*+(?:-[ \t]++)?)[\"']?value[\"']?[ \t]*+:[ \t]*+"
+    r"(?:,[ \t]*+|\r?\n[ \t]*+(?:-[ \t]++)?)[\"']?$"
 )
+#: How far before a value field its name field may open.
+_NAME_FIELD_REACH = 128
 #: A scheme before the credentials; HAProxy escapes the space (``Bearer\ token``).
 _SCHEME = re.compile(r"(?a)[A-Za-z][\w-]{1,24}+(?:\\? )++")
 _QUOTED = {quote: re.compile(f"(?a){quote}([^{quote}\\n]{{1,1024}}+){quote}") for quote in "\"'`"}
@@ -109,28 +112,48 @@ def _checked(scan: Scan, start: int, end: int) -> tuple[int, int] | None:
     return start, end
 
 
+def _directive(scan: Scan, at: int) -> Iterator[Hit]:
+    """The value a line's directive words (from ``at``) set for a credential's name."""
+    text = scan.text
+    words: list[str] = []
+    while len(words) <= _MOST_WORDS and (word := _WORD.match(text, at)) is not None:
+        at = word.end()
+        name = word.group(2)
+        if not words and not _directive_word(name):
+            return  # a line of prose or code: its first word is no directive
+        if words and _credential_name(name) and any(map(_directive_word, words)):
+            if text[at : at + 1] not in {"=", ":", "\n", "\r", ""}:
+                span = _value(scan, at)
+                if span is not None:
+                    yield Hit(*span, REDACTED, "credential_directive", (SHAPE_PASS, 92))
+            return
+        words.append(name)
+
+
+def _directive_lines(scan: Scan) -> Iterator[Hit]:
+    """The values set on each line that opens with a directive word (lines found by ``find``)."""
+    text = scan.text
+    at = 0
+    while True:
+        first = _LINE_START.match(text, at)
+        if first is not None:
+            yield from _directive(scan, first.end())
+        found = text.find("\n", at)
+        if found < 0:
+            return
+        at = found + 1
+
+
 def credential_directives(scan: Scan) -> Iterator[Hit]:
     """Values a directive or a name/value record sets for a credential header or secret."""
     lower = scan.lower
-    if not any(word in lower for word in _NAME_WORDS):
-        return
     text = scan.text
-    for line in _LINE.finditer(text):
-        words: list[str] = []
-        at = line.end()
-        while len(words) <= _MOST_WORDS and (word := _WORD.match(text, at)) is not None:
-            at = word.end()
-            name = word.group(2)
-            if words and _credential_name(name) and any(map(_directive_word, words)):
-                if text[at : at + 1] not in {"=", ":", "\n", "\r", ""}:
-                    span = _value(scan, at)
-                    if span is not None:
-                        yield Hit(*span, REDACTED, "credential_directive", (SHAPE_PASS, 92))
-                break
-            words.append(name)
+    yield from _directive_lines(scan)
     if "value" in lower:
-        for found in _NAME_FIELD.finditer(scan.text):
-            if _credential_name(found.group(2)):
-                span = _value(scan, found.end())
+        for field in _VALUE_FIELD.finditer(text):
+            opening = max(0, field.start() - _NAME_FIELD_REACH)
+            found = _NAME_FIELD.search(text, opening, field.start())
+            if found is not None and _credential_name(found.group(2)):
+                span = _value(scan, field.end())
                 if span is not None:
                     yield Hit(*span, REDACTED, "credential_directive", (SHAPE_PASS, 92))

@@ -9,7 +9,8 @@ rather than by a vendor's name:
 
 - **The prefix** is one to four name-like parts (letters of one case, digits
   only at the end, at most ten characters: ``tskey``, ``api``, ``v1``,
-  ``live``), the first of two or more letters, starting a word.
+  ``live``), the first of two or more letters, starting a word, each followed
+  by one separator (``KEY-----`` of a PEM line is no prefix).
 - **The body** is the rest of the word, cut at the separators into segments.
   A segment of :data:`JUDGED` characters or more is *random* when it mixes
   two or more kinds of character (small letters, capitals, digits) and
@@ -55,6 +56,7 @@ _RUN_SLACK = 2.0
 #: A candidate: a prefix's first part and a separator, then a long run of token characters.
 _CANDIDATE = re.compile(r"(?a)(?<![A-Za-z0-9._-])[A-Za-z][A-Za-z0-9]{1,9}[._-][A-Za-z0-9._-]{31,}+")
 _SEGMENTS = re.compile(r"(?a)[A-Za-z0-9]++")
+_SEPARATORS = re.compile(r"(?a)[._-]++")
 #: A name-like prefix part: letters of one case, digits only at its end.
 _PREFIX_PART = re.compile(r"(?a)(?:[a-z]{1,10}|[A-Z]{1,10})[0-9]{0,3}")
 #: Prefix words saying what the body is: a digest, a revision, an identifier.
@@ -135,6 +137,8 @@ def vendor_token(word: str) -> bool:
         prefix += 1
     if prefix == 0 or len(segments[0]) < 2:
         return False
+    if any(len(run) > 1 for run in _SEPARATORS.findall(word)[:prefix]):
+        return False  # ``KEY-----``, ``a__b``: a rule or a name's padding, not a prefix
     body = segments[prefix:]
     joined = "".join(body)
     if not any(char.isdigit() for char in joined) or not any(char.isalpha() for char in joined):
