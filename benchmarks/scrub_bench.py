@@ -204,6 +204,9 @@ def adversarial(rng: random.Random) -> dict[str, str]:
         "Q~Q~": "Q~" * (n // 2),
         "hooks.slack.com/": "hooks.slack.com/services/" * (n // 25),
         "hex": "".join(rng.choice("0123456789abcdef") for _ in range(n)),
+        "vendor segments": "ab" + "_a1B2c3D4e5" * (n // 11),
+        "directive lines": "proxy_set_header X-Api-Key a1\n" * (n // 30),
+        "name then value": "key: Authorization, value: " * (n // 27),
     }
 
 

@@ -1524,10 +1524,218 @@ def id_decoys(split: Split) -> None:
         date = r.choice([f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}"])
         split.negative("id_decoy", country, sentence.format(label=label, value=date))
 
+# --- the seventh session's classes (drawn after every earlier draw of a split) ----------------
+#
+# Vendor tokens as a class (a prefix, then a random body of hex, base62 or segments), records
+# that set a credential (a directive or a name/value record), role mailboxes beside people's.
+# Each split draws its own vendors, layouts, header names, roles and people.
+
+
+def _uuid(r: random.Random) -> str:
+    h = draw(r, HEX, 32)
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+#: Invented vendors' tokens, by split: (name, token maker).
+SEVENTH_VENDORS: dict[str, list[tuple[str, Callable[[random.Random], str]]]] = {
+    "dev": [
+        ("hex_single", lambda r: "qwk_" + draw(r, HEX, 40)),
+        ("id_secret", lambda r: "zpt_" + draw(r, HEX, 16) + "_" + draw(r, HEX, 40)),
+        ("dotted", lambda r: "ky.live." + draw(r, ALNUM, 14) + "." + draw(r, ALNUM, 36)),
+    ],
+    "heldout": [
+        ("kebab_parts", lambda r: "vlt-svc-" + draw(r, ALNUM, 12) + "-" + draw(r, ALNUM, 32)),
+        ("uuid_hex", lambda r: "sx." + _uuid(r) + "." + draw(r, HEX, 40)),
+        ("lower_digits", lambda r: "brk_" + draw(r, string.ascii_lowercase + string.digits, 44)),
+    ],
+    "heldout2": [
+        ("upper_prefix", lambda r: "QTK-" + draw(r, ALNUM, 10) + "-" + draw(r, ALNUM, 38)),
+        (
+            "three_hex",
+            lambda r: "mnp." + draw(r, HEX, 12) + "." + draw(r, HEX, 24) + "." + draw(r, HEX, 24),
+        ),
+        ("versioned", lambda r: "hsk_v2_" + draw(r, ALNUM, 48)),
+    ],
+    "heldout3": [
+        ("inner_dash", lambda r: "fgs_" + draw(r, B64URL, 50)),
+        ("hex64", lambda r: "wrt-" + draw(r, HEX, 64)),
+        (
+            "id_dot_secret",
+            lambda r: (
+                "cpk."
+                + draw(r, string.ascii_lowercase + string.digits, 10)
+                + "."
+                + draw(r, ALNUM, 40)
+            ),
+        ),
+    ],
+    "heldout4": [
+        ("org_scoped", lambda r: "dtl_org_" + draw(r, ALNUM, 8) + "_" + draw(r, HEX, 48)),
+        ("b62_long", lambda r: "xsv-" + draw(r, ALNUM, 56)),
+        ("uuid_pair", lambda r: "nb." + _uuid(r) + "." + draw(r, ALNUM, 32)),
+    ],
+}
+#: Look-alikes of a vendor token, by split: shapes that are words, ids, digests or files.
+SEVENTH_TOKEN_LOOKALIKES: dict[str, list[Callable[[random.Random], str]]] = {
+    "dev": [
+        lambda r: f"def get_user_profile_by_account_id_{r.randint(2, 9)}(self): ...",
+        lambda r: f"commit {draw(r, HEX, 40)}\n    fix: cache key (#{r.randint(100, 999)})",
+        lambda r: f"order-{_uuid(r)} shipped",
+    ],
+    "heldout": [
+        lambda r: (
+            f"pip install acme-data-pipeline-utils=={r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 9)}"
+        ),
+        lambda r: f"dist/assets/index-{draw(r, HEX, 40)}.js",
+        lambda r: f"sha384-{draw(r, ALNUM, 62)}+/Ab",
+    ],
+    "heldout2": [
+        lambda r: (
+            f'<div class="css-{draw(r, string.ascii_lowercase + string.digits, 7)} MuiButton-root MuiButton-containedPrimary">'
+        ),
+        lambda r: f"req_{draw(r, HEX, 32)} took {r.randint(10, 900)} ms",
+        lambda r: f"release-{draw(r, HEX, 40)} deployed",
+    ],
+    "heldout3": [
+        lambda r: f"see https://github.com/acme/app/commit/{draw(r, HEX, 40)} for the change",
+        lambda r: f"tenant_id={_uuid(r)} region=eu-west-1",
+        lambda r: "const handleUserProfileUpdateRequestForAccountSettings2 = () => {}",
+    ],
+    "heldout4": [
+        lambda r: (
+            f"v1.{r.randint(0, 9)}.{r.randint(0, 9)}-rc.{r.randint(1, 5)}+build.{draw(r, HEX, 7)}"
+        ),
+        lambda r: f"image: registry.example.com/app@sha256:{draw(r, HEX, 64)}",
+        lambda r: (
+            f"backup_{r.randint(2020, 2025)}_{r.randint(10, 12)}_{r.randint(10, 28)}_db_snapshot_eu_west_final.sql.gz"
+        ),
+    ],
+}
+#: Records that set a credential, by split: (layout, text with {name} and {v}), names.
+SEVENTH_DIRECTIVES: dict[str, tuple[list[tuple[str, str]], list[str]]] = {
+    "dev": (
+        [
+            ("nginx", 'location /api/ {{\n    proxy_set_header {name} "{v}";\n}}\n'),
+            ("apache", 'RequestHeader set {name} "{v}"\n'),
+            ("envoy", '- header: {{key: "{name}", value: "{v}"}}\n'),
+        ],
+        ["X-Api-Key", "X-Auth-Token"],
+    ),
+    "heldout": (
+        [
+            ("haproxy", "backend api\n    http-request set-header {name} {v}\n"),
+            ("caddy", "reverse_proxy localhost:9000 {{\n    header_up {name} {v}\n}}\n"),
+            ("python", 'headers = {{"{name}": "{v}", "Accept": "application/json"}}\n'),
+        ],
+        ["Authorization", "X-Vault-Token"],
+    ),
+    "heldout2": (
+        [
+            ("nginx_add", "add_header {name} {v};\n"),
+            (
+                "envoy_block",
+                "request_headers_to_add:\n  - header:\n      key: {name}\n      value: {v}\n",
+            ),
+            ("curl", 'curl -s -H "{name}: {v}" https://api.example.net/v2/items\n'),
+        ],
+        ["X-Goog-Api-Key", "Private-Token"],
+    ),
+    "heldout3": (
+        [
+            ("apache_header", "Header always set {name} {v}\n"),
+            ("powershell", 'Invoke-RestMethod -Uri $u -Headers @{{ "{name}" = "{v}" }}\n'),
+            ("dockerfile", "FROM alpine:3.20\nENV {name} {v}\n"),
+        ],
+        ["X-Figma-Token", "SERVICE_API_TOKEN"],
+    ),
+    "heldout4": (
+        [
+            ("haproxy_add", "frontend web\n    http-request add-header {name} {v}\n"),
+            ("wget", 'wget --header="{name}: {v}" https://files.example.org/x.tar\n'),
+            ("js", "fetch(url, {{ headers: {{ '{name}': '{v}' }} }})\n"),
+        ],
+        ["X-Amz-Security-Token", "X-Shopify-Access-Token"],
+    ),
+}
+#: Records that set no credential, by split.
+SEVENTH_DIRECTIVE_LOOKALIKES: dict[str, list[str]] = {
+    "dev": [
+        "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+        'RequestHeader set X-Request-Id "%{UNIQUE_ID}e"',
+    ],
+    "heldout": [
+        "http-request set-header X-Forwarded-Proto https",
+        "header_up Authorization {http.request.header.Authorization}",
+    ],
+    "heldout2": [
+        'add_header Strict-Transport-Security "max-age=31536000; includeSubDomains";',
+        '- header: {key: "X-Trace-Id", value: "3f2a9c1b8e7d"}',
+    ],
+    "heldout3": [
+        "Header always set Content-Security-Policy \"default-src 'self'\"",
+        "ENV PYTHONUNBUFFERED 1",
+    ],
+    "heldout4": [
+        "http-request del-header Authorization",
+        "proxy_set_header Authorization $http_authorization;",
+    ],
+}
+#: Role mailboxes (kept) and people's addresses (redacted), by split.
+SEVENTH_MAILBOXES: dict[str, tuple[list[str], list[str]]] = {
+    "dev": (["security-reports", "data.protection", "customerservice"], ["john.miller", "j.smith"]),
+    "heldout": (["vulnerability-disclosure", "fraud", "recruiting"], ["maria.garcia", "p.novak"]),
+    "heldout2": (["trust-and-safety", "payroll", "datenschutz"], ["lars.jensen", "a.kowalska"]),
+    "heldout3": (["bugbounty", "whistleblower", "investor.relations"], ["sofia.rossi", "k.tanaka"]),
+    "heldout4": (["spam", "procurement", "it-support"], ["olga.petrova", "m.dubois"]),
+}
+#: The sentences a mailbox is written in, by split.
+SEVENTH_MAIL_SENTENCES: dict[str, list[str]] = {
+    "dev": ["Write to {local}@example.org for this."],
+    "heldout": ["Questions go to <{local}@corp.example>."],
+    "heldout2": ["Kontakt: {local}@firma.example"],
+    "heldout3": ["cc: {local}@company.example.com"],
+    "heldout4": ["Reach {local}@agency.example.gov during office hours."],
+}  # fmt: skip
+
+
+def seventh_classes(split: Split) -> None:
+    """Vendor tokens by their random body, records setting a credential, role mailboxes."""
+    r = split.rng
+    width, prefix = split.config["columns"][0], split.config["prefixes"][-1]
+    for vendor, make in SEVENTH_VENDORS[split.name]:
+        token = make(r)
+        split.positive("vendor_token", vendor, f"deploy with {token} today", [token])
+        split.positive("vendor_token", vendor, f'client = Client(api_key="{token}")', [token])
+        body = wrap("copy this one: " + token, width, prefix)
+        pieces = [p[len(prefix) :] for p in body.split("\n")]
+        secrets = [piece for piece in _token_pieces(token, pieces) if len(piece) >= 6]
+        split.positive(
+            "vendor_token", vendor + "_wrapped", f"{prefix}Hi,\n{body}\n{prefix}Ada\n", secrets
+        )
+    for make in SEVENTH_TOKEN_LOOKALIKES[split.name]:
+        split.negative("token_lookalike", "lookalike", make(r))
+    layouts, names = SEVENTH_DIRECTIVES[split.name]
+    for layout, form in layouts:
+        for name in names:
+            secret = draw(r, ALNUM, 30)
+            value = ("Bearer " + secret) if name == "Authorization" else secret
+            split.positive(
+                "credential_directive", layout, form.format(name=name, v=value), [secret]
+            )
+    for text in SEVENTH_DIRECTIVE_LOOKALIKES[split.name]:
+        split.negative("directive_lookalike", "directive", text)
+    roles, people = SEVENTH_MAILBOXES[split.name]
+    for sentence in SEVENTH_MAIL_SENTENCES[split.name]:
+        for local in roles:
+            split.negative("role_address", "role_class", sentence.format(local=local))
+        for local in people:
+            text = sentence.format(local=local)
+            split.positive("personal_address", "person", text, [local + "@"])
+
 
 GENERATORS = (csv_columns, wrapped_tokens, json_escaped, encoded_layers, records, phones, ids,
               placeholders, versions, addresses, longer_numbers, public_addresses,
-              structured_lookalikes, number_lookalikes, id_decoys)  # fmt: skip
+              structured_lookalikes, number_lookalikes, id_decoys, seventh_classes)  # fmt: skip
 
 
 def build() -> dict[str, Any]:

@@ -47,6 +47,10 @@ UNITS = {
     "cards": "4111111111111111 ",
     "BEGIN without END": "-----BEGIN PRIVATE KEY-----\n",
     "://a:b@": "://a:b@",
+    "vendor segments": "ab_a1B2c3D4e5",
+    "directive lines": "proxy_set_header X-Api-Key a1\n",
+    "directive words": "Header set ",
+    "name then value": "key: Authorization, value: ",
 }
 _RANDOM = random.Random(11)
 #: Random runs, drawn once: base64 and hex.

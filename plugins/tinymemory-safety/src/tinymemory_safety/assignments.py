@@ -151,10 +151,10 @@ def key_values(scan: Scan) -> Iterator[Hit]:
         if separator.start() < done:
             continue
         key_end = separator.start()
-        if key_end > 0 and text[key_end - 1] in "\"'":
-            key_end -= 1
         while key_end > 0 and text[key_end - 1] in " \t":
             key_end -= 1
+        if key_end > 0 and text[key_end - 1] in "\"'":
+            key_end -= 1  # ``"key" = value``: PowerShell's hashtables, TOML's quoted keys
         if key_end < 2 or text[key_end - 1] not in _KEY_CHARS:
             continue  # no key of two characters or more ends here
         key_start = scan.run_before(key_end, _KEY_CHARS, 64)
@@ -164,8 +164,10 @@ def key_values(scan: Scan) -> Iterator[Hit]:
         if not is_secret_key(key) or key.lower().replace("-", "_").endswith("api_key"):
             continue  # the api_key rule keeps the key and takes the value
         at = _AFTER_SEPARATOR.match(text, separator.end()).end()  # type: ignore[union-attr]
-        if key.lower() == "key" and _VALUE_ATTRIBUTE.match(text, at):
-            continue  # ``<add key="ApiSecret" value="…">``: a name, its value follows
+        if key.lower() == "key" and (
+            _VALUE_ATTRIBUTE.match(text, at) or _VALUE_FIELD.match(text, at)
+        ):
+            continue  # ``<add key="ApiSecret" value="…">``, ``{key: X-Api-Key, value: …}``: a name
         span = _value_span(text, at)
         if span is None or not is_value(text, *span):
             continue
@@ -222,6 +224,10 @@ _NAMED_ELEMENT = re.compile(
     r"([\w.:/-]{1,128}+)\1[^<>]{0,256}+>[ \t\n]*+(?:<(?:value|val|string)>)?([^<\n]{1,512}+)<"
 )
 #: What follows a name attribute's value when a value attribute goes with it.
+#: A record's name field, its value's field next (``key: Authorization, value: …``).
+_VALUE_FIELD = re.compile(
+    r"(?a)[\"']?[\w-]{1,64}+[\"']?[ \t]*+(?:,[ \t]*+|\r?\n[ \t]*+)[\"']?value[\"']?[ \t]*+:"
+)
 _VALUE_ATTRIBUTE = re.compile(r"(?a)[\"'][^<>\n]{0,256}?[ \t](?:value|val|content|data)[ \t]*=")
 #: ``define('DB_PASSWORD', 'value')``, ``config.set("api_token", "value")``: a key and its value.
 _CALL_PAIR = re.compile(
@@ -520,6 +526,8 @@ def stated_secrets(scan: Scan) -> Iterator[Hit]:
         end = at + len(word)
         if not word or word.lower() in _STOP_VALUES or not is_value(scan.text, at, end):
             continue
+        if noun == "key" and _VALUE_FIELD.match(scan.text, at):
+            continue  # ``key: Authorization`` then ``value: …``: the key is a name
         if noun in _LOOSE_NOUNS or match.group("verb") == " ":
             noun_at = match.start("noun")
             if noun == "code" and _NOT_SECRET_CODE.search(lower[max(0, noun_at - 16) : noun_at]):

@@ -27,6 +27,8 @@ from __future__ import annotations
 import ipaddress
 import re
 
+from tinymemory_safety.roles import role_local_part
+
 #: A value cut short by its writer: three dots or the ellipsis character.
 _ELLIPSIS = re.compile(r"(?:\.{3,}|\u2026)$")
 #: Leading segments a vendor prefix is made of: ``sk``, ``live``, ``ghp``, ``xoxb``, ``SG``.
@@ -175,7 +177,8 @@ ROLE_MAILBOXES = frozenset(
      "administrator", "root", "devnull", "service", "customerservice", "accounts", "orders",
      "partners", "investors", "events", "community", "opensource", "oss", "licensing"}
 )  # fmt: skip
-_ROLE_PART = re.compile(r"(?a)[a-z]+(?:-[a-z]+)?")
+#: A role, a separator and what may follow it: a region's code or a number.
+_ROLE_TAILED = re.compile(r"(?a)([a-z-]+?)[._-](?:[a-z]{2}|[0-9]{1,4})")
 #: A copyright or licence notice on the address's line.
 _NOTICE_LINE = re.compile(
     r"(?a)copyright|\(c\)|©|spdx-filecopyrighttext|spdx-license-identifier|licen[cs]ed? under"
@@ -194,16 +197,17 @@ _CREDITS_HEAD = re.compile(
 
 
 def role_mailbox(local: str) -> bool:
-    """Whether an address's local part names a role (``security``, ``no-reply+bounce``)."""
+    """Whether an address's local part names a role (``security``, ``no-reply+bounce``).
+
+    Its words are all words of a function (:func:`tinymemory_safety.roles.role_local_part`),
+    or it is a role of :data:`ROLE_MAILBOXES` with a region's code or a number after a
+    separator (``support-eu``, ``noc.2``): a name there (``sales.mark``) makes it a person's.
+    """
     name = local.lower().split("+", 1)[0]
-    if name in ROLE_MAILBOXES:
+    if name in ROLE_MAILBOXES or role_local_part(name):
         return True
-    head = _ROLE_PART.match(name)
-    return (
-        head is not None
-        and head.group() in ROLE_MAILBOXES
-        and name[head.end() : head.end() + 1] in {"-", ".", "_"}
-    )
+    tailed = _ROLE_TAILED.fullmatch(name)
+    return tailed is not None and tailed.group(1) in ROLE_MAILBOXES
 
 
 def in_notice(lower: str, start: int) -> bool:

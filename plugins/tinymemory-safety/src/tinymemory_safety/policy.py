@@ -48,7 +48,7 @@ BUILTIN_CLASSES = frozenset(
         "private_key", "bearer", "secret_path", "jwt", "telegram", "api_key",
         "secret_assignment", "auth_header", "url_password", "oauth_param", "cli_password",
         "netrc", "pgpass", "stated_secret", "table_column", "kubernetes_secret",
-        "basic_credentials", *PROVIDER_CLASSES, *CLASSES,
+        "basic_credentials", "credential_directive", *PROVIDER_CLASSES, *CLASSES,
     }
 )  # fmt: skip
 #: Every token the built-in detectors write.

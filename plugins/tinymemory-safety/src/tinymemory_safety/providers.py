@@ -22,13 +22,8 @@ from collections.abc import Iterator
 from tinymemory_safety.credentials import REDACTED, SHAPE_PASS, Scan
 from tinymemory_safety.hits import Hit
 from tinymemory_safety.lookalikes import elided_end, placeholder_value
+from tinymemory_safety.vendortokens import vendor_tokens
 
-#: A token of a vendor not in the catalogue: its prefix, then a random body.
-_PREFIXED = (
-    r"[a-z][a-z0-9]{1,7}(?:[._-][a-z0-9]{1,8}){0,3}[._-]"
-    r"(?=[A-Za-z0-9]*[A-Z])(?=[A-Za-z0-9]*[a-z])(?=[A-Za-z0-9]*[0-9])"
-    r"[A-Za-z0-9]{32,}+(?![+/=\w-])"
-)
 #: (class, pattern, whether the token's length is fixed so it must end a word).
 _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
     # Model providers.
@@ -113,12 +108,6 @@ _CATALOGUE: tuple[tuple[str, str, bool], ...] = (
     ("onepassword", r"ops_eyJ[A-Za-z0-9+/]{200,}+={0,3}", False),
     ("prefect", r"pnu_[A-Za-z0-9]{36}", True),
     ("readme", r"rdme_[a-z0-9]{70}", True),
-    # Any vendor's: a short lowercase prefix of up to four parts, each ending in a
-    # separator (``dp.st.prd.``, ``acme_live_``, ``tok-``), then a random body of 32 or
-    # more letters and digits holding all three kinds (a random base62 body of 32 lacks
-    # one with odds under one in a hundred; a word, a hex digest or a name lacks one),
-    # ending the word: not a base64 run (``sha384-...+...``).
-    ("prefixed_token", _PREFIXED, False),
 )
 
 
@@ -161,8 +150,10 @@ _COMPILED = tuple(
     (kind, re.compile("(?a)" + pattern), fixed, _literals(pattern))
     for kind, pattern, fixed in _CATALOGUE
 )
-#: Every class of the catalogue, the webhook URLs and the Azure secrets below.
-PROVIDER_CLASSES = frozenset({kind for kind, _, _ in _CATALOGUE} | {"webhook", "azure"})
+#: Every class of the catalogue, the webhook URLs, the Azure secrets and any vendor's tokens.
+PROVIDER_CLASSES = frozenset(
+    {kind for kind, _, _ in _CATALOGUE} | {"webhook", "azure", "prefixed_token"}
+)
 
 #: Webhook URLs whose path is the credential: the host stays, the path goes.
 _WEBHOOKS = re.compile(
@@ -213,13 +204,19 @@ def percent_escaped_tokens(scan: Scan) -> Iterator[Hit]:
 
 
 def provider_tokens(scan: Scan) -> Iterator[Hit]:
-    """Every catalogued provider token, webhook path and Azure AD client secret.
+    """Every catalogued provider token, any vendor's token, webhook path and Azure AD client secret.
 
     Only the long words of the text (:meth:`Scan.long_words`) are read, and in
     each only the patterns whose literal one alternation finds in it.
     """
     text = scan.text
     yield from _catalogued(scan)
+    for start_at, end_at in scan.long_words():
+        for start, end in vendor_tokens(text, start_at, end_at):
+            if "EXAMPLE" not in text[start:end] and not placeholder_value(
+                text[start : elided_end(text, end)]
+            ):
+                yield Hit(start, end, REDACTED, "prefixed_token", (SHAPE_PASS, len(_COMPILED)))
     if "hook" in text:
         for match in _WEBHOOKS.finditer(text):
             yield Hit(*match.span(1), REDACTED, "webhook", (SHAPE_PASS, len(_COMPILED)))

@@ -28,6 +28,7 @@ from tinymemory_safety.assignments import (
     urls_and_commands,
 )
 from tinymemory_safety.credentials import HOST_PASS, Scan, markers, private_keys, token_shapes
+from tinymemory_safety.directives import credential_directives
 from tinymemory_safety.folding import ASCII_LOWER, Folded, fold, wrap_breaks
 from tinymemory_safety.hits import Hit, settle, splice
 from tinymemory_safety.personal_data import CLASSES, PersonalData
@@ -48,6 +49,7 @@ _SHAPE_DETECTORS = (
     key_values,
     markup_pairs,
     auth_headers,
+    credential_directives,
     urls_and_commands,
     stated_secrets,
     table_columns,
