@@ -1524,6 +1524,7 @@ def id_decoys(split: Split) -> None:
         date = r.choice([f"{day:02d}.{month:02d}.{year}", f"{year}-{month:02d}-{day:02d}"])
         split.negative("id_decoy", country, sentence.format(label=label, value=date))
 
+
 # --- the seventh session's classes (drawn after every earlier draw of a split) ----------------
 #
 # Vendor tokens as a class (a prefix, then a random body of hex, base62 or segments), records
