@@ -173,3 +173,25 @@ def test_a_list_of_authors_keeps_its_addresses_a_list_of_attendees_not() -> None
     for head in ("# The project's significant contributors.", "AUTHORS", "Maintainers:"):
         assert SCRUB(f"{head}\n\n{people}").text == f"{head}\n\n{people}"
     assert "ana.ferreira@example.pt" not in SCRUB(f"Meeting attendees:\n{people}").text
+
+
+# --- a national id given in brackets after its label -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Įrašykite savo asmens kodą (48012190516) į sutarties pirmą lapą.", "48012190516"),
+        ("PESEL [44051401359] w formularzu", "44051401359"),
+        ("Uw BSN (111222333) staat op de pas.", "111222333"),
+    ],
+)
+def test_an_id_in_brackets_after_its_label_is_redacted(text: str, value: str) -> None:
+    assert value not in SCRUB(text).text
+
+
+@pytest.mark.parametrize(
+    "text", ["asmens kodą (2024) metais", "PESEL (see page 4)", "PESEL [44051401358] błędny"]
+)
+def test_a_bracket_after_a_label_holding_no_valid_id_stays(text: str) -> None:
+    assert SCRUB(text).text == text

@@ -489,8 +489,11 @@ _LABEL_START = re.compile(
     + _by_first_letter(_LABEL_ALTERNATIVES)
 )
 #: After a label: a few joining words ("is", "ein", "er", "no", any of four letters or
-#: fewer, in any language), then the value (a digit among its first characters).
-_JOIN = re.compile(r"(?i)(?:[\s:#.=\-]|\bnumber\b|\(\w+\)|\b[^\W\d_]{1,4}(?![\w-])){0,6}+")
+#: fewer, in any language), or the bracket the value is given in ("asmens kodą
+#: (48012190516)"), then the value (a digit among its first characters).
+_JOIN = re.compile(
+    r"(?i)(?:[\s:#.=\-]|[(\[](?=\d)|\bnumber\b|\(\w+\)|\b[^\W\d_]{1,4}(?![\w-])){0,6}+"
+)
 _LONG_WORD = re.compile(r"[^\W\d_]{5,16}(?![\w-])")
 _LABELLED_VALUE = re.compile(r"(?a)[A-Za-z]{0,3}\d[\dA-Za-z./ -]{3,24}+")
 _FREE_VALUE = re.compile(r"(?a)[A-Za-z0-9][A-Za-z0-9-]{4,19}+")
