@@ -170,6 +170,20 @@ def test_a_sentence_s_own_year_overrides_its_heading_s() -> None:
     assert older.startswith("In 2026, new parents received 12 weeks")  # the decoy answers its own
 
 
+def test_a_question_of_several_parts_is_answered_part_by_part() -> None:
+    # A description asked in parts (no value asked): a sentence its words quote answers
+    # one part, though it holds fewer than half of all the question's words.
+    notes = (
+        "I am Ada Lovelace, tech lead of the platform team. "
+        "I like short answers with the code first, and I work in the mornings."
+    )
+    question = "Who is the user: their identity, their role, and how they like to work?"
+    text = answer(question, [notes], SenseEmbedder(SENSES))
+    assert "I like short answers with the code first, and I work in the mornings." in text
+    # A value asked of the same sentence stays refused: it states no quantity.
+    assert answer("How many hours do they like to work?", [notes], SenseEmbedder(SENSES)) == ""
+
+
 def test_one_bounded_embed_call_after_the_background() -> None:
     embedder = SenseEmbedder(SENSES)
     background(embedder)

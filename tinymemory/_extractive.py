@@ -47,7 +47,9 @@ feature hashing is not), meaning chooses: the question and the first
 in one call; of the sentences quoted by words and those holding too few of
 the question's words that are closer to the question than every unrelated
 background sentence and closer to it than to every unrelated background
-question, those that hold at least half of the question's content words (by
+question, those that hold at least half of the question's content words (a
+sentence quoted by words needs to only when a value is asked: a question of
+several parts asking for none is answered part by part) (by
 letters, or in meaning: a pair of words closer than either is to every
 unrelated background word; a word asking for a value is held by a sentence
 stating one), so a topical neighbour holding nothing of what is asked is no
@@ -675,6 +677,11 @@ def _by_meaning(
         embedder,
     )
     admitted = {id(candidates[index]) for index, ok in zip(judged, covering, strict=True) if ok}
+    if not kind:
+        # A question asking for no value (a description of several parts: "who is the
+        # user: their identity, their role, and how they like to work?") is answered part
+        # by part: a sentence its words quote answers one part, without half of them all.
+        admitted |= quoted
     eligible = [
         (float(similarity), -index)
         for index, similarity in enumerate(similarities)
