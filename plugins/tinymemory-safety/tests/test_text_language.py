@@ -171,3 +171,11 @@ def test_every_name_stdnum_gives_a_number_reaches_its_own_example(
 ) -> None:
     text = f"Please note the {name} {number} here."
     assert number not in SCRUB(text).text, (module, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["2 100 100", "0 312 34567", "12 345 678\n98 765 43", "(2) 100 100"]
+)
+def test_digits_with_no_words_around_them_are_placed_by_no_language(text: str) -> None:
+    # Found by the prose property: a language model asked about digits alone guesses one.
+    assert SafetyScrubber().scrub_text(text).text == text

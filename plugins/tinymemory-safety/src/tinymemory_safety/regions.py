@@ -353,10 +353,13 @@ def language_regions(scan: Scan, at: int) -> tuple[tuple[str, ...], ...]:
         window = scan.text[max(0, (block - 1) * WINDOW) : (block + 2) * WINDOW]
         words = set(_ASCII_WORDS.findall(window.lower()))
         english = len(words & _ENGLISH_WORDS) >= _LANGUAGE_WORDS + 1
+        # A language is read from words: a text of fewer words than English is told by
+        # (numbers, a label) is in no language the model could tell.
+        told = english or len(_WORDS.findall(window)) >= _LANGUAGE_WORDS + 1
         spoken = _spoken_in()
         scan.languages[block] = tuple(
             spoken[language]
-            for language in (("en",) if english else _languages(window))
+            for language in (("en",) if english else _languages(window) if told else ())
             if language in spoken
         )
     return scan.languages[block]
